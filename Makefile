@@ -1,0 +1,98 @@
+# callstitch - build, test, bench.
+#
+#   make            release build: build/callstitch, build/libcallstitch.a
+#   make check      ASan+UBSan build of everything, then the whole test suite
+#   make bench      speed, measured side by side with perf (bench/)
+#
+# Sources are found by wildcard: a new .c file in a module folder is built
+# without touching this file.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+STD     := -std=gnu11
+CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE
+LIBS    := -lelf -ldw -lzstd -lz -liberty -lpthread
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+LIB_SRC  := $(sort $(wildcard src/lib/*/*.c))
+BIN_SRC  := $(sort $(wildcard src/cli/*.c src/out/*.c src/record/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TESTLIB_SRC := $(sort $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c)))
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+WORKLOAD_SRC := $(sort $(wildcard tests/workloads/*.c))
+
+# $(call objs,BUILDDIR,SOURCES)
+objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
+
+REL := build
+ASN := build/asan
+
+all: $(REL)/callstitch $(REL)/libcallstitch.a tools workloads
+
+# ---- release ----
+$(REL)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(CFLAGS) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+
+$(REL)/libcallstitch.a: $(call objs,$(REL),$(LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(REL)/callstitch: $(call objs,$(REL),$(BIN_SRC)) $(REL)/libcallstitch.a
+	$(CC) $(CFLAGS) -o $@ $(call objs,$(REL),$(BIN_SRC)) $(REL)/libcallstitch.a $(LIBS)
+
+# ---- sanitized: the binary, tools and unit tests the suite runs ----
+$(ASN)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+
+$(ASN)/libcallstitch.a: $(call objs,$(ASN),$(LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASN)/callstitch: $(call objs,$(ASN),$(BIN_SRC)) $(ASN)/libcallstitch.a
+	$(CC) $(SAN) -o $@ $(call objs,$(ASN),$(BIN_SRC)) $(ASN)/libcallstitch.a $(LIBS)
+
+ASN_TESTS := $(patsubst tests/unit/%.c,$(ASN)/tests/%,$(TEST_SRC))
+$(ASN)/tests/%: $(ASN)/obj/tests/unit/%.o $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcallstitch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $< $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcallstitch.a $(LIBS) -lcmocka
+
+# test tools (synthetic profile generator, ...): built sanitized for the
+# suite and release for benchmarks
+TOOLS     := $(patsubst tests/tools/%.c,$(REL)/tools/%,$(TOOL_SRC))
+ASN_TOOLS := $(patsubst tests/tools/%.c,$(ASN)/tools/%,$(TOOL_SRC))
+$(REL)/tools/%: $(REL)/obj/tests/tools/%.o $(REL)/libcallstitch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+$(ASN)/tools/%: $(ASN)/obj/tests/tools/%.o $(ASN)/libcallstitch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $^ $(LIBS)
+
+# workloads to profile: plain programs with frame pointers, never sanitized
+WORKLOADS := $(patsubst tests/workloads/%.c,$(REL)/workloads/%,$(WORKLOAD_SRC))
+$(REL)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fno-inline $(WARN) -o $@ $< -lpthread
+
+tools: $(TOOLS)
+workloads: $(WORKLOADS)
+
+check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) all
+	tests/run.sh
+
+demo: all
+	scripts/demo.sh
+
+bench: all
+	bench/run.sh
+
+clean:
+	rm -rf build
+
+.PHONY: all tools workloads check demo bench clean
+.SECONDARY:
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,156 @@
+/* cli.c - messages, shared input options, running a session. */
+#include "cli/cli.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("callstitch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("callstitch: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_input_option(struct cli_input *in, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'i':		in->input = arg; return 1;
+	case 'q':		in->quiet = true; return 1;
+	case CLI_OPT_KALLSYMS:	in->kallsyms = arg; return 1;
+	case CLI_OPT_SYMFS:	in->symfs = arg; return 1;
+	case CLI_OPT_NO_MERGE:	in->no_merge = true; return 1;
+	case CLI_OPT_STATS:	in->stats = true; return 1;
+	}
+	return 0;
+}
+
+struct progress {
+	struct timespec last;
+	bool shown;
+};
+
+static void progress_line(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* at most 5 updates a second: a terminal is slower than the reader */
+	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L +
+	    (now.tv_nsec - p->last.tv_nsec) < 200000000L)
+		return;
+	p->last = now;
+	p->shown = true;
+	if (total)
+		fprintf(stderr, "\rcallstitch: reading %" PRIu64 " / %" PRIu64
+			" MB (%u%%)", done >> 20, total >> 20,
+			(unsigned)(done * 100 / total));
+	else
+		fprintf(stderr, "\rcallstitch: reading %" PRIu64 " MB", done >> 20);
+}
+
+static struct progress progress_state;
+
+struct cs_session *cli_open(const struct cli_input *in)
+{
+	struct cs_session_opts o = {
+		.path = in->input ? in->input : "perf.data",
+		.fd = -1,
+		.kallsyms = in->kallsyms,
+		.symfs = in->symfs,
+		.no_merge = in->no_merge,
+	};
+	struct cs_session *s = NULL;
+	int err;
+
+	if (isatty(STDERR_FILENO) && !in->quiet) {
+		o.progress = progress_line;
+		o.progress_ctx = &progress_state;
+	}
+	err = cs_session_open(&o, &s);
+	if (err < 0) {
+		cli_error("%s", s ? cs_session_error(s) : strerror(-err));
+		cs_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int cli_run(struct cs_session *s, const struct cli_input *in,
+	    const struct cs_output_ops *ops, void *ctx)
+{
+	int err = cs_session_run(s, ops, ctx);
+
+	if (progress_state.shown) {
+		fputs("\r\033[K", stderr);
+		progress_state.shown = false;
+	}
+	fflush(stdout);
+	if (err < 0) {
+		const char *msg = cs_session_error(s);
+		cli_error("%s", msg && *msg ? msg : strerror(-err));
+		return 1;
+	}
+	if (err > 0)		/* an output stopped the run and said why */
+		return 1;
+	if (!in->quiet || in->stats)
+		cli_print_stats(stderr, cs_session_stats(s), in->stats);
+	return 0;
+}
+
+void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
+{
+	if (!full) {
+		fprintf(f, "callstitch: %" PRIu64 " samples: %" PRIu64
+			" stitched, %" PRIu64 " stitched late, %" PRIu64
+			" kernel-only, %" PRIu64 " as recorded; %" PRIu64
+			" deferred records (%" PRIu64 " duplicate, %" PRIu64
+			" orphan)",
+			st->samples, st->stitched, st->stitched_late,
+			st->kernel_only, st->original + 0, st->deferred_records,
+			st->duplicate_records, st->orphan_records);
+		if (st->lost_events || st->lost_samples)
+			fprintf(f, "; %" PRIu64 " events lost", st->lost_events +
+				st->lost_samples);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "callstitch statistics:\n");
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "records", st->records);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "bytes", st->bytes);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "samples", st->samples);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  with deferred user stack", st->samples_deferred);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched", st->stitched);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched late", st->stitched_late);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  kernel-only", st->kernel_only);
+	for (int r = 1; r < CS_MISSING__COUNT; r++)
+		fprintf(f, "    %-26s %12" PRIu64 "\n",
+			cs_missing_reason_name((enum cs_missing_reason)r),
+			st->kernel_only_by[r]);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  as recorded", st->original);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "deferred records", st->deferred_records);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  duplicate", st->duplicate_records);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  orphan", st->orphan_records);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost events", st->lost_events);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost samples", st->lost_samples);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "most samples waiting", st->max_pending);
+}

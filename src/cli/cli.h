@@ -1,0 +1,65 @@
+/* cli.h - what the commands share: messages, the input options every
+ * reading command takes, and opening and running a session with progress
+ * and the end-of-run summary.
+ */
+#ifndef CS_CLI_H
+#define CS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <callstitch/callstitch.h>
+
+#define CS_VERSION "0.1.0"
+
+/* "callstitch: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The options of every command that reads a profile. */
+struct cli_input {
+	const char *input;		/* -i, default "perf.data" */
+	const char *kallsyms;		/* --kallsyms */
+	const char *symfs;		/* --symfs */
+	bool no_merge;			/* --no-merge-callchains */
+	bool stats;			/* --stats: the full table at the end */
+	bool quiet;			/* -q: no summary line */
+};
+
+/* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in
+ * their long-option table and pass unknown ids to cli_input_option(). */
+enum {
+	CLI_OPT_KALLSYMS = 0x1000,
+	CLI_OPT_SYMFS,
+	CLI_OPT_NO_MERGE,
+	CLI_OPT_STATS,
+};
+#define CLI_INPUT_OPTIONS \
+	{ "input",    required_argument, NULL, 'i' }, \
+	{ "kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS }, \
+	{ "symfs",    required_argument, NULL, CLI_OPT_SYMFS }, \
+	{ "stats",    no_argument,       NULL, CLI_OPT_STATS }, \
+	{ "quiet",    no_argument,       NULL, 'q' }
+#define CLI_INPUT_HELP \
+	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
+	"      --kallsyms FILE   kernel symbols (default /proc/kallsyms if recorded here)\n" \
+	"      --symfs DIR       look for binaries under DIR (by path or build id)\n" \
+	"      --stats           print the full stitching statistics at the end\n" \
+	"  -q, --quiet           no summary line on stderr\n"
+
+/* Applies a shared option; returns 1 if it was one, 0 if not. */
+int cli_input_option(struct cli_input *in, int opt, const char *arg);
+
+/* Opens in->input; on failure prints the error and returns NULL. */
+struct cs_session *cli_open(const struct cli_input *in);
+
+/* Runs the session through ops with a progress line on a terminal, then
+ * prints the summary (or the --stats table) on stderr. Returns the exit
+ * status: 0, or 1 after printing the error. */
+int cli_run(struct cs_session *s, const struct cli_input *in,
+	    const struct cs_output_ops *ops, void *ctx);
+
+/* The stitching summary: one line, or the full table. */
+void cli_print_stats(FILE *f, const struct cs_stats *st, bool full);
+
+#endif

@@ -1,0 +1,36 @@
+/* machine.h - threads, their memory maps, and where an address lies.
+ *
+ * Fed the side-band records in time order (COMM, MMAP, MMAP2, FORK, EXIT,
+ * KSYMBOL); answers cs_machine_resolve() and cs_machine_comm() (public, in
+ * callstitch.h) for the state at that point of the stream. Symbol tables
+ * are loaded once per binary, on first use.
+ */
+#ifndef CS_MACHINE_H
+#define CS_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+
+struct cs_machine_opts {
+	const char *kallsyms;		/* NULL: /proc/kallsyms if recorded here */
+	const char *symfs;		/* NULL: binaries at their recorded paths */
+	const char *hostname;		/* of the recording, to decide the above */
+	const char *os_release;
+};
+
+/* Returns 0 and a new machine in *out (caller frees), or -ENOMEM. */
+int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out);
+
+/* Build ids known from the file's header, keyed by path. */
+int cs_machine_add_build_id(struct cs_machine *m, const char *path,
+			    const uint8_t *build_id, size_t size, bool kernel);
+
+/* Applies a side-band event; other types are ignored. Returns 0 or -ENOMEM. */
+int cs_machine_event(struct cs_machine *m, const struct cs_event *ev);
+
+void cs_machine_free(struct cs_machine *m);
+
+#endif

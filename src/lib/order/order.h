@@ -1,0 +1,37 @@
+/* order.h - delivers records in time order across per-CPU buffers.
+ *
+ * Records go in as they come from the file; they come out in timestamp
+ * order (ties keep file order). perf guarantees that nothing before a
+ * FINISHED_ROUND is later than what arrives two rounds on, so at each round
+ * end everything up to the previous round's largest timestamp can go out;
+ * memory stays bounded by about two rounds. Records without a time are
+ * delivered at once, as perf does.
+ */
+#ifndef CS_ORDER_H
+#define CS_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cs_order;			/* opaque */
+
+/* bytes are valid only during the call */
+typedef int (*cs_order_fn)(void *ctx, const void *bytes, size_t size,
+			   uint64_t offset);
+
+/* Returns 0 and a new queue in *out (the caller owns it), or -ENOMEM. */
+int cs_order_new(cs_order_fn deliver, void *ctx, struct cs_order **out);
+
+/* Queues one record. When !stable the bytes are copied (into chunked
+ * storage freed as its records go out); when stable, only the pointer is
+ * kept (a mapped file). Returns 0, -ENOMEM or what deliver returned. */
+int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
+		  size_t size, uint64_t offset, bool stable);
+
+int cs_order_round_end(struct cs_order *q);	/* FINISHED_ROUND */
+int cs_order_flush(struct cs_order *q);		/* end of input: deliver all */
+size_t cs_order_queued(const struct cs_order *q);
+void cs_order_free(struct cs_order *q);
+
+#endif

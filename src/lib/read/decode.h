@@ -1,0 +1,32 @@
+/* decode.h - decodes one native-endian record into a struct cs_event.
+ *
+ * Pure functions of the record bytes and the event's attr: no allocation,
+ * pointers in the result point into the record. Every length read from the
+ * record is checked against the bytes that remain.
+ */
+#ifndef CS_DECODE_H
+#define CS_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+
+struct cs_errbuf;
+struct cs_evlist;
+
+/* Decodes rec (size bytes, found at offset) into *ev. Returns 0, or
+ * -EBADMSG with eb saying "<path>: <type> record at offset 0x..: <what>". */
+int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
+	      uint64_t offset, const char *path, struct cs_event *ev,
+	      struct cs_errbuf *eb);
+
+/* Just the sample body, for one attr (used by cs_decode and by tests). */
+int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
+		     size_t size, struct cs_sample *out);
+
+/* Human name of a record type ("SAMPLE", "CALLCHAIN_DEFERRED", ...), or
+ * NULL for a type we do not know. */
+const char *cs_record_type_name(uint32_t type);
+
+#endif

@@ -1,0 +1,39 @@
+/* stitch.h - joins deferred user callchains to the samples that wait.
+ *
+ * Fed time-ordered samples, type-22 records, EXIT and LOST records. A
+ * deferred sample (chain ending [USER_DEFERRED, cookie]) waits, copied, until
+ * the record with its (tid, cookie) arrives, and goes out with the record's
+ * user stack; a sample whose (tid, cookie) record was already seen goes out
+ * at once (stitched late). Samples whose record cannot come any more (a
+ * newer cookie of the tid, its exit, the end of input) go out with the
+ * kernel part only, marked. Nothing is dropped; every sample goes out once.
+ */
+#ifndef CS_STITCH_H
+#define CS_STITCH_H
+
+#include <stdbool.h>
+
+#include <callstitch/callstitch.h>
+
+struct cs_stitch;			/* opaque */
+
+typedef int (*cs_stitched_fn)(void *ctx, const struct cs_stitched *s);
+
+/* stats is updated in place (not owned). With merge off, every sample goes
+ * out at once as CS_CHAIN_UNMERGED and records only count. Returns 0 and
+ * the stitcher in *out (caller frees), or -ENOMEM. */
+int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+		  struct cs_stats *stats, struct cs_stitch **out);
+
+/* ev->type must be SAMPLE, CALLCHAIN_DEFERRED, EXIT, LOST or LOST_SAMPLES;
+ * ev and what it points to are valid only during the call. Returns 0,
+ * -ENOMEM, or what fn returned. */
+int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev);
+
+/* End of input: releases every waiting sample (CS_MISSING_END). */
+int cs_stitch_flush(struct cs_stitch *st);
+
+size_t cs_stitch_pending(const struct cs_stitch *st);
+void cs_stitch_free(struct cs_stitch *st);
+
+#endif

@@ -1,0 +1,43 @@
+/* encode.h - builds records from decoded structs (the inverse of decode.h).
+ *
+ * Used to synthesise profiles and to rewrite samples (inject). Writes into
+ * a caller's buffer; returns the record size (8-byte aligned) or -ENOSPC
+ * when cap is too small, -EINVAL when the record cannot be represented
+ * (a record is at most 65535 bytes).
+ */
+#ifndef CS_ENCODE_H
+#define CS_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+#include "abi/perf_abi.h"
+
+/* A SAMPLE for attr; callchain taken from (chain, chain_nr), the other
+ * fields from s. misc from s->misc. */
+long cs_encode_sample(const struct cs_perf_attr *attr, const struct cs_sample *s,
+		      const uint64_t *chain, uint64_t chain_nr,
+		      void *buf, size_t cap);
+
+/* A sample_id trailer for attr, appended at buf; returns bytes written. */
+long cs_encode_sample_id(const struct cs_perf_attr *attr,
+			 const struct cs_sample_id *id, void *buf, size_t cap);
+
+/* Side-band and deferred records, with the sample_id trailer of attr when
+ * it has sample_id_all. */
+long cs_encode_comm(const struct cs_perf_attr *attr, const struct cs_comm *c,
+		    bool exec, const struct cs_sample_id *id, void *buf, size_t cap);
+long cs_encode_mmap2(const struct cs_perf_attr *attr, const struct cs_mmap *m,
+		     uint16_t misc, const struct cs_sample_id *id, void *buf,
+		     size_t cap);
+long cs_encode_fork_exit(const struct cs_perf_attr *attr, uint32_t type,
+			 const struct cs_fork_exit *f,
+			 const struct cs_sample_id *id, void *buf, size_t cap);
+long cs_encode_lost(const struct cs_perf_attr *attr, const struct cs_lost *l,
+		    const struct cs_sample_id *id, void *buf, size_t cap);
+long cs_encode_deferred(const struct cs_perf_attr *attr,
+			const struct cs_deferred *d,
+			const struct cs_sample_id *id, void *buf, size_t cap);
+
+#endif

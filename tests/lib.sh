@@ -1,0 +1,46 @@
+# tests/lib.sh - helpers for integration tests (source it).
+#
+# Each check prints one TAP-style line that tests/run.sh counts:
+#   ok - what        not ok - what        ok - what # SKIP why
+set -u
+: "${CS:?run through tests/run.sh}"
+T=$(mktemp -d "$CS_TMP/$(basename "$0" .sh).XXXXXX")
+FIXTURES=$CS_ROOT/tests/fixtures
+
+ok()    { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+skip()  { echo "ok - $1 # SKIP ${2:-}"; }
+
+# check "what" command...   runs the command, ok if it exits 0
+check() {
+	local what=$1; shift
+	if "$@"; then ok "$what"; else notok "$what"; fi
+}
+
+# check_eq "what" expected actual
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1 (expected '$2', got '$3')"; fi
+}
+
+# same_file "what" a b   ok if files are equal, else shows the first diffs
+same_file() {
+	if cmp -s "$2" "$3"; then ok "$1"; else
+		notok "$1"; diff "$2" "$3" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# A fixture, decompressed once into $CS_TMP
+fixture() {
+	local f=$FIXTURES/$1
+	if [ -f "$f" ]; then echo "$f"; return; fi
+	if [ -f "$f.xz" ]; then
+		local out="$CS_TMP/fixtures/$1"
+		if [ ! -f "$out" ]; then
+			mkdir -p "$(dirname "$out")"
+			xz -dc "$f.xz" >"$out.tmp" && mv "$out.tmp" "$out"
+		fi
+		echo "$out"; return
+	fi
+	echo "missing fixture $1" >&2
+	return 1
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# tests/run.sh - runs the whole suite and ends with "N passed, N failed".
+#
+# Unit tests are cmocka binaries (build/asan/tests/*); each case counts.
+# Integration tests are tests/integration/*.sh, run with the sanitized
+# binary in $CS; each prints TAP-style lines ("ok - what",
+# "not ok - what", "ok - what # SKIP why") and each line counts. A script
+# that exits non-zero without a "not ok" line counts as one failure.
+#
+#   tests/run.sh [PATTERN]     only tests whose file name matches PATTERN
+set -u
+cd "$(dirname "$0")/.."
+export CS_ROOT=$PWD
+export CS=${CS:-$PWD/build/asan/callstitch}
+export CS_REL=${CS_REL:-$PWD/build/callstitch}
+export CS_TOOLS=${CS_TOOLS:-$PWD/build/asan/tools}
+export CS_WORKLOADS=${CS_WORKLOADS:-$PWD/build/workloads}
+export CS_TMP=${CS_TMP:-$(mktemp -d /tmp/callstitch-tests.XXXXXX)}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+pattern=${1:-}
+
+passed=0 failed=0 skipped=0
+failures=()
+
+run_unit() {
+	local t=$1 out
+	out=$("$t" 2>&1)
+	local rc=$?
+	local p f
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' <<<"$out" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' <<<"$out" | tail -1)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	passed=$((passed + p)); failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		failures+=("$(basename "$t")")
+		printf '%s\n' "$out" | grep -E 'FAILED|ERROR|error|Assert|Sanitizer|runtime error' | head -20
+	fi
+	printf '%-40s %3d passed, %d failed\n' "unit/$(basename "$t")" "$p" "$f"
+}
+
+run_script() {
+	local t=$1 log="$CS_TMP/$(basename "$t").log"
+	bash "$t" >"$log" 2>&1
+	local rc=$?
+	local p f s
+	p=$(grep -cE '^ok\b' "$log" | head -1)
+	s=$(grep -cE '^ok\b.*# SKIP' "$log" | head -1)
+	f=$(grep -cE '^not ok\b' "$log" | head -1)
+	p=$((p - s))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - exited $rc" >>"$log"; fi
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	if [ "$f" -ne 0 ]; then
+		failures+=("$(basename "$t")")
+		grep -E '^not ok|^#' "$log" | head -30
+		echo "  (full log: $log)"
+	fi
+	grep -E '^ok\b.*# SKIP' "$log" | sed 's/^/  /'
+	printf '%-40s %3d passed, %d failed, %d skipped\n' "$(basename "$t")" "$p" "$f" "$s"
+}
+
+for t in build/asan/tests/test_*; do
+	[ -x "$t" ] || continue
+	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+	run_unit "$t"
+done
+for t in tests/integration/*.sh; do
+	[ -f "$t" ] || continue
+	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+	run_script "$t"
+done
+
+if [ ${#failures[@]} -ne 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
