@@ -1,0 +1,82 @@
+/* stack_agg.h - counts samples per unique stack, for the outputs.
+ *
+ * A profile repeats the same few thousand stacks millions of times. Each
+ * frame is interned once into a small id, keyed by what the output cares
+ * about (symbol and dso for a report or folded stacks, an address for
+ * pprof); each stack is interned once into a stack id, keyed by its frame
+ * ids and a caller-defined tag (a thread, a process name, an event). A
+ * sample then costs one hash probe per frame and one per stack, and no
+ * allocation: tables grow by doubling.
+ *
+ * The same table interns any short sequence of u32s, so outputs also use it
+ * for their own composite keys (report entries, call-graph tree nodes).
+ *
+ * Strings in frame keys are compared by content but not copied: they must
+ * outlive the table (the machine's strings live as long as the session).
+ */
+#ifndef CS_STACK_AGG_H
+#define CS_STACK_AGG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+
+struct cs_agg;			/* opaque */
+
+/* What makes two frames the same. Zero a field to not tell frames apart by
+ * it (e.g. addr = 0 to merge every address of one symbol). */
+struct cs_agg_key {
+	const char *sym;	/* NULL: unknown */
+	const char *dso;	/* NULL: no map */
+	uint64_t addr;
+	uint32_t flags;		/* the caller's bits (kernel, marker, ...) */
+};
+
+/* An interned stack, as cs_agg_stack() shows it. */
+struct cs_agg_stack {
+	const uint32_t *frames;	/* frame ids, in the order they were added */
+	uint32_t nr;
+	uint32_t tag;
+	uint64_t count;		/* sum of the counts added */
+	uint64_t period;	/* sum of the periods added */
+};
+
+/* Returns 0 and a new, empty table in *out (the caller frees it with
+ * cs_agg_free()), or -ENOMEM. */
+int cs_agg_new(struct cs_agg **out);
+void cs_agg_free(struct cs_agg *a);
+
+/* Interns a frame: *id is its id (0, 1, ... in order of first sight). loc,
+ * if not NULL, is copied the first time and kept as the frame's location
+ * (pointers in it are not copied). Returns 0 or -ENOMEM. */
+int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
+		 const struct cs_location *loc, uint32_t *id);
+
+size_t cs_agg_nr_frames(const struct cs_agg *a);
+/* The key and location of frame id; owned by the table. loc is all zero
+ * when none was given. */
+const struct cs_agg_key *cs_agg_frame_key(const struct cs_agg *a, uint32_t id);
+const struct cs_location *cs_agg_frame_loc(const struct cs_agg *a, uint32_t id);
+
+/* Adds count and period to the stack (tag, frames[0..nr)), interning it
+ * the first time; *id (if not NULL) receives its id (0, 1, ... in order of
+ * first sight). The frames are copied. Returns 0 or -ENOMEM. */
+int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
+	       uint32_t nr, uint64_t count, uint64_t period, uint32_t *id);
+
+/* Like cs_agg_add() without adding: returns 0 and *id if the stack is
+ * known, -ENOENT if not. */
+int cs_agg_find(const struct cs_agg *a, uint32_t tag, const uint32_t *frames,
+		uint32_t nr, uint32_t *id);
+
+size_t cs_agg_nr_stacks(const struct cs_agg *a);
+/* Fills *out with stack id; out->frames points into the table and stays
+ * valid until the next cs_agg_add() or cs_agg_free(). */
+void cs_agg_stack(const struct cs_agg *a, uint32_t id, struct cs_agg_stack *out);
+
+/* Totals over every stack added. */
+uint64_t cs_agg_total_count(const struct cs_agg *a);
+uint64_t cs_agg_total_period(const struct cs_agg *a);
+
+#endif
