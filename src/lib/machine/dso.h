@@ -1,0 +1,60 @@
+/* dso.h - one binary (path + build id) and its symbols, loaded on first use.
+ *
+ * A dso is found again by (name, build id), so every process mapping the
+ * same libc shares one symbol table. Where the file is looked for: under
+ * --symfs (DIR + path, DIR/.build-id/xx/rest, or any file in DIR with the
+ * build id), ~/.debug/.build-id, then the recorded path; a file whose build
+ * id differs from the recorded one is refused. A binary without .symtab
+ * also tries its separate debug file (/usr/lib/debug/.build-id/xx/rest.debug).
+ */
+#ifndef CS_DSO_H
+#define CS_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/symbols/elfimg.h"
+
+struct cs_symtab;
+struct cs_dso_table;			/* opaque */
+
+enum cs_dso_status {
+	CS_DSO_NOT_LOADED,
+	CS_DSO_LOADED,			/* symbols (maybe none) are in syms */
+	CS_DSO_NO_FILE,			/* nothing found to read */
+	CS_DSO_BUILD_ID_MISMATCH,	/* a file was found but is another build */
+	CS_DSO_NOT_A_FILE,		/* [vdso], //anon, [heap], ... */
+};
+
+struct cs_dso {
+	char *name;			/* recorded path: what outputs show */
+	char *found;			/* file symbols were read from, or NULL */
+	uint8_t build_id[20];
+	uint8_t build_id_size;		/* 0: unknown */
+	enum cs_dso_status status;
+	struct cs_elf_info info;	/* valid once loaded from a file */
+	struct cs_symtab *syms;		/* NULL: no symbols */
+	struct cs_dso *next;		/* hash chain */
+};
+
+/* symfs may be NULL. Returns 0 and a table in *out (caller frees), or
+ * -ENOMEM. */
+int cs_dso_table_new(const char *symfs, struct cs_dso_table **out);
+
+/* The dso for (name, build id), created if new (owned by the table).
+ * NULL on -ENOMEM. */
+struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
+			      size_t name_len, const uint8_t *build_id,
+			      size_t build_id_size);
+
+/* Loads the dso's symbols once; later calls return at once. */
+void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
+
+/* Number of dsos refused for a build id mismatch, and the first one. */
+size_t cs_dso_table_mismatches(const struct cs_dso_table *t,
+			       const struct cs_dso **first);
+
+void cs_dso_table_free(struct cs_dso_table *t);
+
+#endif

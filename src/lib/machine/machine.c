@@ -1,0 +1,643 @@
+/* machine.c - threads, processes and address resolution.
+ *
+ * Threads are keyed by tid (their comm), processes by pid (their maps):
+ * threads of one process share its maps because they share its pid. An
+ * exited thread is kept: samples of its last kernel entry are delivered
+ * after its EXIT and still need its name. Resolution goes through a
+ * direct-mapped cache keyed by (address space, address); an address space
+ * gets a new number whenever its maps change, so the cache never needs
+ * flushing and never answers for stale maps.
+ */
+#include "lib/machine/machine.h"
+#include "lib/machine/dso.h"
+#include "lib/machine/maps.h"
+#include "lib/symbols/symtab.h"
+#include "abi/perf_abi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define CACHE_BITS 14
+#define KSYMBOL_UNREGISTER 1
+
+struct thread {
+	uint32_t pid, tid;
+	const char *comm;		/* interned */
+};
+
+struct proc {
+	uint32_t pid;
+	struct cs_maps maps;
+};
+
+/* u32 -> pointer, open addressing; entries are never removed */
+struct u32map {
+	uint64_t *keys;			/* UINT64_MAX: empty */
+	void **vals;
+	size_t cap, nr;
+};
+
+struct known_id {			/* build ids from the file's header */
+	char *path;
+	uint8_t id[20];
+	uint8_t size;
+};
+
+struct cache_ent {
+	uint64_t space, addr;
+	struct cs_location loc;
+};
+
+struct ksym {				/* a KSYMBOL (BPF program, ...) */
+	uint64_t addr, len;
+	char *name;
+};
+
+struct cs_machine {
+	struct u32map threads, procs;
+	struct cs_dso_table *dsos;
+	char **comms;			/* interned command names */
+	size_t nr_comms, cap_comms;
+	struct known_id *ids;
+	size_t nr_ids, cap_ids;
+	struct ksym *ksyms;		/* sorted by addr */
+	size_t nr_ksyms, cap_ksyms;
+	struct cs_symtab *kernel;	/* kallsyms, loaded on first use */
+	bool kernel_tried;
+	char *kallsyms_path;		/* NULL: none to load */
+	uint64_t next_space;
+	uint64_t kernel_space;
+	struct cache_ent *cache;
+};
+
+/* ---- small containers -------------------------------------------------- */
+
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+static void *u32map_get(const struct u32map *h, uint32_t key)
+{
+	size_t i;
+
+	if (!h->cap)
+		return NULL;
+	for (i = mix32(key) & (h->cap - 1); h->keys[i] != UINT64_MAX;
+	     i = (i + 1) & (h->cap - 1))
+		if (h->keys[i] == key)
+			return h->vals[i];
+	return NULL;
+}
+
+static int u32map_put(struct u32map *h, uint32_t key, void *val)
+{
+	size_t i;
+
+	if ((h->nr + 1) * 4 > h->cap * 3) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+		uint64_t *keys = malloc(cap * sizeof(*keys));
+		void **vals = malloc(cap * sizeof(*vals));
+
+		if (!keys || !vals) {
+			free(keys);
+			free(vals);
+			return -ENOMEM;
+		}
+		memset(keys, 0xff, cap * sizeof(*keys));
+		for (size_t k = 0; k < h->cap; k++) {
+			if (h->keys[k] == UINT64_MAX)
+				continue;
+			for (i = mix32((uint32_t)h->keys[k]) & (cap - 1);
+			     keys[i] != UINT64_MAX; i = (i + 1) & (cap - 1))
+				;
+			keys[i] = h->keys[k];
+			vals[i] = h->vals[k];
+		}
+		free(h->keys);
+		free(h->vals);
+		h->keys = keys;
+		h->vals = vals;
+		h->cap = cap;
+	}
+	for (i = mix32(key) & (h->cap - 1); h->keys[i] != UINT64_MAX;
+	     i = (i + 1) & (h->cap - 1))
+		if (h->keys[i] == key) {
+			h->vals[i] = val;
+			return 0;
+		}
+	h->keys[i] = key;
+	h->vals[i] = val;
+	h->nr++;
+	return 0;
+}
+
+static void u32map_free(struct u32map *h, void (*fn)(void *))
+{
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->keys[i] != UINT64_MAX && fn)
+			fn(h->vals[i]);
+	free(h->keys);
+	free(h->vals);
+}
+
+static const char *intern(struct cs_machine *m, const char *s)
+{
+	char *copy;
+
+	/* few distinct names, most recent ones most likely */
+	for (size_t i = m->nr_comms; i-- > 0;)
+		if (!strcmp(m->comms[i], s))
+			return m->comms[i];
+	if (m->nr_comms == m->cap_comms) {
+		size_t cap = m->cap_comms ? m->cap_comms * 2 : 64;
+		char **p = realloc(m->comms, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		m->comms = p;
+		m->cap_comms = cap;
+	}
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	m->comms[m->nr_comms++] = copy;
+	return copy;
+}
+
+/* ---- life ----------------------------------------------------------------- */
+
+static bool recorded_here(const struct cs_machine_opts *o)
+{
+	struct utsname u;
+
+	if (!o->hostname || !o->os_release)
+		return true;		/* nothing says otherwise */
+	if (uname(&u))
+		return false;
+	return !strcmp(u.nodename, o->hostname) && !strcmp(u.release, o->os_release);
+}
+
+int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
+{
+	static const struct cs_machine_opts none;
+	struct cs_machine *m;
+
+	if (!o)
+		o = &none;
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->cache = calloc(1u << CACHE_BITS, sizeof(*m->cache));
+	if (!m->cache || cs_dso_table_new(o->symfs, &m->dsos))
+		goto nomem;
+	if (o->kallsyms)
+		m->kallsyms_path = strdup(o->kallsyms);
+	else if (recorded_here(o))
+		m->kallsyms_path = strdup("/proc/kallsyms");
+	else
+		m->kallsyms_path = strdup("");
+	if (!m->kallsyms_path)
+		goto nomem;
+	m->next_space = 2;
+	m->kernel_space = 1;
+	*out = m;
+	return 0;
+nomem:
+	cs_machine_free(m);
+	return -ENOMEM;
+}
+
+static void free_thread(void *p)
+{
+	free(p);
+}
+
+static void free_proc(void *p)
+{
+	struct proc *pr = p;
+
+	cs_maps_clear(&pr->maps);
+	free(pr);
+}
+
+void cs_machine_free(struct cs_machine *m)
+{
+	if (!m)
+		return;
+	u32map_free(&m->threads, free_thread);
+	u32map_free(&m->procs, free_proc);
+	cs_dso_table_free(m->dsos);
+	for (size_t i = 0; i < m->nr_comms; i++)
+		free(m->comms[i]);
+	free(m->comms);
+	for (size_t i = 0; i < m->nr_ids; i++)
+		free(m->ids[i].path);
+	free(m->ids);
+	for (size_t i = 0; i < m->nr_ksyms; i++)
+		free(m->ksyms[i].name);
+	free(m->ksyms);
+	cs_symtab_free(m->kernel);
+	free(m->kallsyms_path);
+	free(m->cache);
+	free(m);
+}
+
+int cs_machine_add_build_id(struct cs_machine *m, const char *path,
+			    const uint8_t *build_id, size_t size, bool kernel)
+{
+	struct known_id *k;
+
+	(void)kernel;			/* kallsyms carry no build id to check */
+	if (size > 20)
+		size = 20;
+	if (m->nr_ids == m->cap_ids) {
+		size_t cap = m->cap_ids ? m->cap_ids * 2 : 32;
+
+		k = realloc(m->ids, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		m->ids = k;
+		m->cap_ids = cap;
+	}
+	k = &m->ids[m->nr_ids];
+	k->path = strdup(path);
+	if (!k->path)
+		return -ENOMEM;
+	memcpy(k->id, build_id, size);
+	k->size = (uint8_t)size;
+	m->nr_ids++;
+	return 0;
+}
+
+/* ---- side-band events --------------------------------------------------- */
+
+static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
+				     uint32_t tid)
+{
+	struct thread *t = u32map_get(&m->threads, tid);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	if (u32map_put(&m->threads, tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
+{
+	struct proc *p = u32map_get(&m->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->maps.space = m->next_space++;
+	if (u32map_put(&m->procs, pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int on_comm(struct cs_machine *m, const struct cs_event *ev)
+{
+	struct thread *t = thread_findnew(m, ev->comm.pid, ev->comm.tid);
+	const char *c;
+
+	if (!t)
+		return -ENOMEM;
+	c = intern(m, ev->comm.comm ? ev->comm.comm : "");
+	if (!c)
+		return -ENOMEM;
+	t->comm = c;
+	t->pid = ev->comm.pid;
+	if (ev->misc & CS_MISC_COMM_EXEC) {
+		/* a new program: the old image's maps are gone; the new one's
+		 * MMAPs follow */
+		struct proc *p = proc_findnew(m, ev->comm.pid);
+
+		if (!p)
+			return -ENOMEM;
+		p->maps.nr = 0;
+		p->maps.space = m->next_space++;
+	}
+	return 0;
+}
+
+static int on_fork(struct cs_machine *m, const struct cs_event *ev)
+{
+	const struct cs_fork_exit *f = &ev->fork;
+	struct thread *parent = u32map_get(&m->threads, f->ptid);
+	struct thread *t;
+
+	t = u32map_get(&m->threads, f->tid);
+	if (!t) {
+		t = thread_findnew(m, f->pid, f->tid);
+		if (!t)
+			return -ENOMEM;
+	}
+	/* a reused tid starts over from its parent */
+	t->pid = f->pid;
+	t->comm = parent ? parent->comm : NULL;
+	if (f->pid != f->ppid) {
+		struct proc *pp = u32map_get(&m->procs, f->ppid);
+		struct proc *p = proc_findnew(m, f->pid);
+
+		if (!p)
+			return -ENOMEM;
+		p->maps.space = m->next_space++;
+		if (pp) {
+			if (cs_maps_copy(&p->maps, &pp->maps))
+				return -ENOMEM;
+		} else {
+			p->maps.nr = 0;
+		}
+	}
+	return 0;
+}
+
+static void known_build_id(const struct cs_machine *m, const char *path,
+			   const uint8_t **id, size_t *size)
+{
+	for (size_t i = 0; i < m->nr_ids; i++)
+		if (!strcmp(m->ids[i].path, path)) {
+			*id = m->ids[i].id;
+			*size = m->ids[i].size;
+			return;
+		}
+}
+
+static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
+{
+	const struct cs_mmap *mm = &ev->mmap;
+	uint8_t mode = ev->misc & CS_MISC_CPUMODE_MASK;
+	const uint8_t *id = NULL;
+	size_t id_size = 0;
+	struct cs_dso *dso;
+	struct proc *p;
+
+	/* kernel and module maps: kallsyms already say where symbols are */
+	if (mode == CS_MISC_KERNEL || mode == CS_MISC_GUEST_KERNEL ||
+	    mm->pid == UINT32_MAX || !mm->filename)
+		return 0;
+	if (mm->has_build_id) {
+		id = mm->build_id;
+		id_size = mm->build_id_size;
+	} else {
+		known_build_id(m, mm->filename, &id, &id_size);
+	}
+	dso = cs_dso_findnew(m->dsos, mm->filename, strlen(mm->filename), id,
+			     id_size);
+	p = proc_findnew(m, mm->pid);
+	if (!dso || !p)
+		return -ENOMEM;
+	p->maps.space = m->next_space++;
+	return cs_maps_insert(&p->maps, mm->start, mm->len, mm->pgoff, dso);
+}
+
+static int on_ksymbol(struct cs_machine *m, const struct cs_event *ev)
+{
+	const struct cs_ksymbol *k = &ev->ksymbol;
+	size_t i = 0;
+
+	while (i < m->nr_ksyms && m->ksyms[i].addr < k->addr)
+		i++;
+	m->kernel_space = m->next_space++;
+	if (i < m->nr_ksyms && m->ksyms[i].addr == k->addr) {
+		free(m->ksyms[i].name);
+		memmove(&m->ksyms[i], &m->ksyms[i + 1],
+			(m->nr_ksyms - i - 1) * sizeof(*m->ksyms));
+		m->nr_ksyms--;
+	}
+	if (k->flags & KSYMBOL_UNREGISTER)
+		return 0;
+	if (m->nr_ksyms == m->cap_ksyms) {
+		size_t cap = m->cap_ksyms ? m->cap_ksyms * 2 : 16;
+		struct ksym *p = realloc(m->ksyms, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		m->ksyms = p;
+		m->cap_ksyms = cap;
+	}
+	memmove(&m->ksyms[i + 1], &m->ksyms[i],
+		(m->nr_ksyms - i) * sizeof(*m->ksyms));
+	m->ksyms[i] = (struct ksym){ k->addr, k->len,
+				     strdup(k->name ? k->name : "") };
+	if (!m->ksyms[i].name) {
+		memmove(&m->ksyms[i], &m->ksyms[i + 1],
+			(m->nr_ksyms - i) * sizeof(*m->ksyms));
+		return -ENOMEM;
+	}
+	m->nr_ksyms++;
+	return 0;
+}
+
+int cs_machine_event(struct cs_machine *m, const struct cs_event *ev)
+{
+	switch (ev->type) {
+	case CS_RECORD_COMM:
+		return on_comm(m, ev);
+	case CS_RECORD_FORK:
+		return on_fork(m, ev);
+	case CS_RECORD_MMAP:
+	case CS_RECORD_MMAP2:
+		return on_mmap(m, ev);
+	case CS_RECORD_KSYMBOL:
+		return on_ksymbol(m, ev);
+	}
+	return 0;			/* EXIT: the thread stays for late samples */
+}
+
+const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
+{
+	const struct thread *t = u32map_get(&m->threads, tid);
+
+	(void)pid;
+	if (t && t->comm)
+		return t->comm;
+	return tid == 0 ? "swapper" : NULL;	/* the idle task has no COMM */
+}
+
+/* ---- resolution ----------------------------------------------------------- */
+
+static void load_kernel(struct cs_machine *m)
+{
+	struct stat st;
+	size_t bad = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd;
+
+	m->kernel_tried = true;
+	if (!*m->kallsyms_path || cs_symtab_new(&m->kernel))
+		return;
+	fd = open(m->kallsyms_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			cs_kallsyms_parse(m->kernel, p, (size_t)st.st_size, &bad);
+			munmap(p, (size_t)st.st_size);
+			goto done;
+		}
+	}
+	/* /proc files report size 0: read them in chunks */
+	for (;;) {
+		char *nb;
+		ssize_t n;
+
+		nb = realloc(buf, len + (1 << 20));
+		if (!nb)
+			break;
+		buf = nb;
+		n = read(fd, buf + len, 1 << 20);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	cs_kallsyms_parse(m->kernel, buf ? buf : "", len, &bad);
+	free(buf);
+done:
+	close(fd);
+	if (cs_symtab_finish(m->kernel) || !cs_symtab_count(m->kernel)) {
+		cs_symtab_free(m->kernel);
+		m->kernel = NULL;
+	}
+}
+
+static bool kernel_addr(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ULL;
+}
+
+static void resolve_kernel(struct cs_machine *m, uint64_t addr,
+			   struct cs_location *loc)
+{
+	const struct cs_sym *s;
+
+	loc->kernel = true;
+	loc->dso_name = "[kernel.kallsyms]";
+	loc->dso_addr = addr;
+	for (size_t i = 0; i < m->nr_ksyms; i++) {
+		const struct ksym *k = &m->ksyms[i];
+
+		if (addr >= k->addr && addr - k->addr < k->len) {
+			loc->sym = k->name;
+			loc->sym_start = k->addr;
+			loc->sym_offset = addr - k->addr;
+			loc->dso_name = k->name;
+			loc->map_start = k->addr;
+			loc->map_end = k->addr + k->len;
+			return;
+		}
+	}
+	if (!m->kernel_tried)
+		load_kernel(m);
+	if (!m->kernel)
+		return;
+	s = cs_symtab_find(m->kernel, addr);
+	if (!s)
+		return;
+	loc->sym = s->name;
+	loc->sym_start = s->start;
+	loc->sym_offset = addr - s->start;
+	if (s->module)
+		loc->dso_name = s->module;
+}
+
+static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
+			 struct cs_location *loc)
+{
+	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
+	struct cs_dso *d;
+	const struct cs_sym *s;
+	uint64_t off;
+
+	if (!map) {
+		if (kernel_addr(addr))
+			resolve_kernel(m, addr, loc);
+		return;
+	}
+	d = map->dso;
+	cs_dso_load(m->dsos, d);
+	off = addr - map->start + map->pgoff;
+	loc->dso_name = d->name;
+	loc->map_start = map->start;
+	loc->map_end = map->end;
+	loc->map_pgoff = map->pgoff;
+	if (d->build_id_size) {
+		loc->build_id = d->build_id;
+		loc->build_id_size = d->build_id_size;
+	} else if (d->status == CS_DSO_LOADED && d->info.build_id_size) {
+		loc->build_id = d->info.build_id;
+		loc->build_id_size = d->info.build_id_size;
+	}
+	loc->dso_addr = d->status == CS_DSO_LOADED ?
+			cs_elf_offset_to_vaddr(&d->info, off) : off;
+	if (!d->syms)
+		return;
+	s = cs_symtab_find(d->syms, loc->dso_addr);
+	if (!s)
+		return;
+	loc->sym = s->name;
+	loc->sym_start = s->start;
+	loc->sym_offset = loc->dso_addr - s->start;
+}
+
+void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
+			uint64_t addr, struct cs_location *loc)
+{
+	bool kernel = cpumode == CS_MISC_KERNEL ||
+		      cpumode == CS_MISC_GUEST_KERNEL ||
+		      (cpumode == CS_MISC_CPUMODE_UNKNOWN && kernel_addr(addr));
+	struct proc *p = NULL;
+	struct cache_ent *c;
+	uint64_t space;
+
+	if (kernel) {
+		space = m->kernel_space;
+	} else {
+		p = u32map_get(&m->procs, pid);
+		/* a process we never saw has space 0 (nothing maps) */
+		space = p ? p->maps.space : 0;
+	}
+	c = &m->cache[(mix32((uint32_t)(addr >> 2) ^ (uint32_t)(addr >> 34)) ^
+		       (uint32_t)space * 0x9e3779b1U) & ((1u << CACHE_BITS) - 1)];
+	if (c->space == space && c->addr == addr) {
+		*loc = c->loc;
+		return;
+	}
+	memset(loc, 0, sizeof(*loc));
+	if (kernel)
+		resolve_kernel(m, addr, loc);
+	else
+		resolve_user(m, p, addr, loc);
+	c->space = space;
+	c->addr = addr;
+	c->loc = *loc;
+}

@@ -1,0 +1,228 @@
+/* elfimg.c - build id, segments and function symbols of an ELF file. */
+#include "lib/symbols/elfimg.h"
+#include "lib/symbols/symtab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int elf_open(const char *path, int *fd, Elf **elf)
+{
+	static int ready;
+
+	if (!ready) {
+		if (elf_version(EV_CURRENT) == EV_NONE)
+			return -ENOSYS;
+		ready = 1;
+	}
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		if (*elf)
+			elf_end(*elf);
+		close(*fd);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* Finds the GNU build id in one note buffer. */
+static bool note_build_id(Elf_Data *data, struct cs_elf_info *info)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp(name, "GNU", 4) && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz;
+
+			if (n > sizeof(info->build_id))
+				n = sizeof(info->build_id);
+			memcpy(info->build_id, (const char *)data->d_buf + desc_off, n);
+			info->build_id_size = (uint8_t)n;
+			return true;
+		}
+	}
+	return false;
+}
+
+int cs_elf_info_read(const char *path, struct cs_elf_info *info)
+{
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t phnum, i;
+	int fd, err;
+	Elf *elf;
+
+	memset(info, 0, sizeof(*info));
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	info->is_elf = true;
+	info->e_type = eh.e_type;
+	/* executable segments first: they are what ips fall into */
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < phnum && info->nr_segs < CS_ELF_MAX_SEGS; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (!!(ph.p_flags & PF_X) != (pass == 0))
+				continue;
+			info->segs[info->nr_segs++] = (struct cs_elf_seg){
+				.offset = ph.p_offset, .vaddr = ph.p_vaddr,
+				.filesz = ph.p_filesz, .memsz = ph.p_memsz,
+			};
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			info->has_symtab = true;
+		if (sh.sh_type == SHT_NOTE && !info->build_id_size) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (d)
+				note_build_id(d, info);
+		}
+	}
+	/* stripped of sections: the note segment still says it */
+	for (i = 0; i < phnum && !info->build_id_size; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+					 ELF_T_NHDR);
+		if (d)
+			note_build_id(d, info);
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static bool is_function(const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_name &&
+	       s->st_shndx != SHN_UNDEF;
+}
+
+static enum cs_sym_bind bind_of(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL: return CS_SYM_GLOBAL;
+	case STB_WEAK:   return CS_SYM_WEAK;
+	}
+	return CS_SYM_LOCAL;
+}
+
+static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+		       struct cs_symtab *t)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n, i;
+	long added = 0;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		char *dem;
+		int err;
+
+		if (!gelf_getsym(d, (int)i, &s) || !is_function(&s))
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		dem = cs_demangle(name);
+		if (dem) {
+			err = cs_symtab_add(t, s.st_value, s.st_size, bind_of(&s),
+					    dem, strlen(dem), NULL);
+			free(dem);
+		} else {
+			err = cs_symtab_add(t, s.st_value, s.st_size, bind_of(&s),
+					    name, strlen(name), NULL);
+		}
+		if (err)
+			return err;
+		added++;
+	}
+	return added;
+}
+
+long cs_elf_load_symbols(const char *path, struct cs_symtab *t)
+{
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh_symtab, sh_dynsym, sh;
+	long n = 0;
+	int fd, err;
+	Elf *elf;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			sh_symtab = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			sh_dynsym = sh;
+		}
+	}
+	if (symtab)
+		n = load_table(elf, symtab, &sh_symtab, t);
+	else if (dynsym)
+		n = load_table(elf, dynsym, &sh_dynsym, t);
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+uint64_t cs_elf_offset_to_vaddr(const struct cs_elf_info *info, uint64_t off)
+{
+	for (size_t i = 0; i < info->nr_segs; i++) {
+		const struct cs_elf_seg *s = &info->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz)
+			return off - s->offset + s->vaddr;
+	}
+	return off;
+}
+
+void cs_build_id_hex(const uint8_t *id, size_t size, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < size; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
+	}
+	buf[2 * size] = '\0';
+}

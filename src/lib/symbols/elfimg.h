@@ -1,0 +1,45 @@
+/* elfimg.h - what callstitch needs from an ELF file: its build id, its
+ * loadable segments (to turn a file offset into a symbol address) and its
+ * function symbols. Reads through libelf; never keeps the file open.
+ */
+#ifndef CS_ELFIMG_H
+#define CS_ELFIMG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cs_symtab;
+
+#define CS_ELF_MAX_SEGS 16
+
+struct cs_elf_seg {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+struct cs_elf_info {
+	uint8_t build_id[20];
+	uint8_t build_id_size;		/* 0: the file has no build id note */
+	bool has_symtab;		/* .symtab present (not only .dynsym) */
+	bool is_elf;
+	uint16_t e_type;
+	size_t nr_segs;
+	struct cs_elf_seg segs[CS_ELF_MAX_SEGS];	/* executable PT_LOADs first */
+};
+
+/* Reads the header facts of path. Returns 0, or a negative errno (-ENOENT,
+ * -ENOEXEC for a file that is not ELF). */
+int cs_elf_info_read(const char *path, struct cs_elf_info *info);
+
+/* Adds path's function symbols to t (.symtab if present, else .dynsym),
+ * names demangled. Returns the number added or a negative errno. */
+long cs_elf_load_symbols(const char *path, struct cs_symtab *t);
+
+/* A file offset inside a loaded segment as a symbol address; the offset
+ * itself when no segment holds it. */
+uint64_t cs_elf_offset_to_vaddr(const struct cs_elf_info *info, uint64_t off);
+
+/* "abcd..." for a build id; buf holds at least 2 * size + 1 bytes. */
+void cs_build_id_hex(const uint8_t *id, size_t size, char *buf);
+
+#endif

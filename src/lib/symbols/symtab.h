@@ -1,0 +1,63 @@
+/* symtab.h - a sorted table of function symbols with address lookup.
+ *
+ * Filled once (from an ELF file or from kallsyms), finished (sorted, aliases
+ * at one address reduced to the one perf would show, sizes of unsized
+ * symbols closed at the next symbol), then only read. Names live in one
+ * string pool owned by the table.
+ */
+#ifndef CS_SYMTAB_H
+#define CS_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cs_symtab;			/* opaque */
+
+enum cs_sym_bind {			/* ordered: a higher one wins an alias tie */
+	CS_SYM_LOCAL = 0,
+	CS_SYM_WEAK = 1,
+	CS_SYM_GLOBAL = 2,
+};
+
+struct cs_sym {
+	uint64_t start;
+	uint64_t end;			/* exclusive */
+	const char *name;		/* owned by the table */
+	const char *module;		/* kallsyms "[module]" name, or NULL */
+};
+
+/* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
+int cs_symtab_new(struct cs_symtab **out);
+
+/* Adds a symbol; name (and module) are copied. size 0: ends at the next
+ * symbol. Returns 0 or -ENOMEM. */
+int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
+		  enum cs_sym_bind bind, const char *name, size_t name_len,
+		  const char *module);
+
+/* Sorts and settles aliases and sizes; call once after the last add.
+ * Returns 0 or -ENOMEM. */
+int cs_symtab_finish(struct cs_symtab *t);
+
+/* The symbol containing addr, or NULL. Pointer valid until the table is
+ * freed. */
+const struct cs_sym *cs_symtab_find(const struct cs_symtab *t, uint64_t addr);
+
+size_t cs_symtab_count(const struct cs_symtab *t);
+const struct cs_sym *cs_symtab_at(const struct cs_symtab *t, size_t i);
+
+void cs_symtab_free(struct cs_symtab *t);
+
+/* Demangles a C++ or Rust (legacy or v0) name as perf shows it (no
+ * parameter lists). Returns a malloc'd string the caller frees, or NULL
+ * when name is not mangled. */
+char *cs_demangle(const char *name);
+
+/* Parses /proc/kallsyms text (buf, len) into t (not finished). Text (t, T,
+ * W, w, ...) symbols only. Returns the number added, -ENOMEM, or -EBADMSG
+ * with *bad_line set to the 1-based line that could not be parsed.
+ * A file whose addresses are all zero (kptr_restrict) adds nothing. */
+long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
+		       size_t *bad_line);
+
+#endif

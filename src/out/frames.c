@@ -1,0 +1,74 @@
+/* frames.c - a stitched sample's callchain as resolved frames. */
+#include "out/frames.h"
+#include "abi/perf_abi.h"
+
+#include <string.h>
+
+static uint8_t marker_mode(uint64_t ip)
+{
+	switch (ip) {
+	case CS_CONTEXT_HV:		return CS_MISC_HYPERVISOR;
+	case CS_CONTEXT_KERNEL:		return CS_MISC_KERNEL;
+	case CS_CONTEXT_USER:
+	case CS_CONTEXT_USER_DEFERRED:	return CS_MISC_USER;
+	case CS_CONTEXT_GUEST_KERNEL:	return CS_MISC_GUEST_KERNEL;
+	case CS_CONTEXT_GUEST_USER:	return CS_MISC_GUEST_USER;
+	}
+	return CS_MISC_CPUMODE_UNKNOWN;
+}
+
+static void put(struct cs_machine *m, uint32_t pid, struct cs_frame *out,
+		size_t cap, size_t n, uint64_t addr, uint8_t mode,
+		enum cs_frame_kind kind, enum cs_missing_reason why)
+{
+	struct cs_frame *f;
+
+	if (n >= cap)
+		return;
+	f = &out[n];
+	f->addr = addr;
+	f->cpumode = mode;
+	f->kind = kind;
+	f->missing = why;
+	if (kind == CS_FRAME_ADDR)
+		cs_machine_resolve(m, pid, mode, addr, &f->loc);
+	else
+		memset(&f->loc, 0, sizeof(f->loc));
+}
+
+size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
+			 struct cs_frame *out, size_t cap)
+{
+	const struct cs_sample *smp = &s->event->sample;
+	uint8_t mode = smp->misc & CS_MISC_CPUMODE_MASK;
+	uint32_t pid = smp->pid;
+	size_t n = 0;
+
+	if (!s->chain_nr) {
+		if (s->state != CS_CHAIN_KERNEL_ONLY) {
+			put(m, pid, out, cap, n++, smp->ip, mode, CS_FRAME_ADDR,
+			    CS_MISSING_NONE);
+			return n;
+		}
+	}
+	for (uint64_t i = 0; i < s->chain_nr; i++) {
+		uint64_t ip = s->chain[i];
+
+		if (!cs_is_context_marker(ip)) {
+			put(m, pid, out, cap, n++, ip, mode, CS_FRAME_ADDR,
+			    CS_MISSING_NONE);
+			continue;
+		}
+		mode = marker_mode(ip);
+		if (ip == CS_CONTEXT_USER_DEFERRED && i + 1 < s->chain_nr) {
+			/* the raw view: the entry after the marker is the
+			 * cookie, not an address */
+			put(m, pid, out, cap, n++, s->chain[++i], CS_MISC_USER,
+			    CS_FRAME_COOKIE, CS_MISSING_NONE);
+		}
+	}
+	if (s->state == CS_CHAIN_KERNEL_ONLY)
+		put(m, pid, out, cap, n++, s->cookie, CS_MISC_USER,
+		    CS_FRAME_MISSING_USER, s->missing);
+	return n;
+}
