@@ -1,0 +1,377 @@
+/* order.c - time ordering by merging the sorted runs a perf.data file holds.
+ *
+ * A round of a perf.data file is the concatenation of what each ring buffer
+ * (one per CPU and event) held, and each buffer is already in time order. So
+ * instead of sorting, the queue remembers where each sorted run begins; a
+ * flush merges the deliverable prefix of every run with a small heap, and a
+ * run that does not compete with the others is drained without comparisons.
+ * A fully unsorted input degenerates into one run per record, which the heap
+ * still merges in O(n log n).
+ *
+ * Entries live in one array in arrival order; runs are index ranges of it.
+ * After a flush the undelivered suffixes are packed to the front, so the
+ * array holds about what is queued. Record bytes that are not stable are
+ * copied into chunks that count their live records and are recycled when
+ * the last one has gone out.
+ */
+#include "lib/order/order.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_SIZE	(1u << 20)
+#define SPARE_CHUNKS	2
+
+struct chunk {
+	struct chunk *next;		/* on the spare list */
+	size_t used, cap;
+	size_t live;			/* queued records stored here */
+	unsigned char data[];
+};
+
+struct entry {
+	uint64_t time;
+	const void *bytes;
+	uint64_t offset;
+	struct chunk *chunk;		/* NULL: the caller's stable bytes */
+	size_t size;
+};
+
+struct run {
+	size_t start, end;		/* undelivered entries [start, end) */
+};
+
+struct cs_order {
+	cs_order_fn deliver;
+	void *ctx;
+
+	struct entry *ent;
+	size_t nr, cap;
+	struct run *runs;
+	size_t nr_runs, runs_cap;
+	size_t *heap;			/* run indices */
+	size_t heap_cap;
+	size_t queued;
+
+	uint64_t max_time;		/* largest time pushed so far */
+	uint64_t limit;			/* largest time before the last round end */
+
+	struct chunk *cur;		/* where copies go */
+	struct chunk *spare;
+	size_t nr_spare;
+};
+
+int cs_order_new(cs_order_fn deliver, void *ctx, struct cs_order **out)
+{
+	struct cs_order *q = calloc(1, sizeof(*q));
+
+	*out = NULL;
+	if (!q)
+		return -ENOMEM;
+	q->deliver = deliver;
+	q->ctx = ctx;
+	*out = q;
+	return 0;
+}
+
+size_t cs_order_queued(const struct cs_order *q)
+{
+	return q->queued;
+}
+
+/* ---- chunked storage for records that must be copied ---- */
+
+static void chunk_recycle(struct cs_order *q, struct chunk *c)
+{
+	if (q->nr_spare < SPARE_CHUNKS && c->cap == CHUNK_SIZE) {
+		c->used = 0;
+		c->next = q->spare;
+		q->spare = c;
+		q->nr_spare++;
+		return;
+	}
+	free(c);
+}
+
+static void *chunk_copy(struct cs_order *q, const void *bytes, size_t size,
+			struct chunk **owner)
+{
+	size_t need = (size + 7) & ~(size_t)7;
+	struct chunk *c = q->cur;
+	void *p;
+
+	if (!c || c->cap - c->used < need) {
+		if (q->spare && need <= CHUNK_SIZE) {
+			c = q->spare;
+			q->spare = c->next;
+			q->nr_spare--;
+		} else {
+			size_t cap = need > CHUNK_SIZE ? need : CHUNK_SIZE;
+
+			c = malloc(sizeof(*c) + cap);
+			if (!c)
+				return NULL;
+			c->cap = cap;
+			c->used = 0;
+		}
+		c->live = 0;
+		/* the old chunk goes when its last record does */
+		if (q->cur && !q->cur->live)
+			chunk_recycle(q, q->cur);
+		q->cur = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, bytes, size);
+	c->used += need;
+	c->live++;
+	*owner = c;
+	return p;
+}
+
+static void chunk_release(struct cs_order *q, struct chunk *c)
+{
+	if (!c || --c->live || c == q->cur)
+		return;
+	chunk_recycle(q, c);
+}
+
+/* ---- queueing ---- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 256;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		n *= 2;
+	}
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
+		  size_t size, uint64_t offset, bool stable)
+{
+	struct entry *e;
+	struct run *last;
+	int err;
+
+	/* without a time there is nothing to order by: perf delivers at once */
+	if (time == UINT64_MAX)
+		return q->deliver(q->ctx, bytes, size, offset);
+
+	err = grow((void **)&q->ent, &q->cap, q->nr + 1, sizeof(*q->ent));
+	if (err)
+		return err;
+	e = &q->ent[q->nr];
+	e->time = time;
+	e->offset = offset;
+	e->size = size;
+	e->chunk = NULL;
+	e->bytes = bytes;
+	if (!stable) {
+		e->bytes = chunk_copy(q, bytes, size, &e->chunk);
+		if (!e->bytes)
+			return -ENOMEM;
+	}
+
+	last = q->nr_runs ? &q->runs[q->nr_runs - 1] : NULL;
+	if (last && last->end == q->nr && q->ent[q->nr - 1].time <= time) {
+		last->end++;
+	} else {
+		err = grow((void **)&q->runs, &q->runs_cap, q->nr_runs + 1,
+			   sizeof(*q->runs));
+		if (err) {
+			chunk_release(q, e->chunk);
+			return err;
+		}
+		q->runs[q->nr_runs].start = q->nr;
+		q->runs[q->nr_runs].end = q->nr + 1;
+		q->nr_runs++;
+	}
+	q->nr++;
+	q->queued++;
+	if (time > q->max_time)
+		q->max_time = time;
+	return 0;
+}
+
+/* ---- merging ---- */
+
+static inline uint64_t head_time(const struct cs_order *q, size_t r)
+{
+	return q->ent[q->runs[r].start].time;
+}
+
+/* run a goes before run b: earlier time, or on a tie the earlier run (runs
+ * are in arrival order, so this keeps equal times in file order) */
+static inline bool run_before(const struct cs_order *q, size_t a, size_t b)
+{
+	uint64_t ta = head_time(q, a), tb = head_time(q, b);
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct cs_order *q, size_t i, size_t n)
+{
+	size_t *h = q->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && run_before(q, h[l], h[m]))
+			m = l;
+		if (l + 1 < n && run_before(q, h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		size_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int deliver_entry(struct cs_order *q, struct entry *e)
+{
+	int err = q->deliver(q->ctx, e->bytes, e->size, e->offset);
+
+	q->queued--;
+	chunk_release(q, e->chunk);
+	return err;
+}
+
+/* Packs the undelivered suffixes to the front of the array and joins
+ * neighbouring runs that are in order with each other. */
+static void compact(struct cs_order *q)
+{
+	size_t dst = 0, nr_runs = 0;
+
+	for (size_t r = 0; r < q->nr_runs; r++) {
+		struct run run = q->runs[r];
+		size_t len = run.end - run.start;
+
+		if (!len)
+			continue;
+		if (run.start != dst)
+			memmove(&q->ent[dst], &q->ent[run.start],
+				len * sizeof(*q->ent));
+		if (nr_runs && q->ent[dst - 1].time <= q->ent[dst].time) {
+			q->runs[nr_runs - 1].end = dst + len;
+		} else {
+			q->runs[nr_runs].start = dst;
+			q->runs[nr_runs].end = dst + len;
+			nr_runs++;
+		}
+		dst += len;
+	}
+	q->nr = dst;
+	q->nr_runs = nr_runs;
+
+	/* give back what a burst (a file without rounds) made us take */
+	if (q->cap > 65536 && q->nr < q->cap / 8) {
+		size_t cap = q->cap / 4;
+		struct entry *p = realloc(q->ent, cap * sizeof(*p));
+
+		if (p) {
+			q->ent = p;
+			q->cap = cap;
+		}
+	}
+}
+
+/* Delivers, in time order, every queued entry with time <= limit. */
+static int deliver_upto(struct cs_order *q, uint64_t limit)
+{
+	size_t n = 0;
+	int err = 0;
+
+	if (!q->queued)
+		return 0;
+	err = grow((void **)&q->heap, &q->heap_cap, q->nr_runs,
+		   sizeof(*q->heap));
+	if (err)
+		return err;
+	for (size_t r = 0; r < q->nr_runs; r++)
+		if (q->runs[r].start < q->runs[r].end && head_time(q, r) <= limit)
+			q->heap[n++] = r;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(q, i, n);
+
+	while (n && !err) {
+		size_t r = q->heap[0];
+		struct run *run = &q->runs[r];
+		/* the runner-up bounds how far r can go without comparing */
+		uint64_t bound = limit;
+		size_t rival = SIZE_MAX;
+
+		if (n > 1) {
+			rival = q->heap[1];
+			if (n > 2 && run_before(q, q->heap[2], rival))
+				rival = q->heap[2];
+			if (head_time(q, rival) < bound)
+				bound = head_time(q, rival);
+		}
+		do {
+			err = deliver_entry(q, &q->ent[run->start++]);
+		} while (!err && run->start < run->end &&
+			 (q->ent[run->start].time < bound ||
+			  (q->ent[run->start].time == bound &&
+			   (rival == SIZE_MAX ? bound <= limit : r < rival))));
+
+		if (run->start < run->end && head_time(q, r) <= limit) {
+			sift_down(q, 0, n);
+		} else {
+			q->heap[0] = q->heap[--n];
+			sift_down(q, 0, n);
+		}
+	}
+	compact(q);
+	return err;
+}
+
+int cs_order_round_end(struct cs_order *q)
+{
+	int err = deliver_upto(q, q->limit);
+
+	q->limit = q->max_time;
+	return err;
+}
+
+int cs_order_flush(struct cs_order *q)
+{
+	return deliver_upto(q, UINT64_MAX);
+}
+
+void cs_order_free(struct cs_order *q)
+{
+	struct chunk *c;
+
+	if (!q)
+		return;
+	/* chunks still holding queued records are reached through entries */
+	for (size_t r = 0; r < q->nr_runs; r++)
+		for (size_t i = q->runs[r].start; i < q->runs[r].end; i++) {
+			c = q->ent[i].chunk;
+			if (c && c != q->cur && !--c->live)
+				free(c);
+		}
+	free(q->cur);
+	while ((c = q->spare)) {
+		q->spare = c->next;
+		free(c);
+	}
+	free(q->ent);
+	free(q->runs);
+	free(q->heap);
+	free(q);
+}
