@@ -1,0 +1,627 @@
+/* stitch.c - joins deferred user callchains to the samples that wait.
+ *
+ * State is per thread, in an open-addressing table keyed by tid: the samples
+ * of the one kernel entry (cookie) that still wait for their user stack, and
+ * the last deferred record seen, whose ips are kept to stitch late samples.
+ * A thread waits for one cookie at a time: a sample or record with another
+ * cookie means the task has left that kernel entry, so its record will not
+ * come any more.
+ *
+ * A waiting sample is copied (record bytes and decoded event, its pointers
+ * moved onto the copy) into a slot from per-size free lists, so a steady
+ * stream of samples allocates nothing.
+ */
+#include "lib/stitch/stitch.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/perf_abi.h"
+
+#define SLOT_MIN_SHIFT	9
+#define SLOT_CLASSES	12		/* 512 B .. 1 MiB; larger: plain malloc */
+
+struct pend {
+	struct pend *next;		/* thread's FIFO, or a free list */
+	uint64_t seq;			/* arrival order, for the end flush */
+	uint64_t cookie;
+	unsigned int cls;		/* SLOT_CLASSES: malloc'd to size */
+	struct cs_event ev;		/* the sample, pointing into data */
+	uint64_t data[];		/* the record, then arrays found outside it */
+};
+
+struct thr {
+	uint32_t tid;
+	bool used;
+	bool has_rec;
+	struct pend *head, *tail;	/* waiting samples, oldest first */
+	uint64_t wait_cookie;
+	uint64_t wait_lost;		/* lost_seq when the first one began to wait */
+	uint64_t rec_cookie;		/* last deferred record seen */
+	uint64_t *rec_ips;
+	uint64_t rec_nr;
+	size_t rec_cap;
+};
+
+struct cs_stitch {
+	bool merge;
+	cs_stitched_fn fn;
+	void *ctx;
+	struct cs_stats *stats;
+
+	struct thr *tab;
+	size_t tab_cap, tab_used;	/* power of two; at most half used */
+
+	size_t pending;
+	uint64_t seq;
+	uint64_t lost_seq;		/* LOST and LOST_SAMPLES records seen */
+	struct pend *free_slots[SLOT_CLASSES];
+
+	uint64_t *chain;		/* merged chains are built here */
+	size_t chain_cap;
+};
+
+const char *cs_missing_reason_name(enum cs_missing_reason r)
+{
+	switch (r) {
+	case CS_MISSING_NONE:		return "none";
+	case CS_MISSING_LOST:		return "lost";
+	case CS_MISSING_SUPERSEDED:	return "superseded";
+	case CS_MISSING_EXITED:		return "exited";
+	case CS_MISSING_END:		return "end";
+	case CS_MISSING__COUNT:		break;
+	}
+	return "unknown";
+}
+
+int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+		  struct cs_stats *stats, struct cs_stitch **out)
+{
+	struct cs_stitch *st = calloc(1, sizeof(*st));
+
+	*out = NULL;
+	if (!st)
+		return -ENOMEM;
+	st->merge = merge;
+	st->fn = fn;
+	st->ctx = ctx;
+	st->stats = stats;
+	st->tab_cap = 64;
+	st->tab = calloc(st->tab_cap, sizeof(*st->tab));
+	if (!st->tab) {
+		free(st);
+		return -ENOMEM;
+	}
+	*out = st;
+	return 0;
+}
+
+size_t cs_stitch_pending(const struct cs_stitch *st)
+{
+	return st->pending;
+}
+
+/* ---- thread table ---- */
+
+static inline size_t tid_hash(uint32_t tid, size_t cap)
+{
+	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
+}
+
+static struct thr *thr_find(struct cs_stitch *st, uint32_t tid)
+{
+	size_t mask = st->tab_cap - 1;
+
+	for (size_t i = tid_hash(tid, st->tab_cap);; i = (i + 1) & mask) {
+		struct thr *t = &st->tab[i];
+
+		if (!t->used)
+			return NULL;
+		if (t->tid == tid)
+			return t;
+	}
+}
+
+static int thr_grow(struct cs_stitch *st)
+{
+	size_t cap = st->tab_cap * 2;
+	struct thr *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->tab_cap; i++) {
+		struct thr *t = &st->tab[i];
+		size_t j;
+
+		if (!t->used)
+			continue;
+		for (j = tid_hash(t->tid, cap); tab[j].used; j = (j + 1) & (cap - 1))
+			;
+		tab[j] = *t;
+	}
+	free(st->tab);
+	st->tab = tab;
+	st->tab_cap = cap;
+	return 0;
+}
+
+/* The thread's state, created empty if new; NULL on -ENOMEM. The pointer
+ * is good until the next thr_get() or thr_drop(). */
+static struct thr *thr_get(struct cs_stitch *st, uint32_t tid)
+{
+	struct thr *t = thr_find(st, tid);
+	size_t i;
+
+	if (t)
+		return t;
+	if ((st->tab_used + 1) * 2 > st->tab_cap && thr_grow(st))
+		return NULL;
+	for (i = tid_hash(tid, st->tab_cap); st->tab[i].used;
+	     i = (i + 1) & (st->tab_cap - 1))
+		;
+	t = &st->tab[i];
+	memset(t, 0, sizeof(*t));
+	t->used = true;
+	t->tid = tid;
+	st->tab_used++;
+	return t;
+}
+
+/* Removes a thread (no samples may wait) and closes the gap it leaves so
+ * that lookups need no tombstones. */
+static void thr_drop(struct cs_stitch *st, struct thr *t)
+{
+	size_t mask = st->tab_cap - 1;
+	size_t i = (size_t)(t - st->tab), j = i;
+
+	free(t->rec_ips);
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!st->tab[j].used)
+			break;
+		size_t home = tid_hash(st->tab[j].tid, st->tab_cap);
+		/* move j into the hole i unless its home lies in (i, j] */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && (home <= i && home > j))) {
+			st->tab[i] = st->tab[j];
+			i = j;
+		}
+	}
+	memset(&st->tab[i], 0, sizeof(st->tab[i]));
+	st->tab_used--;
+}
+
+/* ---- waiting-sample slots ---- */
+
+static struct pend *slot_get(struct cs_stitch *st, size_t size)
+{
+	unsigned int cls = 0;
+	struct pend *p;
+
+	while (cls < SLOT_CLASSES && ((size_t)1 << (cls + SLOT_MIN_SHIFT)) < size)
+		cls++;
+	if (cls < SLOT_CLASSES && st->free_slots[cls]) {
+		p = st->free_slots[cls];
+		st->free_slots[cls] = p->next;
+		return p;
+	}
+	p = malloc(cls < SLOT_CLASSES ? (size_t)1 << (cls + SLOT_MIN_SHIFT) : size);
+	if (p)
+		p->cls = cls;
+	return p;
+}
+
+static void slot_put(struct cs_stitch *st, struct pend *p)
+{
+	if (p->cls >= SLOT_CLASSES) {
+		free(p);
+		return;
+	}
+	p->next = st->free_slots[p->cls];
+	st->free_slots[p->cls] = p;
+}
+
+static inline size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/*
+ * Moves one array of the sample onto the copy: an array inside the record
+ * keeps its place relative to the record's start; one elsewhere (a decoder
+ * may keep arrays apart from the record) is copied after it. With dst NULL
+ * it only adds up the room needed.
+ */
+struct reloc {
+	const unsigned char *lo, *hi;	/* the original record */
+	unsigned char *dst;		/* its copy */
+	unsigned char *extra;		/* next free byte after the copy */
+	size_t need;
+};
+
+static const void *reloc(struct reloc *r, const void *ptr, size_t len)
+{
+	const unsigned char *p = ptr;
+	void *out;
+
+	if (!p)
+		return NULL;
+	if (p >= r->lo && p <= r->hi && len <= (size_t)(r->hi - p))
+		return r->dst ? r->dst + (p - r->lo) : NULL;
+	if (!r->dst) {
+		r->need += round8(len);
+		return NULL;
+	}
+	out = r->extra;
+	memcpy(out, p, len);
+	r->extra += round8(len);
+	return out;
+}
+
+static void reloc_sample(struct reloc *r, struct cs_sample *s,
+			 const struct cs_evsel *evsel)
+{
+	size_t nregs_user = 0, nregs_intr = 0;
+
+	if (evsel && evsel->attr) {
+		nregs_user = (size_t)__builtin_popcountll(evsel->attr->sample_regs_user);
+		nregs_intr = (size_t)__builtin_popcountll(evsel->attr->sample_regs_intr);
+	}
+	s->read = reloc(r, s->read, s->read_size * 8);
+	s->callchain = reloc(r, s->callchain, s->callchain_nr * 8);
+	s->raw = reloc(r, s->raw, s->raw_size);
+	s->branches = reloc(r, s->branches, s->branch_nr * sizeof(*s->branches));
+	s->branch_counters = reloc(r, s->branch_counters, s->branch_nr * 8);
+	s->user_regs = reloc(r, s->user_regs, nregs_user * 8);
+	s->stack_user = reloc(r, s->stack_user, s->stack_user_size);
+	s->intr_regs = reloc(r, s->intr_regs, nregs_intr * 8);
+	s->aux = reloc(r, s->aux, s->aux_size);
+}
+
+/* Copies a sample event so that it outlives the caller's buffer. */
+static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev)
+{
+	struct reloc r = {
+		.lo = ev->bytes,
+		.hi = (const unsigned char *)ev->bytes + ev->size,
+	};
+	struct cs_sample tmp = ev->sample;
+	size_t rec = round8(ev->size);
+	struct pend *p;
+
+	reloc_sample(&r, &tmp, ev->evsel);	/* sizing pass */
+	p = slot_get(st, sizeof(*p) + rec + r.need);
+	if (!p)
+		return NULL;
+	memcpy(p->data, ev->bytes, ev->size);
+	p->ev = *ev;
+	p->ev.bytes = p->data;
+	r.dst = (unsigned char *)p->data;
+	r.extra = r.dst + rec;
+	reloc_sample(&r, &p->ev.sample, ev->evsel);
+	p->next = NULL;
+	p->seq = st->seq++;
+	p->cookie = ev->sample.callchain[ev->sample.callchain_nr - 1];
+	return p;
+}
+
+/* ---- delivery ---- */
+
+static int chain_reserve(struct cs_stitch *st, size_t n)
+{
+	size_t cap = st->chain_cap ? st->chain_cap : 256;
+	uint64_t *p;
+
+	if (n <= st->chain_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(st->chain, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	st->chain = p;
+	st->chain_cap = cap;
+	return 0;
+}
+
+/* Kernel part of a deferred sample, then the user ips behind one marker. */
+static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
+			  uint64_t cookie, const uint64_t *ips, uint64_t nr,
+			  enum cs_chain_state state)
+{
+	const struct cs_sample *s = &ev->sample;
+	uint64_t nk = s->callchain_nr - 2;
+	bool marker = nr && !cs_is_context_marker(ips[0]);
+	size_t n = nk + marker + nr;
+	struct cs_stitched out = {
+		.event = ev,
+		.state = state,
+		.cookie = cookie,
+	};
+	int err = chain_reserve(st, n);
+
+	if (err)
+		return err;
+	memcpy(st->chain, s->callchain, nk * sizeof(*st->chain));
+	if (marker)
+		st->chain[nk] = CS_CONTEXT_USER;
+	if (nr)
+		memcpy(st->chain + nk + marker, ips, nr * sizeof(*ips));
+	out.chain = st->chain;
+	out.chain_nr = n;
+	if (state == CS_CHAIN_STITCHED)
+		st->stats->stitched++;
+	else
+		st->stats->stitched_late++;
+	return st->fn(st->ctx, &out);
+}
+
+static int deliver_kernel_only(struct cs_stitch *st, const struct cs_event *ev,
+			       uint64_t cookie, enum cs_missing_reason why)
+{
+	struct cs_stitched out = {
+		.event = ev,
+		.chain = ev->sample.callchain,
+		.chain_nr = ev->sample.callchain_nr - 2,
+		.state = CS_CHAIN_KERNEL_ONLY,
+		.missing = why,
+		.cookie = cookie,
+	};
+
+	st->stats->kernel_only++;
+	st->stats->kernel_only_by[why]++;
+	return st->fn(st->ctx, &out);
+}
+
+/* Hands out every waiting sample of t: stitched with the thread's record
+ * when why is CS_MISSING_NONE, else kernel-only for that reason. */
+static int release(struct cs_stitch *st, struct thr *t,
+		   enum cs_missing_reason why)
+{
+	struct pend *p;
+	int err = 0;
+
+	while (!err && (p = t->head)) {
+		t->head = p->next;
+		st->pending--;
+		if (why == CS_MISSING_NONE)
+			err = deliver_merged(st, &p->ev, p->cookie, t->rec_ips,
+					     t->rec_nr, CS_CHAIN_STITCHED);
+		else
+			err = deliver_kernel_only(st, &p->ev, p->cookie, why);
+		slot_put(st, p);
+	}
+	if (!t->head)
+		t->tail = NULL;
+	return err;
+}
+
+/* The task left the entry its samples wait for: their record is not coming. */
+static int release_superseded(struct cs_stitch *st, struct thr *t)
+{
+	if (!t->head)
+		return 0;
+	return release(st, t, st->lost_seq != t->wait_lost ?
+		       CS_MISSING_LOST : CS_MISSING_SUPERSEDED);
+}
+
+static int remember(struct thr *t, uint64_t cookie, const uint64_t *ips,
+		    uint64_t nr)
+{
+	if (nr > t->rec_cap) {
+		size_t cap = t->rec_cap ? t->rec_cap : 32;
+		uint64_t *p;
+
+		while (cap < nr)
+			cap *= 2;
+		p = realloc(t->rec_ips, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		t->rec_ips = p;
+		t->rec_cap = cap;
+	}
+	if (nr)
+		memcpy(t->rec_ips, ips, nr * sizeof(*ips));
+	t->rec_nr = nr;
+	t->rec_cookie = cookie;
+	t->has_rec = true;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static int on_sample(struct cs_stitch *st, const struct cs_event *ev)
+{
+	const struct cs_sample *s = &ev->sample;
+	uint64_t n = s->callchain_nr, cookie;
+	struct cs_stitched out = {
+		.event = ev,
+		.chain = s->callchain,
+		.chain_nr = n,
+		.state = CS_CHAIN_ORIGINAL,
+	};
+	struct thr *t;
+	struct pend *p;
+	int err;
+
+	st->stats->samples++;
+	if (n < 2 || s->callchain[n - 2] != CS_CONTEXT_USER_DEFERRED) {
+		st->stats->original++;
+		return st->fn(st->ctx, &out);
+	}
+	cookie = s->callchain[n - 1];
+	st->stats->samples_deferred++;
+	if (!st->merge) {
+		out.state = CS_CHAIN_UNMERGED;
+		out.cookie = cookie;
+		st->stats->original++;
+		return st->fn(st->ctx, &out);
+	}
+
+	t = thr_get(st, s->tid);
+	if (!t)
+		return -ENOMEM;
+	if (!t->head || t->wait_cookie != cookie) {
+		if (t->has_rec && t->rec_cookie == cookie)
+			return deliver_merged(st, ev, cookie, t->rec_ips,
+					      t->rec_nr, CS_CHAIN_STITCHED_LATE);
+		err = release_superseded(st, t);
+		if (err)
+			return err;
+		t->wait_cookie = cookie;
+		t->wait_lost = st->lost_seq;
+	}
+	p = pend_copy(st, ev);
+	if (!p)
+		return -ENOMEM;
+	if (t->tail)
+		t->tail->next = p;
+	else
+		t->head = p;
+	t->tail = p;
+	if (++st->pending > st->stats->max_pending)
+		st->stats->max_pending = st->pending;
+	return 0;
+}
+
+static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
+{
+	const struct cs_deferred *d = &ev->deferred;
+	struct thr *t;
+	int err;
+
+	st->stats->deferred_records++;
+	if (!st->merge)
+		return 0;
+	if (!ev->has_id) {
+		/* no sample_id trailer: no tid to match on */
+		st->stats->orphan_records++;
+		return 0;
+	}
+	t = thr_get(st, ev->id.tid);
+	if (!t)
+		return -ENOMEM;
+	if (t->head && t->wait_cookie == d->cookie) {
+		err = remember(t, d->cookie, d->ips, d->nr);
+		if (err)
+			return err;
+		return release(st, t, CS_MISSING_NONE);
+	}
+	if (t->has_rec && t->rec_cookie == d->cookie) {
+		st->stats->duplicate_records++;
+		return 0;
+	}
+	/* the task is back in user space from another entry than the one its
+	 * samples wait for; kept for late samples of this entry */
+	st->stats->orphan_records++;
+	err = release_superseded(st, t);
+	if (err)
+		return err;
+	return remember(t, d->cookie, d->ips, d->nr);
+}
+
+static int on_task_exit(struct cs_stitch *st, const struct cs_event *ev)
+{
+	struct thr *t;
+	int err;
+
+	if (!st->merge)
+		return 0;
+	t = thr_find(st, ev->fork.tid);
+	if (!t)
+		return 0;
+	err = release(st, t, CS_MISSING_EXITED);
+	if (err)
+		return err;
+	thr_drop(st, t);
+	return 0;
+}
+
+int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev)
+{
+	switch (ev->type) {
+	case CS_RECORD_SAMPLE:
+		return on_sample(st, ev);
+	case CS_RECORD_CALLCHAIN_DEFERRED:
+		return on_deferred(st, ev);
+	case CS_RECORD_EXIT:
+		return on_task_exit(st, ev);
+	case CS_RECORD_LOST:
+	case CS_RECORD_LOST_SAMPLES:
+		st->lost_seq++;
+		return 0;
+	}
+	return 0;
+}
+
+static int pend_cmp(const void *a, const void *b)
+{
+	const struct pend *x = *(struct pend *const *)a;
+	const struct pend *y = *(struct pend *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int cs_stitch_flush(struct cs_stitch *st)
+{
+	struct pend **all;
+	size_t n = 0;
+	int err = 0;
+
+	if (!st->pending)
+		return 0;
+	all = malloc(st->pending * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->tab_cap; i++) {
+		struct thr *t = &st->tab[i];
+
+		if (!t->used)
+			continue;
+		for (struct pend *p = t->head; p; p = p->next)
+			all[n++] = p;
+		t->head = t->tail = NULL;
+	}
+	/* in arrival order, so that the output stays in time order */
+	qsort(all, n, sizeof(*all), pend_cmp);
+	for (size_t i = 0; i < n; i++) {
+		st->pending--;
+		if (!err)
+			err = deliver_kernel_only(st, &all[i]->ev, all[i]->cookie,
+						  CS_MISSING_END);
+		slot_put(st, all[i]);
+	}
+	free(all);
+	return err;
+}
+
+void cs_stitch_free(struct cs_stitch *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->tab_cap; i++) {
+		struct thr *t = &st->tab[i];
+		struct pend *p;
+
+		if (!t->used)
+			continue;
+		while ((p = t->head)) {
+			t->head = p->next;
+			free(p);
+		}
+		free(t->rec_ips);
+	}
+	for (int c = 0; c < SLOT_CLASSES; c++) {
+		struct pend *p;
+
+		while ((p = st->free_slots[c])) {
+			st->free_slots[c] = p->next;
+			free(p);
+		}
+	}
+	free(st->tab);
+	free(st->chain);
+	free(st);
+}

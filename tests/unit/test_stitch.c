@@ -1,0 +1,809 @@
+/* test_stitch.c - one test per stitching rule of SPEC.md §1, and a stress
+ * run against a naive model of the same rules. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "abi/perf_abi.h"
+#include "lib/stitch/stitch.h"
+
+#define MAXCHAIN 64
+
+/* what the stitcher handed out, copied at the callback */
+struct out {
+	uint64_t id;			/* the sample's period: a unique name */
+	uint32_t tid;
+	enum cs_chain_state state;
+	enum cs_missing_reason missing;
+	uint64_t cookie;
+	uint64_t chain_nr;
+	uint64_t chain[MAXCHAIN];
+};
+
+struct fix {
+	struct cs_stitch *st;
+	struct cs_stats stats;
+	struct out *out;
+	size_t n, cap;
+	int fail_at;			/* return 5 at this delivery (1-based) */
+	uint64_t next_id;
+	uint64_t buf[2 + MAXCHAIN];	/* the caller's reused record buffer */
+};
+
+static int collect(void *ctx, const struct cs_stitched *s)
+{
+	struct fix *f = ctx;
+	struct out *o;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 256;
+		f->out = realloc(f->out, f->cap * sizeof(*f->out));
+		assert_non_null(f->out);
+	}
+	o = &f->out[f->n++];
+	memset(o, 0, sizeof(*o));
+	o->id = s->event->sample.period;
+	o->tid = s->event->sample.tid;
+	o->state = s->state;
+	o->missing = s->missing;
+	o->cookie = s->cookie;
+	assert_true(s->chain_nr <= MAXCHAIN);
+	o->chain_nr = s->chain_nr;
+	if (s->chain_nr)
+		memcpy(o->chain, s->chain, s->chain_nr * sizeof(uint64_t));
+	if (f->fail_at && (int)f->n == f->fail_at)
+		return 5;
+	return 0;
+}
+
+static struct fix *fix_new(bool merge)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->next_id = 1;
+	assert_int_equal(cs_stitch_new(merge, collect, f, &f->stats, &f->st), 0);
+	return f;
+}
+
+static void fix_free(struct fix *f)
+{
+	cs_stitch_free(f->st);
+	free(f->out);
+	free(f);
+}
+
+/* Feeds a sample whose callchain is chain[0..nr) (built in the reused
+ * buffer, then scribbled over). Returns the sample's id. */
+static uint64_t feed_chain(struct fix *f, uint32_t tid, const uint64_t *chain,
+			   size_t nr, int *err)
+{
+	struct cs_event ev = { .type = CS_RECORD_SAMPLE };
+	uint64_t id = f->next_id++;
+	int e;
+
+	assert_true(nr <= MAXCHAIN);
+	f->buf[0] = CS_RECORD_SAMPLE | (uint64_t)((2 + nr) * 8) << 48;
+	f->buf[1] = nr;
+	if (nr)
+		memcpy(&f->buf[2], chain, nr * sizeof(*chain));
+	ev.bytes = f->buf;
+	ev.size = (uint16_t)((2 + nr) * 8);
+	ev.has_id = true;
+	ev.id.tid = ev.id.pid = tid;
+	ev.sample.pid = ev.sample.tid = tid;
+	ev.sample.time = id;
+	ev.sample.period = id;
+	ev.sample.callchain = &f->buf[2];
+	ev.sample.callchain_nr = nr;
+	e = cs_stitch_event(f->st, &ev);
+	memset(f->buf, 0xee, sizeof(f->buf));
+	if (err)
+		*err = e;
+	else
+		assert_int_equal(e, 0);
+	return id;
+}
+
+/* A deferred sample: kernel[0..nk), then [USER_DEFERRED, cookie]. */
+static uint64_t feed_sample(struct fix *f, uint32_t tid, uint64_t cookie,
+			    const uint64_t *kernel, size_t nk)
+{
+	uint64_t chain[MAXCHAIN];
+
+	if (nk)
+		memcpy(chain, kernel, nk * sizeof(*kernel));
+	chain[nk] = CS_CONTEXT_USER_DEFERRED;
+	chain[nk + 1] = cookie;
+	return feed_chain(f, tid, chain, nk + 2, NULL);
+}
+
+static int feed_deferred_cpu(struct fix *f, uint32_t tid, uint64_t cookie,
+			     const uint64_t *ips, size_t nr, uint32_t cpu)
+{
+	uint64_t copy[MAXCHAIN];
+	struct cs_event ev = { .type = CS_RECORD_CALLCHAIN_DEFERRED };
+	int err;
+
+	if (nr)
+		memcpy(copy, ips, nr * sizeof(*ips));
+	ev.has_id = true;
+	ev.id.pid = ev.id.tid = tid;
+	ev.id.cpu = cpu;
+	ev.deferred.cookie = cookie;
+	ev.deferred.nr = nr;
+	ev.deferred.ips = copy;
+	err = cs_stitch_event(f->st, &ev);
+	memset(copy, 0xdd, sizeof(copy));	/* the record's buffer is reused too */
+	return err;
+}
+
+static void feed_deferred(struct fix *f, uint32_t tid, uint64_t cookie,
+			  const uint64_t *ips, size_t nr)
+{
+	assert_int_equal(feed_deferred_cpu(f, tid, cookie, ips, nr, 0), 0);
+}
+
+static void feed_exit(struct fix *f, uint32_t tid)
+{
+	struct cs_event ev = { .type = CS_RECORD_EXIT };
+
+	ev.fork.pid = ev.fork.tid = tid;
+	assert_int_equal(cs_stitch_event(f->st, &ev), 0);
+}
+
+static void feed_lost(struct fix *f, uint32_t type)
+{
+	struct cs_event ev = { .type = type };
+
+	ev.lost.lost = 3;
+	assert_int_equal(cs_stitch_event(f->st, &ev), 0);
+}
+
+static const struct out *delivered(struct fix *f, size_t i)
+{
+	assert_true(i < f->n);
+	return &f->out[i];
+}
+
+static const struct out *delivered_id(struct fix *f, uint64_t id)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->out[i].id == id)
+			return &f->out[i];
+	fail_msg("sample %lu was not delivered", (unsigned long)id);
+	return NULL;
+}
+
+/* kernel part, one CS_CONTEXT_USER, then the user stack */
+static void assert_chain_eq(const struct out *o, const uint64_t *k, size_t nk,
+			    const uint64_t *u, size_t nu)
+{
+	assert_int_equal(o->chain_nr, nk + 1 + nu);
+	for (size_t i = 0; i < nk; i++)
+		assert_int_equal(o->chain[i], k[i]);
+	assert_int_equal(o->chain[nk], CS_CONTEXT_USER);
+	for (size_t i = 0; i < nu; i++)
+		assert_int_equal(o->chain[nk + 1 + i], u[i]);
+}
+
+static void assert_kernel_only(const struct out *o, const uint64_t *k,
+			       size_t nk, uint64_t cookie,
+			       enum cs_missing_reason why)
+{
+	assert_int_equal(o->state, CS_CHAIN_KERNEL_ONLY);
+	assert_int_equal(o->missing, why);
+	assert_int_equal(o->cookie, cookie);
+	assert_int_equal(o->chain_nr, nk);
+	for (size_t i = 0; i < nk; i++)
+		assert_int_equal(o->chain[i], k[i]);
+}
+
+static void assert_stats_add_up(const struct cs_stats *s)
+{
+	uint64_t by = 0;
+
+	for (int r = 0; r < CS_MISSING__COUNT; r++)
+		by += s->kernel_only_by[r];
+	assert_int_equal(by, s->kernel_only);
+	assert_int_equal(s->samples, s->stitched + s->stitched_late +
+			 s->kernel_only + s->original);
+}
+
+static const uint64_t K[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL,
+			      0xffffffff81000020ULL };
+static const uint64_t K2[] = { CS_CONTEXT_KERNEL, 0xffffffff81000030ULL };
+static const uint64_t U[] = { 0x401000, 0x401100, 0x401200 };
+static const uint64_t U2[] = { 0x7f0000001000ULL, 0x7f0000002000ULL };
+#define TID 100
+#define COOKIE 0xb00000006ULL
+
+/* ---- the rules ---- */
+
+static void deferred_record_completes_every_waiting_sample_of_its_cookie(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID, COOKIE, K2, 2);
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_int_equal(f->n, 0);		/* they wait */
+	assert_int_equal(cs_stitch_pending(f->st), 3);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_int_equal(f->n, 3);
+	assert_chain_eq(delivered(f, 0), K, 3, U, 3);
+	assert_chain_eq(delivered(f, 1), K2, 2, U, 3);
+	assert_chain_eq(delivered(f, 2), K, 3, U, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(delivered(f, i)->state, CS_CHAIN_STITCHED);
+		assert_int_equal(delivered(f, i)->cookie, COOKIE);
+		assert_int_equal(delivered(f, i)->id, (uint64_t)i + 1);
+	}
+	assert_int_equal(f->stats.stitched, 3);
+	assert_int_equal(f->stats.max_pending, 3);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void match_is_on_tid_and_cookie(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID + 1, COOKIE, K2, 2);	/* same cookie, other task */
+	feed_deferred(f, TID + 1, COOKIE, U2, 2);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(delivered(f, 0)->tid, TID + 1);
+	assert_chain_eq(delivered(f, 0), K2, 2, U2, 2);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_int_equal(f->n, 2);
+	assert_chain_eq(delivered(f, 1), K, 3, U, 3);
+	fix_free(f);
+}
+
+static void late_sample_is_stitched_from_the_last_record(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	/* the record arrives first; a sample of the same kernel entry follows */
+	feed_deferred(f, TID, COOKIE, U, 3);
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_int_equal(f->n, 1);
+	assert_chain_eq(delivered(f, 0), K, 3, U, 3);
+	assert_int_equal(delivered(f, 0)->state, CS_CHAIN_STITCHED_LATE);
+	assert_int_equal(f->stats.stitched_late, 1);
+	assert_int_equal(f->stats.stitched, 0);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void late_sample_after_stitched_ones_uses_the_same_record(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	feed_sample(f, TID, COOKIE, K2, 2);
+	assert_int_equal(f->n, 2);
+	assert_int_equal(delivered(f, 0)->state, CS_CHAIN_STITCHED);
+	assert_int_equal(delivered(f, 1)->state, CS_CHAIN_STITCHED_LATE);
+	assert_chain_eq(delivered(f, 1), K2, 2, U, 3);
+	fix_free(f);
+}
+
+static void duplicate_record_changes_nothing(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	feed_deferred(f, TID, COOKIE, U2, 2);	/* second copy, even if it differs */
+	assert_int_equal(f->n, 1);
+	assert_int_equal(f->stats.duplicate_records, 1);
+	assert_int_equal(f->stats.orphan_records, 0);
+	assert_int_equal(f->stats.deferred_records, 2);
+	/* a late sample still gets the first record's stack */
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_chain_eq(delivered(f, 1), K, 3, U, 3);
+	fix_free(f);
+}
+
+static void orphan_record_is_counted_and_ignored(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_int_equal(f->n, 0);
+	assert_int_equal(f->stats.orphan_records, 1);
+	assert_int_equal(f->stats.deferred_records, 1);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	fix_free(f);
+}
+
+static void newer_cookie_sample_releases_older_waiting_samples(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID, COOKIE, K2, 2);
+	feed_sample(f, TID, COOKIE + 1, K, 3);	/* a newer kernel entry */
+	assert_int_equal(f->n, 2);
+	assert_kernel_only(delivered(f, 0), K, 3, COOKIE, CS_MISSING_SUPERSEDED);
+	assert_kernel_only(delivered(f, 1), K2, 2, COOKIE, CS_MISSING_SUPERSEDED);
+	assert_int_equal(f->stats.kernel_only_by[CS_MISSING_SUPERSEDED], 2);
+	assert_int_equal(cs_stitch_pending(f->st), 1);
+	feed_deferred(f, TID, COOKIE + 1, U, 3);
+	assert_chain_eq(delivered(f, 2), K, 3, U, 3);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void newer_cookie_record_releases_older_waiting_samples(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE + 1, U, 3);
+	assert_int_equal(f->n, 1);
+	assert_kernel_only(delivered(f, 0), K, 3, COOKIE, CS_MISSING_SUPERSEDED);
+	assert_int_equal(f->stats.orphan_records, 1);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	fix_free(f);
+}
+
+static void lost_records_mark_superseded_samples_as_lost(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID + 1, 7, K, 3);
+	feed_lost(f, CS_RECORD_LOST);		/* the record may be in there */
+	feed_sample(f, TID, COOKIE + 1, K2, 2);
+	assert_kernel_only(delivered(f, 0), K, 3, COOKIE, CS_MISSING_LOST);
+	assert_int_equal(f->stats.kernel_only_by[CS_MISSING_LOST], 1);
+	/* a wait that began after the loss is plainly superseded */
+	feed_sample(f, TID, COOKIE + 2, K2, 2);
+	assert_kernel_only(delivered(f, 1), K2, 2, COOKIE + 1,
+			   CS_MISSING_SUPERSEDED);
+	/* LOST_SAMPLES counts as a loss too */
+	feed_lost(f, CS_RECORD_LOST_SAMPLES);
+	feed_sample(f, TID + 1, 8, K, 3);
+	assert_kernel_only(delivered(f, 2), K, 3, 7, CS_MISSING_LOST);
+	assert_int_equal(cs_stitch_flush(f->st), 0);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void exit_releases_waiting_samples(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID + 1, COOKIE, K2, 2);
+	feed_exit(f, TID);
+	assert_int_equal(f->n, 1);
+	assert_kernel_only(delivered(f, 0), K, 3, COOKIE, CS_MISSING_EXITED);
+	assert_int_equal(cs_stitch_pending(f->st), 1);
+	/* the tid may be reused: nothing of the old task is left */
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_int_equal(f->n, 1);
+	feed_exit(f, TID + 7);			/* unknown tid: nothing happens */
+	assert_int_equal(f->n, 1);
+	fix_free(f);
+}
+
+static void end_of_input_releases_waiting_samples_in_arrival_order(void **state)
+{
+	struct fix *f = fix_new(true);
+	uint64_t ids[4];
+
+	(void)state;
+	ids[0] = feed_sample(f, 5, 50, K, 3);
+	ids[1] = feed_sample(f, 900, 90, K2, 2);
+	ids[2] = feed_sample(f, 5, 50, K2, 2);
+	ids[3] = feed_sample(f, 17, 70, K, 3);
+	assert_int_equal(cs_stitch_flush(f->st), 0);
+	assert_int_equal(f->n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(delivered(f, i)->id, ids[i]);
+		assert_int_equal(delivered(f, i)->state, CS_CHAIN_KERNEL_ONLY);
+		assert_int_equal(delivered(f, i)->missing, CS_MISSING_END);
+	}
+	assert_kernel_only(delivered(f, 1), K2, 2, 90, CS_MISSING_END);
+	assert_int_equal(f->stats.kernel_only_by[CS_MISSING_END], 4);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void record_from_another_cpu_later_in_time_stitches(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	/* the task migrated between its samples and its return to user */
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID + 1, 1, K2, 2);
+	feed_deferred(f, TID + 1, 1, U2, 2);
+	assert_int_equal(feed_deferred_cpu(f, TID, COOKIE, U, 3, 1), 0);
+	assert_int_equal(f->n, 2);
+	assert_chain_eq(delivered_id(f, 1), K, 3, U, 3);
+	assert_int_equal(delivered_id(f, 1)->state, CS_CHAIN_STITCHED);
+	fix_free(f);
+}
+
+static void samples_without_deferral_pass_through(void **state)
+{
+	struct fix *f = fix_new(true);
+	const uint64_t ordinary[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL,
+				      CS_CONTEXT_USER, 0x401000, 0x401100 };
+	const uint64_t kthread[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL };
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);	/* one waits meanwhile */
+	feed_chain(f, TID, ordinary, 5, NULL);
+	feed_chain(f, 2, kthread, 2, NULL);
+	feed_chain(f, 3, NULL, 0, NULL);	/* no callchain at all */
+	assert_int_equal(f->n, 3);
+	assert_int_equal(delivered(f, 0)->state, CS_CHAIN_ORIGINAL);
+	assert_int_equal(delivered(f, 0)->chain_nr, 5);
+	assert_memory_equal(delivered(f, 0)->chain, ordinary, sizeof(ordinary));
+	assert_int_equal(delivered(f, 1)->chain_nr, 2);
+	assert_int_equal(delivered(f, 2)->chain_nr, 0);
+	assert_int_equal(delivered(f, 0)->cookie, 0);
+	assert_int_equal(f->stats.original, 3);
+	assert_int_equal(f->stats.samples_deferred, 1);
+	assert_int_equal(cs_stitch_pending(f->st), 1);	/* not released */
+	fix_free(f);
+}
+
+static void marker_first_ips_get_no_second_marker(void **state)
+{
+	struct fix *f = fix_new(true);
+	const uint64_t draft[] = { CS_CONTEXT_USER, 0x401000, 0x401100 };
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, draft, 3);
+	assert_int_equal(delivered(f, 0)->chain_nr, 3 + 3);
+	assert_memory_equal(delivered(f, 0)->chain, K, sizeof(K));
+	assert_memory_equal(delivered(f, 0)->chain + 3, draft, sizeof(draft));
+	fix_free(f);
+}
+
+static void user_mode_sample_gets_the_user_stack_alone(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, NULL, 0);	/* [USER_DEFERRED, cookie] */
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_chain_eq(delivered(f, 0), NULL, 0, U, 3);
+	fix_free(f);
+}
+
+static void waiting_sample_is_copied(void **state)
+{
+	struct fix *f = fix_new(true);
+	const uint64_t k[] = { CS_CONTEXT_KERNEL, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+
+	(void)state;
+	/* feed_sample scribbles over the buffer the sample was read from */
+	feed_sample(f, TID, COOKIE, k, 10);
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_chain_eq(delivered(f, 0), k, 10, U, 3);
+	assert_chain_eq(delivered(f, 1), K, 3, U, 3);
+	fix_free(f);
+}
+
+static void unmerged_mode_delivers_samples_as_recorded(void **state)
+{
+	struct fix *f = fix_new(false);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(delivered(f, 0)->state, CS_CHAIN_UNMERGED);
+	assert_int_equal(delivered(f, 0)->cookie, COOKIE);
+	assert_int_equal(delivered(f, 0)->chain_nr, 5);
+	assert_int_equal(delivered(f, 0)->chain[3], CS_CONTEXT_USER_DEFERRED);
+	assert_int_equal(delivered(f, 0)->chain[4], COOKIE);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(f->stats.deferred_records, 1);
+	assert_int_equal(f->stats.samples_deferred, 1);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	assert_stats_add_up(&f->stats);
+	fix_free(f);
+}
+
+static void callback_error_stops_and_is_returned(void **state)
+{
+	struct fix *f = fix_new(true);
+	int err;
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_sample(f, TID, COOKIE, K, 3);
+	f->fail_at = 1;
+	assert_int_equal(feed_deferred_cpu(f, TID, COOKIE, U, 3, 0), 5);
+	f->fail_at = 2;
+	feed_chain(f, TID, K, 3, &err);
+	assert_int_equal(err, 5);
+	fix_free(f);			/* what still waits is freed: ASan checks */
+}
+
+/* ---- stress against a naive model ---- */
+
+static uint64_t rng = 0x2545f4914f6cdd1dULL;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+#define NTID 40
+
+/* The rules once more, written plainly: one global list of waiting
+ * samples, scanned; the last record per tid in a plain array. */
+struct model {
+	struct mwait {
+		uint64_t id, cookie, seq_lost;
+		uint32_t tid;
+		uint64_t k[4];
+		size_t nk;
+	} *wait;
+	size_t nwait;
+	struct { bool has; uint64_t cookie; uint64_t ips[8]; size_t nr; } rec[NTID];
+	uint64_t lost;
+	struct out *out;
+	size_t n;
+};
+
+static void model_out(struct model *m, const struct mwait *w,
+		      enum cs_chain_state st, enum cs_missing_reason why,
+		      const uint64_t *ips, size_t nr)
+{
+	struct out *o = &m->out[m->n++];
+
+	memset(o, 0, sizeof(*o));
+	o->id = w->id;
+	o->tid = w->tid;
+	o->state = st;
+	o->missing = why;
+	o->cookie = w->cookie;
+	memcpy(o->chain, w->k, w->nk * 8);
+	o->chain_nr = w->nk;
+	if (st == CS_CHAIN_STITCHED || st == CS_CHAIN_STITCHED_LATE) {
+		if (nr && !cs_is_context_marker(ips[0]))
+			o->chain[o->chain_nr++] = CS_CONTEXT_USER;
+		memcpy(o->chain + o->chain_nr, ips, nr * 8);
+		o->chain_nr += nr;
+	}
+}
+
+/* releases the tid's waiting samples, those of `cookie` only if match */
+static void model_release(struct model *m, uint32_t tid, bool by_record,
+			  enum cs_missing_reason why)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < m->nwait; i++) {
+		struct mwait *w = &m->wait[i];
+
+		if (w->tid != tid) {
+			m->wait[j++] = *w;
+			continue;
+		}
+		if (by_record)
+			model_out(m, w, CS_CHAIN_STITCHED, 0, m->rec[tid].ips,
+				  m->rec[tid].nr);
+		else if (why == CS_MISSING_SUPERSEDED && w->seq_lost != m->lost)
+			model_out(m, w, CS_CHAIN_KERNEL_ONLY, CS_MISSING_LOST,
+				  NULL, 0);
+		else
+			model_out(m, w, CS_CHAIN_KERNEL_ONLY, why, NULL, 0);
+	}
+	m->nwait = j;
+}
+
+static const struct mwait *model_waiting(struct model *m, uint32_t tid)
+{
+	for (size_t i = 0; i < m->nwait; i++)
+		if (m->wait[i].tid == tid)
+			return &m->wait[i];
+	return NULL;
+}
+
+static void every_sample_is_delivered_once_under_random_stress(void **state)
+{
+	enum { EVENTS = 100000 };
+	struct fix *f = fix_new(true);
+	struct model m = { 0 };
+	uint64_t cur[NTID], next_cookie = 1000;
+	size_t nsamples = 0;
+
+	(void)state;
+	m.wait = calloc(EVENTS, sizeof(*m.wait));
+	m.out = calloc(EVENTS, sizeof(*m.out));
+	for (int t = 0; t < NTID; t++)
+		cur[t] = next_cookie++;
+
+	for (int e = 0; e < EVENTS; e++) {
+		uint32_t tid = (uint32_t)(rnd() % NTID);
+		unsigned int what = (unsigned int)(rnd() % 100);
+
+		if (what < 50) {		/* a deferred sample of the current entry */
+			uint64_t k[4] = { CS_CONTEXT_KERNEL, rnd() | 1ULL << 63,
+					  rnd() | 1ULL << 63, rnd() | 1ULL << 63 };
+			size_t nk = 1 + rnd() % 3;
+			const struct mwait *w = model_waiting(&m, tid);
+			struct mwait nw = { .tid = tid, .cookie = cur[tid], .nk = nk };
+
+			nw.id = feed_sample(f, tid, cur[tid], k, nk);
+			memcpy(nw.k, k, sizeof(k));
+			nsamples++;
+			if (w && w->cookie == cur[tid]) {
+				nw.seq_lost = w->seq_lost;
+				m.wait[m.nwait++] = nw;
+			} else if (m.rec[tid].has && m.rec[tid].cookie == cur[tid]) {
+				model_out(&m, &nw, CS_CHAIN_STITCHED_LATE, 0,
+					  m.rec[tid].ips, m.rec[tid].nr);
+			} else {
+				model_release(&m, tid, false, CS_MISSING_SUPERSEDED);
+				nw.seq_lost = m.lost;
+				m.wait[m.nwait++] = nw;
+			}
+		} else if (what < 70) {		/* the task returns to user */
+			uint64_t ips[8];
+			size_t nr = rnd() % 6;
+			unsigned int fate = (unsigned int)(rnd() % 10);
+
+			for (size_t i = 0; i < nr; i++)
+				ips[i] = 0x400000 + (rnd() & 0xffff);
+			if (nr && fate == 0)
+				ips[0] = CS_CONTEXT_USER;	/* a draft kernel */
+			if (fate < 8) {
+				int copies = fate == 1 ? 2 : 1;
+
+				for (int c = 0; c < copies; c++) {
+					const struct mwait *w = model_waiting(&m, tid);
+
+					feed_deferred(f, tid, cur[tid], ips, nr);
+					if (w && w->cookie == cur[tid]) {
+						m.rec[tid].has = true;
+						m.rec[tid].cookie = cur[tid];
+						memcpy(m.rec[tid].ips, ips, sizeof(ips));
+						m.rec[tid].nr = nr;
+						model_release(&m, tid, true, 0);
+					} else if (m.rec[tid].has &&
+						   m.rec[tid].cookie == cur[tid]) {
+						/* duplicate */
+					} else {
+						model_release(&m, tid, false,
+							      CS_MISSING_SUPERSEDED);
+						m.rec[tid].has = true;
+						m.rec[tid].cookie = cur[tid];
+						memcpy(m.rec[tid].ips, ips, sizeof(ips));
+						m.rec[tid].nr = nr;
+					}
+				}
+			} else if (fate == 8) {	/* the record was lost */
+				feed_lost(f, CS_RECORD_LOST);
+				m.lost++;
+			}			/* fate 9: it never came */
+			/* late samples of this entry may still follow */
+			if (rnd() % 4 == 0)
+				cur[tid] = next_cookie++;
+		} else if (what < 80) {		/* a new entry, the old one's record lost */
+			cur[tid] = next_cookie++;
+		} else if (what < 95) {		/* not deferred */
+			uint64_t c[3] = { CS_CONTEXT_KERNEL, 0xffffffff81000000ULL,
+					  e };
+			struct mwait nw = { .tid = tid, .nk = 3 };
+
+			nw.id = feed_chain(f, tid, c, 3, NULL);
+			memcpy(nw.k, c, sizeof(c));
+			nsamples++;
+			model_out(&m, &nw, CS_CHAIN_ORIGINAL, 0, NULL, 0);
+			m.out[m.n - 1].cookie = 0;
+		} else if (what < 97) {		/* exit */
+			feed_exit(f, tid);
+			model_release(&m, tid, false, CS_MISSING_EXITED);
+			m.rec[tid].has = false;
+			cur[tid] = next_cookie++;
+		} else {			/* lost records elsewhere */
+			feed_lost(f, rnd() % 2 ? CS_RECORD_LOST :
+				  CS_RECORD_LOST_SAMPLES);
+			m.lost++;
+		}
+		assert_int_equal(cs_stitch_pending(f->st), m.nwait);
+	}
+	assert_int_equal(cs_stitch_flush(f->st), 0);
+	for (size_t i = 0; i < m.nwait; i++)
+		model_out(&m, &m.wait[i], CS_CHAIN_KERNEL_ONLY, CS_MISSING_END,
+			  NULL, 0);
+
+	/* same deliveries, in the same order */
+	assert_int_equal(f->n, m.n);
+	assert_int_equal(f->n, nsamples);
+	for (size_t i = 0; i < m.n; i++) {
+		const struct out *a = &f->out[i], *b = &m.out[i];
+
+		if (a->state != b->state)
+			print_message("at %zu id %lu tid %u: %d/%d vs model %d/%d cookie %lx\n", i,
+				      (unsigned long)a->id, a->tid, a->state, a->missing,
+				      b->state, b->missing, (unsigned long)a->cookie);
+		assert_int_equal(a->id, b->id);
+		assert_int_equal(a->state, b->state);
+		assert_int_equal(a->missing, b->missing);
+		assert_int_equal(a->cookie, b->cookie);
+		assert_int_equal(a->chain_nr, b->chain_nr);
+		assert_memory_equal(a->chain, b->chain, a->chain_nr * 8);
+	}
+	/* every sample exactly once */
+	uint8_t *seen = calloc(nsamples + 1, 1);
+	for (size_t i = 0; i < f->n; i++) {
+		assert_true(f->out[i].id >= 1 && f->out[i].id <= nsamples);
+		assert_int_equal(seen[f->out[i].id]++, 0);
+	}
+	free(seen);
+	assert_stats_add_up(&f->stats);
+	assert_int_equal(f->stats.samples, nsamples);
+	/* each kind of outcome happened, or the stress proves little */
+	assert_true(f->stats.stitched > 1000);
+	assert_true(f->stats.stitched_late > 100);
+	assert_true(f->stats.duplicate_records > 100);
+	assert_true(f->stats.orphan_records > 100);
+	for (int r = CS_MISSING_LOST; r < CS_MISSING__COUNT; r++)
+		assert_true(f->stats.kernel_only_by[r] > 0);
+	assert_int_equal(cs_stitch_pending(f->st), 0);
+	free(m.wait);
+	free(m.out);
+	fix_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deferred_record_completes_every_waiting_sample_of_its_cookie),
+		cmocka_unit_test(match_is_on_tid_and_cookie),
+		cmocka_unit_test(late_sample_is_stitched_from_the_last_record),
+		cmocka_unit_test(late_sample_after_stitched_ones_uses_the_same_record),
+		cmocka_unit_test(duplicate_record_changes_nothing),
+		cmocka_unit_test(orphan_record_is_counted_and_ignored),
+		cmocka_unit_test(newer_cookie_sample_releases_older_waiting_samples),
+		cmocka_unit_test(newer_cookie_record_releases_older_waiting_samples),
+		cmocka_unit_test(lost_records_mark_superseded_samples_as_lost),
+		cmocka_unit_test(exit_releases_waiting_samples),
+		cmocka_unit_test(end_of_input_releases_waiting_samples_in_arrival_order),
+		cmocka_unit_test(record_from_another_cpu_later_in_time_stitches),
+		cmocka_unit_test(samples_without_deferral_pass_through),
+		cmocka_unit_test(marker_first_ips_get_no_second_marker),
+		cmocka_unit_test(user_mode_sample_gets_the_user_stack_alone),
+		cmocka_unit_test(waiting_sample_is_copied),
+		cmocka_unit_test(unmerged_mode_delivers_samples_as_recorded),
+		cmocka_unit_test(callback_error_stops_and_is_returned),
+		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
