@@ -10,6 +10,7 @@ struct agg_frame {
 	struct cs_agg_key key;
 	struct cs_location loc;
 	uint64_t hash;
+	bool owned;		/* key strings are our copies */
 };
 
 struct agg_stack {
@@ -155,6 +156,11 @@ void cs_agg_free(struct cs_agg *a)
 {
 	if (!a)
 		return;
+	for (size_t i = 0; i < a->nr_frames; i++)
+		if (a->frames[i].owned) {
+			free((char *)a->frames[i].key.sym);
+			free((char *)a->frames[i].key.dso);
+		}
 	free(a->frames);
 	free(a->frame_index.slots);
 	free(a->stacks);
@@ -163,8 +169,8 @@ void cs_agg_free(struct cs_agg *a)
 	free(a);
 }
 
-int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
-		 const struct cs_location *loc, uint32_t *id)
+static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
+			const struct cs_location *loc, bool copy, uint32_t *id)
 {
 	uint64_t h = hash_key(key);
 	struct agg_index *ix = &a->frame_index;
@@ -191,6 +197,16 @@ int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
 	f = &a->frames[a->nr_frames];
 	f->key = *key;
 	f->hash = h;
+	f->owned = copy;
+	if (copy) {
+		f->key.sym = key->sym ? strdup(key->sym) : NULL;
+		f->key.dso = key->dso ? strdup(key->dso) : NULL;
+		if ((key->sym && !f->key.sym) || (key->dso && !f->key.dso)) {
+			free((char *)f->key.sym);
+			free((char *)f->key.dso);
+			return -ENOMEM;
+		}
+	}
 	if (loc)
 		f->loc = *loc;
 	else
@@ -201,6 +217,18 @@ int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
 	ix->used++;
 	*id = (uint32_t)a->nr_frames++;
 	return 0;
+}
+
+int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
+		 const struct cs_location *loc, uint32_t *id)
+{
+	return frame_intern(a, key, loc, false, id);
+}
+
+int cs_agg_frame_copy(struct cs_agg *a, const struct cs_agg_key *key,
+		      uint32_t *id)
+{
+	return frame_intern(a, key, NULL, true, id);
 }
 
 size_t cs_agg_nr_frames(const struct cs_agg *a)

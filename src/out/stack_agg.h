@@ -53,6 +53,12 @@ void cs_agg_free(struct cs_agg *a);
 int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
 		 const struct cs_location *loc, uint32_t *id);
 
+/* Like cs_agg_frame(), but copies key->sym and key->dso the first time the
+ * frame is seen (the table frees the copies): for strings that may not
+ * outlive the table, like a thread's command name. */
+int cs_agg_frame_copy(struct cs_agg *a, const struct cs_agg_key *key,
+		      uint32_t *id);
+
 size_t cs_agg_nr_frames(const struct cs_agg *a);
 /* The key and location of frame id; owned by the table. loc is all zero
  * when none was given. */

@@ -1,0 +1,78 @@
+/* folded.h - folded stacks ("root;...;leaf count"), for flame graph tools.
+ *
+ * One line per unique stack, outermost frame first, frames separated by
+ * ';' and the number of samples last: the input of FlameGraph's
+ * flamegraph.pl and of inferno. Frames are named the way
+ * stackcollapse-perf.pl names them, so a flame graph drawn from our output
+ * and one drawn from `perf script | stackcollapse-perf.pl` line up:
+ * function arguments dropped, ';' turned into ':', an unknown symbol shown
+ * as its dso's base name in brackets ("[libc.so.6]") or "[unknown]".
+ * A kernel-only sample (its user stack never came) gets a last-outermost
+ * marker frame naming why, e.g. "[user stack missing: lost]".
+ *
+ * Lines are sorted, so the output of one profile is always the same.
+ */
+#ifndef CS_FOLDED_H
+#define CS_FOLDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <callstitch/callstitch.h>
+#include "out/frames.h"
+
+struct cs_folded;			/* opaque */
+
+struct cs_folded_opts {
+	bool no_kernel;			/* drop kernel frames */
+	bool no_user;			/* drop user frames */
+	bool comm;			/* the process name as the root frame */
+	bool annotate;			/* "_[k]" after kernel frames' names */
+	bool use_period;		/* count the period, not samples */
+	const uint32_t *pids;		/* only these processes (NULL: all) */
+	size_t nr_pids;
+	const uint32_t *tids;		/* only these threads (NULL: all) */
+	size_t nr_tids;
+};
+
+/* Returns 0 and a new aggregator in *out (the caller frees it), or
+ * -ENOMEM. opts is copied; the pid and tid arrays must outlive it. */
+int cs_folded_new(const struct cs_folded_opts *opts, struct cs_folded **out);
+void cs_folded_free(struct cs_folded *f);
+
+/* Adds one sample given its resolved frames, innermost first (as
+ * cs_frames_resolve() gives them). comm may be NULL. Strings in the frames
+ * must outlive f. Returns 0 or -ENOMEM. */
+int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
+		  size_t nr, const char *comm, uint64_t period);
+
+/* Whether a sample of pid/tid passes the --pid/--tid filters. */
+bool cs_folded_wants(const struct cs_folded *f, uint32_t pid, uint32_t tid);
+/* Whether samples need their command name (the --comm root frame). */
+bool cs_folded_wants_comm(const struct cs_folded *f);
+
+/* Writes every stack, sorted. Returns 0, -ENOMEM or -EIO. */
+int cs_folded_write(struct cs_folded *f, FILE *out);
+
+/* Samples (or periods, with use_period) added; equals the sum of the
+ * counts written. */
+uint64_t cs_folded_total(const struct cs_folded *f);
+
+/* cs_output_ops whose ctx is a struct cs_folded_run; `end` writes. */
+struct cs_folded_run {
+	struct cs_folded *folded;
+	FILE *out;
+	struct cs_machine *machine;	/* set by begin */
+	struct cs_frame *frames;	/* CS_FRAMES_MAX, allocated by begin */
+};
+extern const struct cs_output_ops cs_folded_ops;
+/* Frees what begin allocated (not the aggregator). */
+void cs_folded_run_release(struct cs_folded_run *r);
+
+/* The marker frame of a kernel-only sample, "[user stack missing: why]";
+ * a static string. Shared by the outputs so they name it alike. */
+const char *cs_out_missing_user_name(enum cs_missing_reason why);
+
+#endif

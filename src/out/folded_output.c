@@ -1,0 +1,55 @@
+/* folded_output.c - folded stacks as a cs_output_ops (see folded.h).
+ *
+ * Kept apart from folded.c so that the aggregation can be tested with
+ * hand-made frames, without a session.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "out/folded.h"
+
+static int run_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_folded_run *r = ctx;
+
+	r->machine = cs_session_machine(s);
+	r->frames = malloc(CS_FRAMES_MAX * sizeof(*r->frames));
+	return r->frames ? 0 : -ENOMEM;
+}
+
+static int run_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_folded_run *r = ctx;
+	struct cs_folded *f = r->folded;
+	const struct cs_sample *smp = &s->event->sample;
+	size_t n;
+
+	if (!cs_folded_wants(f, smp->pid, smp->tid))
+		return 0;
+	n = cs_frames_resolve(r->machine, s, r->frames, CS_FRAMES_MAX);
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	return cs_folded_add(f, r->frames, n,
+			     cs_folded_wants_comm(f) ? cs_machine_comm(r->machine, smp->pid, smp->tid) : NULL,
+			     smp->period);
+}
+
+static int run_end(void *ctx, struct cs_session *s)
+{
+	struct cs_folded_run *r = ctx;
+
+	(void)s;
+	return cs_folded_write(r->folded, r->out);
+}
+
+void cs_folded_run_release(struct cs_folded_run *r)
+{
+	free(r->frames);
+	r->frames = NULL;
+}
+
+const struct cs_output_ops cs_folded_ops = {
+	.begin = run_begin,
+	.sample = run_sample,
+	.end = run_end,
+};

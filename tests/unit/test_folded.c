@@ -1,0 +1,208 @@
+/* test_folded.c - folded stacks from hand-made frames (src/out/folded). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* the outputs are linked into the binary, not the library: build them here */
+#include "../../src/out/stack_agg.c"
+#include "../../src/out/folded.c"
+
+static struct cs_frame kf(const char *sym)
+{
+	return (struct cs_frame){ .cpumode = CS_MISC_KERNEL, .kind = CS_FRAME_ADDR,
+		.loc = { .sym = sym, .dso_name = "[kernel.kallsyms]", .kernel = true } };
+}
+
+static struct cs_frame uf(const char *sym, const char *dso)
+{
+	return (struct cs_frame){ .cpumode = CS_MISC_USER, .kind = CS_FRAME_ADDR,
+		.loc = { .sym = sym, .dso_name = dso } };
+}
+
+static struct cs_frame missing(enum cs_missing_reason why)
+{
+	return (struct cs_frame){ .cpumode = CS_MISC_USER,
+		.kind = CS_FRAME_MISSING_USER, .missing = why };
+}
+
+static char *written(struct cs_folded *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	assert_non_null(m);
+	assert_int_equal(cs_folded_write(f, m), 0);
+	fclose(m);
+	return text;
+}
+
+static struct cs_folded *folded(struct cs_folded_opts o)
+{
+	struct cs_folded *f;
+
+	assert_int_equal(cs_folded_new(&o, &f), 0);
+	return f;
+}
+
+static void stacks_print_root_first_sorted_with_counts(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ 0 });
+	struct cs_frame a[] = { kf("vfs_read"), kf("do_syscall_64"),
+				uf("read", "/lib/libc.so.6"), uf("main", "/bin/w") };
+	struct cs_frame b[] = { uf("spin", "/bin/w"), uf("main", "/bin/w") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 4, "w", 100), 0);
+	assert_int_equal(cs_folded_add(f, b, 2, "w", 100), 0);
+	assert_int_equal(cs_folded_add(f, a, 4, "w", 100), 0);
+	t = written(f);
+	assert_string_equal(t, "main;read;do_syscall_64;vfs_read 2\n"
+			       "main;spin 1\n");
+	assert_int_equal(cs_folded_total(f), 3);
+	free(t);
+	cs_folded_free(f);
+}
+
+static void unknown_symbols_are_named_by_dso_like_stackcollapse(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ 0 });
+	struct cs_frame a[] = { uf(NULL, "/usr/lib/libfoo.so.1"), uf(NULL, NULL),
+				uf("", "/bin/w") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 3, NULL, 1), 0);
+	t = written(f);
+	assert_string_equal(t, "[w];[unknown];[libfoo.so.1] 1\n");
+	free(t);
+	cs_folded_free(f);
+}
+
+static void names_are_tidied_and_equal_names_merge(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ 0 });
+	struct cs_frame a[] = { uf("ns::f(int)", "/bin/w"), uf("a;b", "/bin/w") };
+	struct cs_frame b[] = { uf("ns::f(long)", "/bin/w"), uf("a;b", "/bin/w") };
+	struct cs_frame c[] = { uf("(anonymous namespace)::g(int)", "/bin/w"),
+				uf("say \"hi\"", "/bin/w") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 2, NULL, 1), 0);
+	assert_int_equal(cs_folded_add(f, b, 2, NULL, 1), 0);
+	assert_int_equal(cs_folded_add(f, c, 2, NULL, 1), 0);
+	t = written(f);
+	assert_string_equal(t, "a:b;ns::f 2\n"
+			       "say hi;(anonymous namespace)::g 1\n");
+	free(t);
+	cs_folded_free(f);
+}
+
+static void kernel_only_sample_ends_in_a_marker_frame(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ 0 });
+	struct cs_frame a[] = { kf("schedule"), kf("do_syscall_64"),
+				missing(CS_MISSING_LOST) };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 3, NULL, 1), 0);
+	t = written(f);
+	assert_string_equal(t, "[user stack missing: lost];do_syscall_64;schedule 1\n");
+	free(t);
+	cs_folded_free(f);
+}
+
+static void no_kernel_drops_kernel_frames_but_keeps_the_sample(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ .no_kernel = true });
+	struct cs_frame a[] = { kf("vfs_read"), uf("read", "/lib/libc.so.6"),
+				uf("main", "/bin/w") };
+	struct cs_frame b[] = { kf("schedule"), missing(CS_MISSING_END) };
+	struct cs_frame c[] = { kf("worker_thread"), kf("kthread") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 3, NULL, 1), 0);
+	assert_int_equal(cs_folded_add(f, b, 2, NULL, 1), 0);
+	assert_int_equal(cs_folded_add(f, c, 2, NULL, 1), 0);
+	t = written(f);
+	assert_string_equal(t, "[kernel] 1\n"
+			       "[user stack missing: end of recording] 1\n"
+			       "main;read 1\n");
+	assert_int_equal(cs_folded_total(f), 3);
+	free(t);
+	cs_folded_free(f);
+}
+
+static void comm_is_the_root_frame_and_annotate_marks_kernel(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ .comm = true,
+							       .annotate = true });
+	struct cs_frame a[] = { kf("vfs_read"), uf("main", "/bin/w") };
+	char comm[16] = "web server";
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 2, comm, 1), 0);
+	/* the thread renames itself: earlier samples keep their name */
+	strcpy(comm, "other");
+	assert_int_equal(cs_folded_add(f, a, 2, comm, 1), 0);
+	assert_int_equal(cs_folded_add(f, a, 2, NULL, 1), 0);
+	t = written(f);
+	assert_string_equal(t, "[unknown];main;vfs_read_[k] 1\n"
+			       "other;main;vfs_read_[k] 1\n"
+			       "web_server;main;vfs_read_[k] 1\n");
+	free(t);
+	cs_folded_free(f);
+}
+
+static void period_counts_sum_the_periods(void **state)
+{
+	struct cs_folded *f = folded((struct cs_folded_opts){ .use_period = true });
+	struct cs_frame a[] = { uf("main", "/bin/w") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_folded_add(f, a, 1, NULL, 250000), 0);
+	assert_int_equal(cs_folded_add(f, a, 1, NULL, 249000), 0);
+	t = written(f);
+	assert_string_equal(t, "main 499000\n");
+	free(t);
+	cs_folded_free(f);
+}
+
+static void filters_select_pids_and_tids(void **state)
+{
+	uint32_t pids[] = { 10, 20 }, tids[] = { 21 };
+	struct cs_folded *f = folded((struct cs_folded_opts){
+		.pids = pids, .nr_pids = 2, .tids = tids, .nr_tids = 1 });
+
+	(void)state;
+	assert_false(cs_folded_wants(f, 10, 11));
+	assert_true(cs_folded_wants(f, 20, 21));
+	assert_false(cs_folded_wants(f, 30, 21));
+	cs_folded_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stacks_print_root_first_sorted_with_counts),
+		cmocka_unit_test(unknown_symbols_are_named_by_dso_like_stackcollapse),
+		cmocka_unit_test(names_are_tidied_and_equal_names_merge),
+		cmocka_unit_test(kernel_only_sample_ends_in_a_marker_frame),
+		cmocka_unit_test(no_kernel_drops_kernel_frames_but_keeps_the_sample),
+		cmocka_unit_test(comm_is_the_root_frame_and_annotate_marks_kernel),
+		cmocka_unit_test(period_counts_sum_the_periods),
+		cmocka_unit_test(filters_select_pids_and_tids),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
