@@ -1,0 +1,539 @@
+/* decode.c - one native-endian record into a struct cs_event.
+ *
+ * A cursor walks the record; every take checks what remains first, so a
+ * hostile length can only produce -EBADMSG with a reason, never a read past
+ * the record. Arrays are handed out as pointers into the record: records
+ * are 8-byte aligned (the reader guarantees it) and so are u64 arrays.
+ */
+#include "lib/read/decode.h"
+#include "lib/read/evlist.h"
+#include "lib/read/evlist_int.h"
+#include "lib/read/bytes.h"
+#include "lib/util/errbuf.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <string.h>
+
+struct cur {
+	const uint8_t *p, *end;
+	const char *why;		/* first failure */
+};
+
+static inline int need(struct cur *c, size_t n, const char *what)
+{
+	if (c->why)
+		return 0;
+	if (n > (size_t)(c->end - c->p)) {
+		c->why = what;
+		return 0;
+	}
+	return 1;
+}
+
+static inline uint64_t u64(struct cur *c, const char *what)
+{
+	uint64_t v;
+
+	if (!need(c, 8, what))
+		return 0;
+	v = cs_ld64(c->p);
+	c->p += 8;
+	return v;
+}
+
+static inline uint32_t u32(struct cur *c, const char *what)
+{
+	uint32_t v;
+
+	if (!need(c, 4, what))
+		return 0;
+	v = cs_ld32(c->p);
+	c->p += 4;
+	return v;
+}
+
+static inline uint16_t u16(struct cur *c, const char *what)
+{
+	uint16_t v;
+
+	if (!need(c, 2, what))
+		return 0;
+	v = cs_ld16(c->p);
+	c->p += 2;
+	return v;
+}
+
+/* nr u64s as an array in place; nr is from the file, so divide. */
+static const uint64_t *u64s(struct cur *c, uint64_t nr, const char *what)
+{
+	const uint64_t *a = (const uint64_t *)(const void *)c->p;
+
+	if (c->why)
+		return NULL;
+	if (nr > (uint64_t)(c->end - c->p) / 8) {
+		c->why = what;
+		return NULL;
+	}
+	c->p += nr * 8;
+	return a;
+}
+
+static const void *bytes(struct cur *c, uint64_t n, const char *what)
+{
+	const void *a = c->p;
+
+	if (c->why)
+		return NULL;
+	if (n > (uint64_t)(c->end - c->p)) {
+		c->why = what;
+		return NULL;
+	}
+	c->p += n;
+	return a;
+}
+
+/* A NUL-terminated string filling the rest of the body (padded to 8). */
+static const char *str(struct cur *c, const char *what)
+{
+	const char *s = (const char *)c->p;
+
+	if (c->why)
+		return NULL;
+	if (!memchr(c->p, '\0', (size_t)(c->end - c->p))) {
+		c->why = what;
+		return NULL;
+	}
+	c->p = c->end;
+	return s;
+}
+
+static uint64_t read_values(uint64_t rf, struct cur *c)
+{
+	const uint8_t *start = c->p;
+	uint64_t per = 1 + !!(rf & CS_FORMAT_ID) + !!(rf & CS_FORMAT_LOST);
+	uint64_t times = !!(rf & CS_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(rf & CS_FORMAT_TOTAL_TIME_RUNNING);
+
+	if (rf & CS_FORMAT_GROUP) {
+		uint64_t nr = u64(c, "read group count");
+
+		u64s(c, times, "read times");
+		if (nr > (uint64_t)(c->end - c->p) / 8 / per) {
+			if (!c->why)
+				c->why = "read group entries exceed the record";
+			return 0;
+		}
+		u64s(c, nr * per, "read group entries");
+	} else {
+		u64s(c, per + times, "read values");
+	}
+	return (uint64_t)(c->p - start) / 8;
+}
+
+static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
+		       struct cs_sample *s)
+{
+	uint64_t st = attr->sample_type;
+
+	if (st & CS_SAMPLE_IDENTIFIER)
+		s->id = u64(c, "identifier");
+	if (st & CS_SAMPLE_IP)
+		s->ip = u64(c, "ip");
+	if (st & CS_SAMPLE_TID) {
+		s->pid = u32(c, "pid");
+		s->tid = u32(c, "tid");
+	}
+	if (st & CS_SAMPLE_TIME)
+		s->time = u64(c, "time");
+	if (st & CS_SAMPLE_ADDR)
+		s->addr = u64(c, "addr");
+	if (st & CS_SAMPLE_ID)
+		s->id = u64(c, "id");
+	if (st & CS_SAMPLE_STREAM_ID)
+		s->stream_id = u64(c, "stream id");
+	if (st & CS_SAMPLE_CPU) {
+		s->cpu = u32(c, "cpu");
+		u32(c, "cpu");
+	}
+	if (st & CS_SAMPLE_PERIOD)
+		s->period = u64(c, "period");
+	if (st & CS_SAMPLE_READ) {
+		const uint8_t *at = c->p;
+
+		s->read_size = read_values(attr->read_format, c);
+		s->read = (const uint64_t *)(const void *)at;
+	}
+	if (st & CS_SAMPLE_CALLCHAIN) {
+		s->callchain_nr = u64(c, "callchain nr");
+		s->callchain = u64s(c, s->callchain_nr,
+				    "callchain nr exceeds the record");
+	}
+	if (st & CS_SAMPLE_RAW) {
+		s->raw_size = u32(c, "raw size");
+		s->raw = bytes(c, s->raw_size, "raw size exceeds the record");
+		/* the kernel pads size so that what follows stays aligned */
+		if (!c->why && ((uintptr_t)c->p & 7))
+			c->why = "raw size leaves the record misaligned";
+	}
+	if (st & CS_SAMPLE_BRANCH_STACK) {
+		s->branch_nr = u64(c, "branch nr");
+		if (attr->branch_sample_type & CS_BRANCH_SAMPLE_HW_INDEX)
+			s->branch_hw_idx = u64(c, "branch hw_idx");
+		if (!c->why && s->branch_nr > (uint64_t)(c->end - c->p) / 24)
+			c->why = "branch nr exceeds the record";
+		s->branches = bytes(c, s->branch_nr * 24, "branch entries");
+		if (attr->branch_sample_type & CS_BRANCH_SAMPLE_COUNTERS)
+			s->branch_counters = u64s(c, s->branch_nr,
+						  "branch counters exceed the record");
+	}
+	if (st & CS_SAMPLE_REGS_USER) {
+		s->user_regs_abi = u64(c, "user regs abi");
+		if (s->user_regs_abi)
+			s->user_regs = u64s(c, (uint64_t)__builtin_popcountll(
+					    attr->sample_regs_user), "user regs");
+	}
+	if (st & CS_SAMPLE_STACK_USER) {
+		s->stack_user_size = u64(c, "user stack size");
+		if (s->stack_user_size) {
+			s->stack_user = bytes(c, s->stack_user_size,
+					      "user stack size exceeds the record");
+			if (!c->why && (s->stack_user_size & 7))
+				c->why = "user stack size not a multiple of 8";
+			s->stack_user_dyn_size = u64(c, "user stack dyn_size");
+		}
+	}
+	if (st & (CS_SAMPLE_WEIGHT | CS_SAMPLE_WEIGHT_STRUCT))
+		s->weight = u64(c, "weight");
+	if (st & CS_SAMPLE_DATA_SRC)
+		s->data_src = u64(c, "data_src");
+	if (st & CS_SAMPLE_TRANSACTION)
+		s->transaction = u64(c, "transaction");
+	if (st & CS_SAMPLE_REGS_INTR) {
+		s->intr_regs_abi = u64(c, "intr regs abi");
+		if (s->intr_regs_abi)
+			s->intr_regs = u64s(c, (uint64_t)__builtin_popcountll(
+					    attr->sample_regs_intr), "intr regs");
+	}
+	if (st & CS_SAMPLE_PHYS_ADDR)
+		s->phys_addr = u64(c, "phys_addr");
+	if (st & CS_SAMPLE_CGROUP)
+		s->cgroup = u64(c, "cgroup");
+	if (st & CS_SAMPLE_DATA_PAGE_SIZE)
+		s->data_page_size = u64(c, "data_page_size");
+	if (st & CS_SAMPLE_CODE_PAGE_SIZE)
+		s->code_page_size = u64(c, "code_page_size");
+	if (st & CS_SAMPLE_AUX) {
+		s->aux_size = u64(c, "aux size");
+		s->aux = bytes(c, s->aux_size, "aux size exceeds the record");
+	}
+	return c->why ? -EBADMSG : 0;
+}
+
+static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
+			 size_t size, struct cs_sample *out, const char **why)
+{
+	struct cur c = { (const uint8_t *)rec + 8, (const uint8_t *)rec + size, NULL };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (size < 8) {
+		*why = "record shorter than its header";
+		return -EBADMSG;
+	}
+	out->misc = cs_ld16((const uint8_t *)rec + 4);
+	err = sample_body(attr, &c, out);
+	*why = c.why;
+	return err;
+}
+
+int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
+		     size_t size, struct cs_sample *out)
+{
+	const char *why;
+
+	return decode_sample(attr, rec, size, out, &why);
+}
+
+/* The sample_id trailer: the same fields a sample would carry, in order. */
+static void trailer(uint64_t st, struct cur *c, struct cs_sample_id *id)
+{
+	if (st & CS_SAMPLE_TID) {
+		id->pid = u32(c, "trailer pid");
+		id->tid = u32(c, "trailer tid");
+	}
+	if (st & CS_SAMPLE_TIME)
+		id->time = u64(c, "trailer time");
+	if (st & CS_SAMPLE_ID)
+		id->id = u64(c, "trailer id");
+	if (st & CS_SAMPLE_STREAM_ID)
+		id->stream_id = u64(c, "trailer stream id");
+	if (st & CS_SAMPLE_CPU) {
+		id->cpu = u32(c, "trailer cpu");
+		u32(c, "trailer cpu");
+	}
+	if (st & CS_SAMPLE_IDENTIFIER)
+		id->id = u64(c, "trailer identifier");
+}
+
+static const char *const type_names[] = {
+	[CS_RECORD_MMAP] = "MMAP",
+	[CS_RECORD_LOST] = "LOST",
+	[CS_RECORD_COMM] = "COMM",
+	[CS_RECORD_EXIT] = "EXIT",
+	[CS_RECORD_THROTTLE] = "THROTTLE",
+	[CS_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+	[CS_RECORD_FORK] = "FORK",
+	[CS_RECORD_READ] = "READ",
+	[CS_RECORD_SAMPLE] = "SAMPLE",
+	[CS_RECORD_MMAP2] = "MMAP2",
+	[CS_RECORD_AUX] = "AUX",
+	[CS_RECORD_ITRACE_START] = "ITRACE_START",
+	[CS_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+	[CS_RECORD_SWITCH] = "SWITCH",
+	[CS_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+	[CS_RECORD_NAMESPACES] = "NAMESPACES",
+	[CS_RECORD_KSYMBOL] = "KSYMBOL",
+	[CS_RECORD_BPF_EVENT] = "BPF_EVENT",
+	[CS_RECORD_CGROUP] = "CGROUP",
+	[CS_RECORD_TEXT_POKE] = "TEXT_POKE",
+	[CS_RECORD_AUX_OUTPUT_HW_ID] = "AUX_OUTPUT_HW_ID",
+	[CS_RECORD_CALLCHAIN_DEFERRED] = "CALLCHAIN_DEFERRED",
+	[CS_RECORD_HEADER_ATTR] = "ATTR",
+	[CS_RECORD_HEADER_EVENT_TYPE] = "EVENT_TYPE",
+	[CS_RECORD_HEADER_TRACING_DATA] = "TRACING_DATA",
+	[CS_RECORD_HEADER_BUILD_ID] = "BUILD_ID",
+	[CS_RECORD_FINISHED_ROUND] = "FINISHED_ROUND",
+	[CS_RECORD_ID_INDEX] = "ID_INDEX",
+	[CS_RECORD_AUXTRACE_INFO] = "AUXTRACE_INFO",
+	[CS_RECORD_AUXTRACE] = "AUXTRACE",
+	[CS_RECORD_AUXTRACE_ERROR] = "AUXTRACE_ERROR",
+	[CS_RECORD_THREAD_MAP] = "THREAD_MAP",
+	[CS_RECORD_CPU_MAP] = "CPU_MAP",
+	[CS_RECORD_STAT_CONFIG] = "STAT_CONFIG",
+	[CS_RECORD_STAT] = "STAT",
+	[CS_RECORD_STAT_ROUND] = "STAT_ROUND",
+	[CS_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
+	[CS_RECORD_TIME_CONV] = "TIME_CONV",
+	[CS_RECORD_HEADER_FEATURE] = "FEATURE",
+	[CS_RECORD_COMPRESSED] = "COMPRESSED",
+	[CS_RECORD_FINISHED_INIT] = "FINISHED_INIT",
+	[CS_RECORD_COMPRESSED2] = "COMPRESSED2",
+	[CS_RECORD_BPF_METADATA] = "BPF_METADATA",
+	[CS_RECORD_SCHEDSTAT_CPU] = "SCHEDSTAT_CPU",
+	[CS_RECORD_SCHEDSTAT_DOMAIN] = "SCHEDSTAT_DOMAIN",
+};
+
+const char *cs_record_type_name(uint32_t type)
+{
+	if (type < sizeof(type_names) / sizeof(type_names[0]))
+		return type_names[type];
+	return NULL;
+}
+
+/* The body of a kernel record other than SAMPLE, between header and trailer. */
+static void kernel_body(uint32_t type, uint16_t misc, struct cur *c,
+			struct cs_event *ev, const struct cs_evsel_layout *lay)
+{
+	switch (type) {
+	case CS_RECORD_MMAP:
+		ev->mmap.pid = u32(c, "pid");
+		ev->mmap.tid = u32(c, "tid");
+		ev->mmap.start = u64(c, "start");
+		ev->mmap.len = u64(c, "len");
+		ev->mmap.pgoff = u64(c, "pgoff");
+		ev->mmap.filename = str(c, "filename not terminated");
+		break;
+	case CS_RECORD_MMAP2:
+		ev->mmap.pid = u32(c, "pid");
+		ev->mmap.tid = u32(c, "tid");
+		ev->mmap.start = u64(c, "start");
+		ev->mmap.len = u64(c, "len");
+		ev->mmap.pgoff = u64(c, "pgoff");
+		if (misc & CS_MISC_MMAP_BUILD_ID) {
+			ev->mmap.has_build_id = true;
+			if (need(c, 24, "build id")) {
+				/* u8 size, 3 bytes of padding, 20 bytes of id */
+				ev->mmap.build_id_size = c->p[0];
+				memcpy(ev->mmap.build_id, c->p + 4, 20);
+				c->p += 24;
+			}
+			if (ev->mmap.build_id_size > 20 && !c->why)
+				c->why = "build id size over 20";
+		} else {
+			ev->mmap.maj = u32(c, "maj");
+			ev->mmap.min = u32(c, "min");
+			ev->mmap.ino = u64(c, "ino");
+			ev->mmap.ino_generation = u64(c, "ino_generation");
+		}
+		ev->mmap.prot = u32(c, "prot");
+		ev->mmap.flags = u32(c, "flags");
+		ev->mmap.filename = str(c, "filename not terminated");
+		break;
+	case CS_RECORD_LOST:
+		ev->lost.id = u64(c, "id");
+		ev->lost.lost = u64(c, "lost");
+		break;
+	case CS_RECORD_LOST_SAMPLES:
+		ev->lost.id = 0;
+		ev->lost.lost = u64(c, "lost");
+		break;
+	case CS_RECORD_COMM:
+		ev->comm.pid = u32(c, "pid");
+		ev->comm.tid = u32(c, "tid");
+		ev->comm.comm = str(c, "comm not terminated");
+		break;
+	case CS_RECORD_EXIT:
+	case CS_RECORD_FORK:
+		ev->fork.pid = u32(c, "pid");
+		ev->fork.ppid = u32(c, "ppid");
+		ev->fork.tid = u32(c, "tid");
+		ev->fork.ptid = u32(c, "ptid");
+		ev->fork.time = u64(c, "time");
+		break;
+	case CS_RECORD_THROTTLE:
+	case CS_RECORD_UNTHROTTLE:
+		u64s(c, 3, "time, id, stream_id");
+		break;
+	case CS_RECORD_READ:
+		u32(c, "pid");
+		u32(c, "tid");
+		read_values(lay ? lay->read_format : 0, c);
+		break;
+	case CS_RECORD_AUX:
+		u64s(c, 3, "aux offset, size, flags");
+		break;
+	case CS_RECORD_ITRACE_START:
+	case CS_RECORD_SWITCH_CPU_WIDE:
+		u32(c, "pid");
+		u32(c, "tid");
+		break;
+	case CS_RECORD_NAMESPACES: {
+		uint64_t nr;
+
+		u32(c, "pid");
+		u32(c, "tid");
+		nr = u64(c, "nr_namespaces");
+		if (!c->why && nr > (uint64_t)(c->end - c->p) / 16)
+			c->why = "nr_namespaces exceeds the record";
+		u64s(c, nr * 2, "namespaces");
+		break;
+	}
+	case CS_RECORD_KSYMBOL:
+		ev->ksymbol.addr = u64(c, "addr");
+		ev->ksymbol.len = u32(c, "len");
+		ev->ksymbol.ksym_type = u16(c, "ksym_type");
+		ev->ksymbol.flags = u16(c, "flags");
+		ev->ksymbol.name = str(c, "name not terminated");
+		break;
+	case CS_RECORD_BPF_EVENT:
+		bytes(c, 16, "bpf event");
+		break;
+	case CS_RECORD_CGROUP:
+		u64(c, "cgroup id");
+		str(c, "cgroup path not terminated");
+		break;
+	case CS_RECORD_TEXT_POKE: {
+		uint16_t o, n;
+
+		u64(c, "addr");
+		o = u16(c, "old_len");
+		n = u16(c, "new_len");
+		bytes(c, (uint64_t)o + n, "text poke bytes exceed the record");
+		break;
+	}
+	case CS_RECORD_AUX_OUTPUT_HW_ID:
+		u64(c, "hw_id");
+		break;
+	case CS_RECORD_CALLCHAIN_DEFERRED:
+		ev->deferred.cookie = u64(c, "cookie");
+		ev->deferred.nr = u64(c, "nr");
+		ev->deferred.ips = u64s(c, ev->deferred.nr, "nr exceeds the record");
+		break;
+	default:
+		break;			/* SWITCH has no body; unknown: counted */
+	}
+}
+
+int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
+	      uint64_t offset, const char *path, struct cs_event *ev,
+	      struct cs_errbuf *eb)
+{
+	const uint8_t *b = rec;
+	const struct cs_evsel_layout *lay = NULL;
+	const char *why = NULL;
+	const char *tn;
+	uint32_t type;
+	uint16_t misc;
+	int err = 0;
+
+	memset(ev, 0, offsetof(struct cs_event, sample));
+	if (size < 8 || cs_ld16(b + 6) != size) {
+		why = "size disagrees with the header";
+		type = size >= 4 ? cs_ld32(b) : 0;
+		goto bad;
+	}
+	type = cs_ld32(b);
+	misc = cs_ld16(b + 4);
+	ev->type = type;
+	ev->misc = misc;
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->bytes = rec;
+	ev->evsel = cs_evlist_event_of(l, rec, size);
+	if (ev->evsel)
+		lay = cs_evsel_layout(ev->evsel);
+
+	if (type == CS_RECORD_SAMPLE) {
+		if (!ev->evsel) {
+			why = "its id names no event of the file";
+			goto bad;
+		}
+		err = decode_sample(ev->evsel->attr, rec, size, &ev->sample, &why);
+		if (err)
+			goto bad;
+		ev->id.pid = ev->sample.pid;
+		ev->id.tid = ev->sample.tid;
+		ev->id.time = ev->sample.time;
+		ev->id.id = ev->sample.id;
+		ev->id.stream_id = ev->sample.stream_id;
+		ev->id.cpu = ev->sample.cpu;
+		ev->has_id = true;
+		return 0;
+	}
+
+	memset(&ev->sample, 0, sizeof(*ev) - offsetof(struct cs_event, sample));
+	if (type < CS_RECORD_HEADER_ATTR) {
+		struct cur c = { b + 8, b + size, NULL };
+
+		if (lay && lay->trailer_size) {
+			struct cur t;
+
+			if (lay->trailer_size > size - 8) {
+				why = "too short for its sample_id trailer";
+				goto bad;
+			}
+			c.end = b + size - lay->trailer_size;
+			t.p = c.end;
+			t.end = b + size;
+			t.why = NULL;
+			trailer(lay->sample_type, &t, &ev->id);
+			ev->has_id = true;
+		}
+		kernel_body(type, misc, &c, ev, lay);
+		if (c.why) {
+			why = c.why;
+			goto bad;
+		}
+	}
+	return 0;
+
+bad:
+	tn = cs_record_type_name(type);
+	if (tn)
+		return cs_error(eb, -EBADMSG, "%s: %s record at offset %#" PRIx64
+				": %s", path, tn, offset, why);
+	return cs_error(eb, -EBADMSG, "%s: record of type %u at offset %#" PRIx64
+			": %s", path, type, offset, why);
+}

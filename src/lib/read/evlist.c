@@ -1,0 +1,395 @@
+/* evlist.c - events of a profile, their ids, and the id/time layout. */
+#include "lib/read/evlist.h"
+#include "lib/read/evlist_int.h"
+#include "lib/read/bytes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRAILER_BITS (CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ID | \
+		      CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_IDENTIFIER)
+
+struct evsel {
+	struct cs_evsel pub;		/* first: cs_evsel_layout() casts back */
+	struct cs_perf_attr attr;
+	struct cs_evsel_layout lay;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids, cap_ids;
+};
+
+struct id_slot {
+	uint64_t id;
+	uint32_t index_plus1;		/* 0: empty */
+};
+
+struct cs_evlist {
+	struct evsel **ev;
+	size_t nr, cap;
+	struct id_slot *tab;		/* open addressing, power of two */
+	size_t tab_cap, tab_used;
+	/* shared by every event (checked on add) */
+	int sample_id_all;
+	int id_pos;			/* u64 index of the id in a sample, -1 */
+	size_t id_back;			/* bytes from a trailer's end to its id, 0 */
+};
+
+const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e)
+{
+	return &((const struct evsel *)e)->lay;
+}
+
+size_t cs_attr_trailer_size(const struct cs_perf_attr *attr)
+{
+	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL))
+		return 0;
+	return (size_t)__builtin_popcountll(attr->sample_type & TRAILER_BITS) * 8;
+}
+
+void cs_attr_copy(struct cs_perf_attr *out, const struct cs_perf_attr *attr)
+{
+	size_t n = attr->size ? attr->size : CS_PERF_ATTR_SIZE_VER0;
+
+	if (n > sizeof(*out))
+		n = sizeof(*out);
+	memset(out, 0, sizeof(*out));
+	memcpy(out, attr, n);
+}
+
+static int sample_id_pos(uint64_t st)
+{
+	if (st & CS_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & CS_SAMPLE_ID))
+		return -1;
+	return __builtin_popcountll(st & (CS_SAMPLE_IP | CS_SAMPLE_TID |
+					  CS_SAMPLE_TIME | CS_SAMPLE_ADDR));
+}
+
+static size_t trailer_id_back(uint64_t st, int id_all)
+{
+	if (!id_all)
+		return 0;
+	if (st & CS_SAMPLE_IDENTIFIER)
+		return 8;
+	if (!(st & CS_SAMPLE_ID))
+		return 0;
+	/* ID, then STREAM_ID and CPU after it */
+	return 8 * (size_t)(1 + __builtin_popcountll(st & (CS_SAMPLE_STREAM_ID |
+							     CS_SAMPLE_CPU)));
+}
+
+static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
+{
+	uint64_t st = a->sample_type;
+
+	l->sample_type = st;
+	l->read_format = a->read_format;
+	l->trailer_size = cs_attr_trailer_size(a);
+	l->sample_time_pos = -1;
+	if (st & CS_SAMPLE_TIME)
+		l->sample_time_pos = __builtin_popcountll(st & (CS_SAMPLE_IDENTIFIER |
+				      CS_SAMPLE_IP | CS_SAMPLE_TID));
+	l->trailer_time_back = 0;
+	if (l->trailer_size && (st & CS_SAMPLE_TIME))
+		l->trailer_time_back = 8 * (size_t)(1 + __builtin_popcountll(st &
+			(CS_SAMPLE_ID | CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU |
+			 CS_SAMPLE_IDENTIFIER)));
+}
+
+int cs_evlist_new(struct cs_evlist **out)
+{
+	struct cs_evlist *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	l->id_pos = -1;
+	*out = l;
+	return 0;
+}
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses",
+	"branch-instructions", "branch-misses", "bus-cycles",
+	"stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+};
+
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches",
+	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+};
+
+static char *derive_name(const struct cs_perf_attr *a)
+{
+	char buf[64];
+
+	if (a->type == CS_PERF_TYPE_HARDWARE &&
+	    a->config < sizeof(hw_names) / sizeof(hw_names[0]))
+		return strdup(hw_names[a->config]);
+	if (a->type == CS_PERF_TYPE_SOFTWARE &&
+	    a->config < sizeof(sw_names) / sizeof(sw_names[0]))
+		return strdup(sw_names[a->config]);
+	switch (a->type) {
+	case CS_PERF_TYPE_TRACEPOINT:
+		snprintf(buf, sizeof(buf), "tracepoint:%llu",
+			 (unsigned long long)a->config);
+		break;
+	case CS_PERF_TYPE_RAW:
+		snprintf(buf, sizeof(buf), "r%llx", (unsigned long long)a->config);
+		break;
+	case CS_PERF_TYPE_BREAKPOINT:
+		snprintf(buf, sizeof(buf), "mem:0x%llx",
+			 (unsigned long long)a->config1);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "unknown:%u:0x%llx", a->type,
+			 (unsigned long long)a->config);
+	}
+	return strdup(buf);
+}
+
+static inline size_t id_hash(uint64_t id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+static int tab_grow(struct cs_evlist *l)
+{
+	size_t cap = l->tab_cap ? l->tab_cap * 2 : 64;
+	struct id_slot *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->tab_cap; i++) {
+		struct id_slot *s = &l->tab[i];
+		size_t h;
+
+		if (!s->index_plus1)
+			continue;
+		for (h = id_hash(s->id, cap); t[h].index_plus1; h = (h + 1) & (cap - 1))
+			;
+		t[h] = *s;
+	}
+	free(l->tab);
+	l->tab = t;
+	l->tab_cap = cap;
+	return 0;
+}
+
+/* First owner of an id wins: perf files never reuse an id across events. */
+static int tab_insert(struct cs_evlist *l, uint64_t id, size_t index)
+{
+	size_t h;
+
+	if ((l->tab_used + 1) * 2 > l->tab_cap) {
+		int err = tab_grow(l);
+
+		if (err)
+			return err;
+	}
+	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1;
+	     h = (h + 1) & (l->tab_cap - 1))
+		if (l->tab[h].id == id)
+			return 0;
+	l->tab[h].id = id;
+	l->tab[h].index_plus1 = (uint32_t)index + 1;
+	l->tab_used++;
+	return 0;
+}
+
+static int ids_append(struct cs_evlist *l, size_t index, const uint64_t *ids,
+		      size_t nr)
+{
+	struct evsel *e = l->ev[index];
+
+	if (nr > e->cap_ids - e->nr_ids) {
+		size_t cap = e->cap_ids ? e->cap_ids : 4;
+		uint64_t *n;
+
+		while (cap - e->nr_ids < nr)
+			cap *= 2;
+		n = realloc(e->ids, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		e->ids = n;
+		e->cap_ids = cap;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t id = cs_ld64(&ids[i]);	/* ids may sit unaligned in a file */
+		int err = tab_insert(l, id, index);
+
+		if (err)
+			return err;
+		e->ids[e->nr_ids++] = id;
+	}
+	e->pub.ids = e->ids;
+	e->pub.nr_ids = e->nr_ids;
+	return 0;
+}
+
+int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
+		  const char *name, const uint64_t *ids, size_t nr_ids)
+{
+	struct cs_perf_attr a;
+	struct evsel *e;
+	int id_all, err;
+
+	cs_attr_copy(&a, attr);
+	id_all = !!(a.flags & CS_ATTR_SAMPLE_ID_ALL);
+	if (l->nr) {
+		if (id_all != l->sample_id_all ||
+		    sample_id_pos(a.sample_type) != l->id_pos ||
+		    trailer_id_back(a.sample_type, id_all) != l->id_back)
+			return -EINVAL;
+	}
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4;
+		struct evsel **n = realloc(l->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->ev = n;
+		l->cap = cap;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->attr = a;
+	layout_of(&e->attr, &e->lay);
+	e->name = name ? strdup(name) : derive_name(&e->attr);
+	if (!e->name) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->pub.attr = &e->attr;
+	e->pub.name = e->name;
+	e->pub.index = (unsigned int)l->nr;
+	l->ev[l->nr] = e;
+	if (!l->nr) {
+		l->sample_id_all = id_all;
+		l->id_pos = sample_id_pos(a.sample_type);
+		l->id_back = trailer_id_back(a.sample_type, id_all);
+	}
+	l->nr++;
+	err = ids_append(l, l->nr - 1, ids, nr_ids);
+	return err;
+}
+
+int cs_evlist_set_name(struct cs_evlist *l, size_t index, const char *name)
+{
+	char *n;
+
+	if (index >= l->nr)
+		return -EINVAL;
+	n = strdup(name);
+	if (!n)
+		return -ENOMEM;
+	free(l->ev[index]->name);
+	l->ev[index]->name = n;
+	l->ev[index]->pub.name = n;
+	return 0;
+}
+
+int cs_evlist_add_ids(struct cs_evlist *l, size_t index, const uint64_t *ids,
+		      size_t nr_ids)
+{
+	if (index >= l->nr)
+		return -EINVAL;
+	return ids_append(l, index, ids, nr_ids);
+}
+
+size_t cs_evlist_count(const struct cs_evlist *l)
+{
+	return l->nr;
+}
+
+const struct cs_evsel *cs_evlist_get(const struct cs_evlist *l, size_t i)
+{
+	return i < l->nr ? &l->ev[i]->pub : NULL;
+}
+
+const struct cs_evsel *cs_evlist_find(const struct cs_evlist *l, uint64_t id)
+{
+	size_t h;
+
+	if (l->nr == 1)
+		return &l->ev[0]->pub;
+	if (!l->tab_cap)
+		return NULL;
+	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1;
+	     h = (h + 1) & (l->tab_cap - 1))
+		if (l->tab[h].id == id)
+			return &l->ev[l->tab[h].index_plus1 - 1]->pub;
+	return NULL;
+}
+
+const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,
+					    uint32_t type, const void *rec,
+					    size_t size, int swap)
+{
+	if (!l->nr || size < 8)
+		return NULL;
+	if (type >= CS_RECORD_HEADER_ATTR)
+		return NULL;		/* user records name no event */
+	if (l->nr == 1)
+		return &l->ev[0]->pub;
+	if (type == CS_RECORD_SAMPLE) {
+		if (l->id_pos < 0)
+			return &l->ev[0]->pub;	/* no id: perf takes the first */
+		if ((size_t)(l->id_pos + 2) * 8 > size)
+			return NULL;
+		return cs_evlist_find(l, cs_ld64x((const char *)rec + 8 +
+						  l->id_pos * 8, swap));
+	}
+	if (!l->id_back)
+		return &l->ev[0]->pub;
+	if (size < 8 + l->id_back)
+		return NULL;
+	return cs_evlist_find(l, cs_ld64x((const char *)rec + size - l->id_back,
+					  swap));
+}
+
+const struct cs_evsel *cs_evlist_event_of(const struct cs_evlist *l,
+					  const void *rec, size_t size)
+{
+	if (size < 8)
+		return NULL;
+	return cs_evlist_event_of_x(l, cs_ld32(rec), rec, size, 0);
+}
+
+uint64_t cs_evlist_record_time(const struct cs_evlist *l, const void *rec,
+			       size_t size)
+{
+	const struct cs_evsel *e = cs_evlist_event_of(l, rec, size);
+	const struct cs_evsel_layout *lay;
+
+	if (!e)
+		return CS_NO_TIME;
+	lay = cs_evsel_layout(e);
+	if (cs_ld32(rec) == CS_RECORD_SAMPLE) {
+		if (lay->sample_time_pos < 0 ||
+		    (size_t)(lay->sample_time_pos + 2) * 8 > size)
+			return CS_NO_TIME;
+		return cs_ld64((const char *)rec + 8 + lay->sample_time_pos * 8);
+	}
+	if (!lay->trailer_time_back || size < 8 + lay->trailer_size)
+		return CS_NO_TIME;
+	return cs_ld64((const char *)rec + size - lay->trailer_time_back);
+}
+
+void cs_evlist_free(struct cs_evlist *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->nr; i++) {
+		free(l->ev[i]->name);
+		free(l->ev[i]->ids);
+		free(l->ev[i]);
+	}
+	free(l->ev);
+	free(l->tab);
+	free(l);
+}

@@ -1,0 +1,864 @@
+/* reader.c - perf.data files (mapped) and streams (read) into records.
+ *
+ * File mode maps the file and hands out pointers into the mapping. Pipe
+ * mode reads with large read() calls into one reused buffer; a record may
+ * span two reads. Records from a foreign-endian file, from a zstd payload
+ * or that sit misaligned are handed out from reader-owned memory (!stable).
+ */
+#include "lib/read/reader.h"
+#include "lib/read/reader_int.h"
+#include "lib/read/evlist.h"
+#include "lib/read/evlist_int.h"
+#include "lib/read/decode.h"
+#include "lib/read/bytes.h"
+#include "lib/util/errbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PIPE_BUF_CAP	(4u << 20)	/* one read() asks for up to this */
+#define MAX_RECORD	65536u		/* header.size is a u16 */
+
+struct cs_reader {
+	char *path;
+	int fd;
+	bool own_fd;
+	bool swap;
+	bool pipe;
+	bool truncated;			/* open-ended data cut inside a record */
+	struct cs_errbuf *eb;
+	struct cs_errbuf own_eb;
+
+	/* file mode */
+	const uint8_t *map;
+	size_t map_size;
+	uint64_t pos, data_end;
+	uint64_t claimed_end;		/* where the header says data ends */
+	bool open_ended;		/* data.size == 0: runs to the end */
+
+	/* pipe mode */
+	uint8_t *buf;
+	size_t buf_pos, buf_len;
+	uint64_t stream_off;		/* stream offset of buf[0] */
+	bool eof;
+	uint64_t pipe_skip;		/* payload bytes still to drop */
+
+	/* compressed payloads */
+	struct cs_zstream *z;
+	bool z_active;
+	uint64_t z_offset;		/* offset of the COMPRESSED record */
+
+	/* swapped or realigned copies */
+	uint8_t *scratch;
+	uint8_t *zcopy;			/* a compressed record that needed one */
+
+	struct cs_evlist *evlist;
+	struct cs_feat_store feat;
+};
+
+static const char *tname(uint32_t type, char *buf, size_t n)
+{
+	const char *s = cs_record_type_name(type);
+
+	if (s)
+		return s;
+	snprintf(buf, n, "type-%u", type);
+	return buf;
+}
+
+static int rerr(struct cs_reader *r, uint32_t type, uint64_t off,
+		const char *why)
+{
+	char b[24];
+
+	return cs_error(r->eb, -EBADMSG, "%s: %s record at offset %#" PRIx64
+			": %s", r->path, tname(type, b, sizeof(b)), off, why);
+}
+
+/* ---- file mode ---------------------------------------------------------- */
+
+static bool in_file(const struct cs_reader *r, uint64_t off, uint64_t size)
+{
+	return off <= r->map_size && size <= r->map_size - off;
+}
+
+static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
+{
+	uint64_t esz = h->attr_size, nr;
+	uint8_t abuf[sizeof(struct cs_perf_attr)];
+
+	if (esz < CS_PERF_ATTR_SIZE_VER0 + 16)
+		return cs_error(r->eb, -EBADMSG, "%s: attr entries of %" PRIu64
+				" bytes at offset 0x18: at least 80 expected",
+				r->path, esz);
+	if (!in_file(r, h->attrs.offset, h->attrs.size) || h->attrs.size % esz)
+		return cs_error(r->eb, -EBADMSG, "%s: attr section %#" PRIx64
+				"+%#" PRIx64 " does not fit the file (%zu bytes)"
+				" or its %" PRIu64 "-byte entries", r->path,
+				h->attrs.offset, h->attrs.size, r->map_size, esz);
+	nr = h->attrs.size / esz;
+	if (!nr)
+		return cs_error(r->eb, -EBADMSG, "%s: no events in the attr "
+				"section at offset %#" PRIx64, r->path,
+				h->attrs.offset);
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t off = h->attrs.offset + i * esz;
+		const uint8_t *e = r->map + off;
+		size_t alen = (size_t)(esz - 16);
+		size_t copy = alen < sizeof(abuf) ? alen : sizeof(abuf);
+		struct cs_perf_attr *a = (struct cs_perf_attr *)abuf;
+		uint64_t ioff = cs_ld64x(e + alen, r->swap);
+		uint64_t isz = cs_ld64x(e + alen + 8, r->swap);
+		uint64_t *ids;
+		int err;
+
+		memset(abuf, 0, sizeof(abuf));
+		memcpy(abuf, e, copy);
+		if (r->swap)
+			cs_swap_attr(abuf, copy);
+		if (a->size > alen)
+			return cs_error(r->eb, -EBADMSG, "%s: attr at offset %#"
+					PRIx64 " claims %u bytes, the entry has "
+					"%zu", r->path, off, a->size, alen);
+		if (a->size && a->size < CS_PERF_ATTR_SIZE_VER0)
+			return cs_error(r->eb, -EBADMSG, "%s: attr at offset %#"
+					PRIx64 " claims %u bytes, under 64",
+					r->path, off, a->size);
+		if (a->size > copy)	/* bigger than ours: keep what we know */
+			a->size = (uint32_t)copy;
+		if (!in_file(r, ioff, isz) || isz % 8)
+			return cs_error(r->eb, -EBADMSG, "%s: ids of attr %" PRIu64
+					" at %#" PRIx64 "+%#" PRIx64 " do not fit "
+					"the file", r->path, i, ioff, isz);
+		ids = malloc(isz ? isz : 1);
+		if (!ids)
+			return -ENOMEM;
+		for (uint64_t k = 0; k < isz / 8; k++)
+			ids[k] = cs_ld64x(r->map + ioff + k * 8, r->swap);
+		err = cs_evlist_add(r->evlist, a, NULL, ids, isz / 8);
+		free(ids);
+		if (err == -EINVAL)
+			return cs_error(r->eb, -EBADMSG, "%s: attr at offset %#"
+					PRIx64 " places its sample id differently "
+					"from the first event", r->path, off);
+		if (err)
+			return cs_error(r->eb, err, "%s: %s", r->path, strerror(-err));
+	}
+	return 0;
+}
+
+static int read_features(struct cs_reader *r, const struct cs_perf_file_header *h)
+{
+	uint64_t toff = h->data.offset + h->data.size;
+	uint64_t n = 0;
+
+	for (int i = 0; i < 4; i++)
+		n += (uint64_t)__builtin_popcountll(h->adds_features[i]);
+	if (!n)
+		return 0;
+	if (!in_file(r, toff, n * 16))
+		return cs_error(r->eb, -EBADMSG, "%s: feature table at offset %#"
+				PRIx64 " (%" PRIu64 " entries) runs past the end "
+				"of the file (%zu bytes): truncated?", r->path,
+				toff, n, r->map_size);
+	for (int bit = 0, k = 0; bit < CS_FEAT_BITS; bit++) {
+		uint64_t off, size;
+		const char *why = NULL;
+		int err;
+
+		if (!(h->adds_features[bit / 64] >> (bit % 64) & 1))
+			continue;
+		off = cs_ld64x(r->map + toff + k * 16, r->swap);
+		size = cs_ld64x(r->map + toff + k * 16 + 8, r->swap);
+		k++;
+		if (!in_file(r, off, size))
+			return cs_error(r->eb, -EBADMSG, "%s: feature %d section "
+					"%#" PRIx64 "+%#" PRIx64 " runs past the "
+					"end of the file (%zu bytes)", r->path,
+					bit, off, size, r->map_size);
+		err = cs_feat_parse(&r->feat, r->evlist, bit, r->map + off,
+				    (size_t)size, r->swap, &why);
+		if (err == -ENOMEM)
+			return cs_error(r->eb, err, "%s: out of memory", r->path);
+		if (err)
+			return cs_error(r->eb, err, "%s: feature %d section at "
+					"offset %#" PRIx64 ": %s", r->path, bit,
+					off, why ? why : "malformed");
+	}
+	return 0;
+}
+
+static int open_file(struct cs_reader *r, size_t size)
+{
+	struct cs_perf_file_header h;
+	void *m;
+
+	if (size < sizeof(h))
+		return cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too short for a "
+				"perf.data header (104)", r->path, size);
+	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED)
+		return cs_error(r->eb, -errno, "%s: mmap: %s", r->path,
+				strerror(errno));
+	r->map = m;
+	r->map_size = size;
+	madvise(m, size, MADV_SEQUENTIAL | MADV_WILLNEED);
+	memcpy(&h, r->map, sizeof(h));
+	if (r->swap) {
+		uint64_t *w = (uint64_t *)&h;
+
+		for (size_t i = 0; i < sizeof(h) / 8; i++)
+			w[i] = __builtin_bswap64(w[i]);
+	}
+	if (h.size != sizeof(h))
+		return cs_error(r->eb, -EBADMSG, "%s: header at offset 0x8 claims "
+				"%" PRIu64 " bytes, 104 expected", r->path, h.size);
+	r->feat.info.data_offset = h.data.offset;
+	r->feat.info.data_size = h.data.size;
+	if (h.data.offset % 8 || h.data.offset > size)
+		return cs_error(r->eb, -EBADMSG, "%s: data section offset %#"
+				PRIx64 " is misaligned or past the end of the "
+				"file (%zu bytes)", r->path, h.data.offset, size);
+	r->pos = h.data.offset;
+	if (!h.data.size) {
+		/* a recorder that died before rewriting the header */
+		r->open_ended = true;
+		r->data_end = r->claimed_end = size;
+		r->feat.info.data_size = size - h.data.offset;
+	} else {
+		r->claimed_end = h.data.offset + h.data.size;
+		if (r->claimed_end < h.data.offset)
+			r->claimed_end = UINT64_MAX;
+		r->data_end = r->claimed_end < size ? r->claimed_end : size;
+	}
+	int err = read_attrs(r, &h);
+
+	if (err)
+		return err;
+	if (!r->open_ended)
+		return read_features(r, &h);
+	return 0;
+}
+
+/* ---- pipe mode ---------------------------------------------------------- */
+
+/* Makes at least n bytes available at buf + buf_pos. Returns 1, 0 at the
+ * end of input with fewer than n, or -errno. */
+static int fill(struct cs_reader *r, size_t n)
+{
+	while (r->buf_len - r->buf_pos < n) {
+		ssize_t got;
+
+		if (r->eof)
+			return 0;
+		if (r->buf_pos && r->buf_len - r->buf_pos + n > PIPE_BUF_CAP / 2) {
+			memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
+			r->stream_off += r->buf_pos;
+			r->buf_len -= r->buf_pos;
+			r->buf_pos = 0;
+		} else if (r->buf_pos == r->buf_len) {
+			r->stream_off += r->buf_pos;
+			r->buf_len = r->buf_pos = 0;
+		}
+		if (r->buf_len == PIPE_BUF_CAP) {	/* only the tail is free */
+			memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
+			r->stream_off += r->buf_pos;
+			r->buf_len -= r->buf_pos;
+			r->buf_pos = 0;
+		}
+		got = read(r->fd, r->buf + r->buf_len, PIPE_BUF_CAP - r->buf_len);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return cs_error(r->eb, -errno, "%s: read: %s", r->path,
+					strerror(errno));
+		}
+		if (!got)
+			r->eof = true;
+		r->buf_len += (size_t)got;
+	}
+	return 1;
+}
+
+static int drop_pipe_bytes(struct cs_reader *r)
+{
+	while (r->pipe_skip) {
+		size_t have = r->buf_len - r->buf_pos;
+		size_t n = have < r->pipe_skip ? have : (size_t)r->pipe_skip;
+		int err;
+
+		r->buf_pos += n;
+		r->pipe_skip -= n;
+		if (!r->pipe_skip)
+			break;
+		err = fill(r, 1);
+		if (err < 0)
+			return err;
+		if (!err)
+			return cs_error(r->eb, -EBADMSG, "%s: stream ends inside a "
+					"payload at offset %#" PRIx64, r->path,
+					r->stream_off + r->buf_pos);
+	}
+	return 0;
+}
+
+/* The stream's 16-byte header; the buffer may already hold its bytes. */
+static int open_pipe(struct cs_reader *r)
+{
+	uint64_t hsize;
+	int err;
+
+	r->pipe = true;
+	r->feat.info.pipe_mode = true;
+	if (!r->buf) {
+		r->buf = malloc(PIPE_BUF_CAP);
+		if (!r->buf)
+			return -ENOMEM;
+	}
+	err = fill(r, 16);
+	if (err < 0)
+		return err;
+	if (!err)
+		return cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too short for a "
+				"perf.data header", r->path, r->buf_len);
+	hsize = cs_ld64x(r->buf + 8, r->swap);
+	if (hsize != 16)
+		return cs_error(r->eb, -EBADMSG, "%s: header at offset 0x8 claims "
+				"%" PRIu64 " bytes: a file-mode perf.data cannot "
+				"be read from a pipe, pass it as a file", r->path,
+				hsize);
+	r->buf_pos = 16;
+	return 0;
+}
+
+/* ---- open/close ---------------------------------------------------------- */
+
+int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
+		   struct cs_reader **out)
+{
+	struct cs_reader *r = calloc(1, sizeof(*r));
+	uint8_t head[16];
+	struct stat st;
+	bool regular;
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->eb = eb ? eb : &r->own_eb;
+	r->fd = -1;
+	r->feat.info.clockid = -1;
+	if (fd >= 0)
+		r->path = strdup(path ? path : "(fd)");
+	else
+		r->path = strdup(!strcmp(path, "-") ? "(stdin)" : path);
+	err = r->path ? cs_evlist_new(&r->evlist) : -ENOMEM;
+	if (err)
+		goto fail;
+	if (fd >= 0) {
+		r->fd = fd;
+	} else if (!strcmp(path, "-")) {
+		r->fd = STDIN_FILENO;
+	} else {
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0) {
+			err = cs_error(r->eb, -errno, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		r->own_fd = true;
+	}
+	if (fstat(r->fd, &st) < 0) {
+		err = cs_error(r->eb, -errno, "%s: %s", r->path, strerror(errno));
+		goto fail;
+	}
+	regular = S_ISREG(st.st_mode);
+	if (regular) {
+		ssize_t got = pread(r->fd, head, sizeof(head), 0);
+
+		if (got < 16) {
+			err = cs_error(r->eb, -EBADMSG, "%s: %zd bytes, too short "
+				       "for a perf.data header", r->path,
+				       got < 0 ? (ssize_t)0 : got);
+			goto fail;
+		}
+	} else {
+		/* a pipe: peek at the magic through the stream buffer */
+		r->buf = malloc(PIPE_BUF_CAP);
+		err = r->buf ? fill(r, 16) : -ENOMEM;
+		if (err <= 0) {
+			if (!err)
+				err = cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too "
+					       "short for a perf.data header",
+					       r->path, r->buf_len);
+			goto fail;
+		}
+		memcpy(head, r->buf, 16);
+	}
+	if (cs_ld64(head) == CS_PERF_MAGIC2_SWAPPED) {
+		r->swap = true;
+	} else if (cs_ld64(head) != CS_PERF_MAGIC2) {
+		err = cs_error(r->eb, -EBADMSG, "%s: not a perf.data file (no "
+			       "PERFILE2 magic at offset 0)", r->path);
+		goto fail;
+	}
+	r->feat.info.big_endian = r->swap !=
+		(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	if (!regular) {
+		err = open_pipe(r);
+	} else if (cs_ld64x(head + 8, r->swap) == 16) {
+		/* a stream saved to a file (perf record -o - > f) */
+		if (lseek(r->fd, 0, SEEK_SET) < 0)
+			err = cs_error(r->eb, -errno, "%s: %s", r->path,
+				       strerror(errno));
+		else
+			err = open_pipe(r);
+	} else {
+		err = open_file(r, (size_t)st.st_size);
+	}
+	if (err)
+		goto fail;
+	err = cs_zstream_new(&r->z);
+	if (err)
+		goto fail;
+	r->scratch = malloc(MAX_RECORD);
+	r->zcopy = malloc(MAX_RECORD);
+	if (!r->scratch || !r->zcopy) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (r->feat.info.clockid < 0) {
+		const struct cs_evsel *e = cs_evlist_get(r->evlist, 0);
+
+		if (e && (e->attr->flags & CS_ATTR_USE_CLOCKID))
+			r->feat.info.clockid = e->attr->clockid;
+	}
+	*out = r;
+	return 0;
+fail:
+	if (err == -ENOMEM)
+		cs_error(r->eb, err, "%s: out of memory", r->path ? r->path : path);
+	cs_reader_free(r);
+	return err;
+}
+
+void cs_reader_free(struct cs_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap((void *)r->map, r->map_size);
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	free(r->scratch);
+	free(r->zcopy);
+	cs_zstream_free(r->z);
+	cs_feat_store_free(&r->feat);
+	cs_evlist_free(r->evlist);
+	free(r->path);
+	free(r);
+}
+
+const struct cs_evlist *cs_reader_evlist(const struct cs_reader *r)
+{
+	return r->evlist;
+}
+
+const struct cs_file_info *cs_reader_info(const struct cs_reader *r)
+{
+	return &r->feat.info;
+}
+
+const char *cs_reader_path(const struct cs_reader *r)
+{
+	return r->path;
+}
+
+uint64_t cs_reader_total(const struct cs_reader *r)
+{
+	return r->pipe ? 0 : r->map_size;
+}
+
+bool cs_reader_truncated(const struct cs_reader *r)
+{
+	return r->truncated;
+}
+
+int cs_reader_feature(const struct cs_reader *r, int feat, const void **data,
+		      size_t *size)
+{
+	if (feat < 0 || feat >= CS_FEAT_LAST || !r->feat.raw[feat])
+		return -ENOENT;
+	*data = r->feat.raw[feat];
+	*size = r->feat.raw_size[feat];
+	return 0;
+}
+
+int cs_reader_for_each_build_id(const struct cs_reader *r, cs_build_id_fn fn,
+				void *ctx)
+{
+	for (size_t i = 0; i < r->feat.nr_bids; i++) {
+		const struct cs_build_id_entry *b = &r->feat.bids[i];
+		int err = fn(ctx, b->pid, b->misc, b->id, b->size, b->path);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+/* Records that change what the reader knows: events, names, features,
+ * build ids. rec is native and aligned here. */
+static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
+		  uint64_t off)
+{
+	uint32_t type = cs_ld32(rec);
+	const char *why = NULL;
+	int err = 0;
+
+	switch (type) {
+	case CS_RECORD_HEADER_ATTR: {
+		struct cs_perf_attr a;
+		uint32_t asz;
+
+		if (!r->pipe)
+			return 0;	/* file mode: the attr section rules */
+		if (size < 8 + CS_PERF_ATTR_SIZE_VER0)
+			return rerr(r, type, off, "shorter than an attr");
+		asz = cs_ld32(rec + 12);
+		if (!asz)
+			asz = CS_PERF_ATTR_SIZE_VER0;
+		if (asz < CS_PERF_ATTR_SIZE_VER0 || asz > size - 8)
+			return rerr(r, type, off, "attr size out of bounds");
+		memset(&a, 0, sizeof(a));
+		memcpy(&a, rec + 8, asz < sizeof(a) ? asz : sizeof(a));
+		if (a.size > sizeof(a))
+			a.size = sizeof(a);
+		if ((size - 8 - asz) % 8)
+			return rerr(r, type, off, "ids not a whole number of u64");
+		err = cs_evlist_add(r->evlist, &a, NULL,
+				    (const uint64_t *)(const void *)(rec + 8 + asz),
+				    (size - 8 - asz) / 8);
+		if (err == -EINVAL)
+			return rerr(r, type, off, "places its sample id "
+				    "differently from the first event");
+		break;
+	}
+	case CS_RECORD_EVENT_UPDATE: {
+		/* type NAME (2): the name string follows type and id */
+		const struct cs_evsel *e;
+		size_t n;
+
+		if (size < 24)
+			return rerr(r, type, off, "shorter than 24 bytes");
+		if (cs_ld64(rec + 8) != 2)
+			return 0;
+		e = cs_evlist_find(r->evlist, cs_ld64(rec + 16));
+		n = strnlen((const char *)rec + 24, size - 24);
+		if (e && n) {
+			char name[256];
+
+			if (n >= sizeof(name))
+				n = sizeof(name) - 1;
+			memcpy(name, rec + 24, n);
+			name[n] = '\0';
+			err = cs_evlist_set_name(r->evlist, e->index, name);
+		}
+		break;
+	}
+	case CS_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+		void *copy;
+
+		if (size < 16)
+			return rerr(r, type, off, "shorter than 16 bytes");
+		feat = cs_ld64(rec + 8);
+		if (feat >= CS_FEAT_LAST)
+			return 0;
+		/* the stream buffer is reused: keep our own copy */
+		copy = malloc(size - 16 ? size - 16 : 1);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, rec + 16, size - 16);
+		free(r->feat.owned[feat]);
+		r->feat.owned[feat] = copy;
+		err = cs_feat_parse(&r->feat, r->evlist, (int)feat, copy,
+				    size - 16, r->swap, &why);
+		if (err == -EBADMSG)
+			return rerr(r, type, off, why ? why : "malformed feature");
+		if (!err && feat == CS_FEAT_CLOCK_DATA)
+			break;
+		break;
+	}
+	case CS_RECORD_HEADER_BUILD_ID: {
+		/* our copy of the record is native: pass swap = false */
+		err = cs_feat_add_build_id(&r->feat, rec, size, false, &why);
+		if (err == -EBADMSG)
+			return rerr(r, type, off, why);
+		break;
+	}
+	default:
+		break;
+	}
+	if (err)
+		return cs_error(r->eb, err, "%s: %s record at offset %#" PRIx64
+				": %s", r->path, cs_record_type_name(type), off,
+				strerror(-err));
+	return 0;
+}
+
+/* Payload bytes that follow some records without counting in their size. */
+static int payload_after(struct cs_reader *r, const uint8_t *rec, size_t size,
+			 uint64_t off, uint64_t *n)
+{
+	uint32_t type = cs_ld32(rec);
+
+	*n = 0;
+	if (type == CS_RECORD_AUXTRACE) {
+		if (size < 16)
+			return rerr(r, type, off, "shorter than 16 bytes");
+		*n = cs_ld64(rec + 8);
+	} else if (type == CS_RECORD_HEADER_TRACING_DATA) {
+		if (size < 12)
+			return rerr(r, type, off, "shorter than 12 bytes");
+		*n = ((uint64_t)cs_ld32(rec + 8) + 7) & ~7ULL;
+	}
+	return 0;
+}
+
+/* Native, aligned bytes of a record found at src: the same pointer when it
+ * can be, else a copy in scratch. */
+static const uint8_t *nativize(struct cs_reader *r, uint8_t *src, bool writable,
+			       size_t size, uint64_t off, bool *stable, int *err)
+{
+	uint8_t *rec = src;
+	const char *why;
+
+	*err = 0;
+	if (r->swap || ((uintptr_t)src & 7)) {
+		if (!writable || ((uintptr_t)src & 7)) {
+			memcpy(r->scratch, src, size);
+			rec = r->scratch;
+			*stable = false;
+		}
+	}
+	if (r->swap) {
+		cs_swap_header(rec);
+		why = cs_swap_body(r->evlist, rec, size);
+		if (why) {
+			*err = rerr(r, cs_ld32(rec), off, why);
+			return NULL;
+		}
+	}
+	return rec;
+}
+
+static int hand_out(struct cs_reader *r, struct cs_record *out,
+		    const uint8_t *rec, size_t size, uint64_t off, bool stable)
+{
+	uint32_t type = cs_ld32(rec);
+	int err;
+
+	err = absorb(r, rec, size, off);
+	if (err)
+		return err;
+	if (type == CS_RECORD_COMPRESSED || type == CS_RECORD_COMPRESSED2) {
+		const uint8_t *data = rec + 8;
+		size_t n = size - 8;
+
+		if (type == CS_RECORD_COMPRESSED2) {
+			uint64_t ds;
+
+			if (size < 16)
+				return rerr(r, type, off, "shorter than 16 bytes");
+			ds = cs_ld64(rec + 8);
+			if (ds > size - 16)
+				return rerr(r, type, off, "data_size exceeds the "
+					    "record");
+			data = rec + 16;
+			n = (size_t)ds;
+		}
+		if (r->z_active)
+			return rerr(r, type, off, "compressed record inside a "
+				    "compressed payload");
+		/* the payload is read lazily, after scratch is reused */
+		if (rec == r->scratch) {
+			memcpy(r->zcopy, rec, size);
+			data = r->zcopy + (data - rec);
+		}
+		cs_zstream_feed(r->z, data, n);
+		r->z_active = true;
+		r->z_offset = off;
+	}
+	out->bytes = rec;
+	out->size = size;
+	out->offset = off;
+	out->type = type;
+	out->stable = stable;
+	return 1;
+}
+
+static int next_compressed(struct cs_reader *r, struct cs_record *out)
+{
+	const char *why = NULL;
+	const uint8_t *rec;
+	void *raw;
+	size_t size;
+	uint64_t n;
+	bool stable = false;
+	int err;
+
+	err = cs_zstream_next(r->z, r->swap, &raw, &size, &why);
+	if (err < 0)
+		return cs_error(r->eb, -EBADMSG, "%s: %s record at offset %#"
+				PRIx64 ": zstd: %s", r->path, "COMPRESSED",
+				r->z_offset, why);
+	if (!err) {
+		r->z_active = false;
+		return 0;
+	}
+	rec = nativize(r, raw, true, size, r->z_offset, &stable, &err);
+	if (!rec)
+		return err;
+	err = payload_after(r, rec, size, r->z_offset, &n);
+	if (err)
+		return err;
+	cs_zstream_skip(r->z, n);
+	return hand_out(r, out, rec, size, r->z_offset, false);
+}
+
+static int next_file(struct cs_reader *r, struct cs_record *out)
+{
+	uint64_t off = r->pos, left = r->data_end - r->pos, n;
+	const uint8_t *rec;
+	uint8_t hdr[8];
+	uint16_t size;
+	uint32_t type;
+	bool stable = true;
+	int err;
+
+	if (!left) {
+		if (r->data_end < r->claimed_end)
+			return cs_error(r->eb, -EBADMSG, "%s: data ends at offset "
+					"%#" PRIx64 ", the header says %#" PRIx64
+					": file truncated", r->path, off,
+					r->claimed_end);
+		return 0;
+	}
+	if (left < 8) {
+		if (r->open_ended) {
+			r->truncated = true;
+			return 0;
+		}
+		return cs_error(r->eb, -EBADMSG, "%s: record at offset %#" PRIx64
+				" is cut short: %" PRIu64 " bytes remain", r->path,
+				off, left);
+	}
+	memcpy(hdr, r->map + off, 8);
+	if (r->swap)
+		cs_swap_header(hdr);
+	type = cs_ld32(hdr);
+	size = cs_ld16(hdr + 6);
+	if (size < 8 || size > left) {
+		char b[24];
+
+		if (size >= 8 && r->open_ended) {
+			r->truncated = true;
+			return 0;
+		}
+		return cs_error(r->eb, -EBADMSG, "%s: %s record at offset %#"
+				PRIx64 " claims %u bytes, %" PRIu64 " remain",
+				r->path, tname(type, b, sizeof(b)), off, size,
+				left);
+	}
+	rec = nativize(r, (uint8_t *)(uintptr_t)(r->map + off), false, size,
+		       off, &stable, &err);
+	if (!rec)
+		return err;
+	err = payload_after(r, rec, size, off, &n);
+	if (err)
+		return err;
+	if (n > left - size)
+		return rerr(r, type, off, "payload runs past the data section");
+	r->pos += size + n;
+	return hand_out(r, out, rec, size, off, stable);
+}
+
+static int next_pipe(struct cs_reader *r, struct cs_record *out)
+{
+	uint64_t off, n;
+	const uint8_t *rec;
+	uint8_t *at;
+	uint16_t size;
+	uint32_t type;
+	bool stable = false;
+	int err;
+
+	err = drop_pipe_bytes(r);
+	if (err)
+		return err;
+	err = fill(r, 8);
+	if (err < 0)
+		return err;
+	off = r->stream_off + r->buf_pos;
+	if (!err) {
+		if (r->buf_len == r->buf_pos)
+			return 0;
+		return cs_error(r->eb, -EBADMSG, "%s: stream ends inside a "
+				"record header at offset %#" PRIx64, r->path, off);
+	}
+	at = r->buf + r->buf_pos;
+	type = cs_ld32x(at, r->swap);
+	size = cs_ld16(at + 6);
+	if (r->swap)
+		size = __builtin_bswap16(size);
+	if (size < 8)
+		return rerr(r, type, off, "claims under 8 bytes");
+	err = fill(r, size);
+	if (err < 0)
+		return err;
+	if (!err) {
+		char m[96];
+
+		snprintf(m, sizeof(m), "stream ends inside it (%zu of %u bytes)",
+			 r->buf_len - r->buf_pos, size);
+		return rerr(r, type, off, m);
+	}
+	at = r->buf + r->buf_pos;	/* fill() may have moved the bytes */
+	r->buf_pos += size;
+	rec = nativize(r, at, true, size, off, &stable, &err);
+	if (!rec)
+		return err;
+	err = payload_after(r, rec, size, off, &n);
+	if (err)
+		return err;
+	r->pipe_skip = n;
+	return hand_out(r, out, rec, size, off, false);
+}
+
+int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
+{
+	int ret;
+
+	if (r->z_active) {
+		ret = next_compressed(r, rec);
+		if (ret)
+			return ret;
+	}
+	ret = r->pipe ? next_pipe(r, rec) : next_file(r, rec);
+	if (ret == 0 && cs_zstream_pending(r->z))
+		return cs_error(r->eb, -EBADMSG, "%s: data ends inside a "
+				"compressed record (%zu bytes left over from "
+				"the COMPRESSED record at offset %#" PRIx64 ")",
+				r->path, cs_zstream_pending(r->z), r->z_offset);
+	return ret;
+}

@@ -1,0 +1,79 @@
+/* reader_int.h - the reader's insides, shared by its files (reader.c: the
+ * sources and the record loop, features.c: feature sections, swap.c:
+ * foreign byte order, zstream.c: compressed payloads). Not for use outside
+ * src/lib/read.
+ */
+#ifndef CS_READER_INT_H
+#define CS_READER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/perf_abi.h"
+#include "lib/read/reader.h"
+
+struct cs_evlist;
+struct cs_errbuf;
+
+/* ---- byte order (swap.c) ---- */
+
+/* Swaps one attr in place; only the fields within size bytes exist. */
+void cs_swap_attr(void *attr, size_t size);
+/* Swaps the header of the record at rec in place. */
+void cs_swap_header(void *rec);
+/* Swaps the body of a record whose header is already native. Fields the
+ * reader and decoder read are swapped; bodies of records we only count are
+ * left as they are. Returns NULL or what was wrong. */
+const char *cs_swap_body(const struct cs_evlist *l, void *rec, size_t size);
+
+/* ---- zstd stream (zstream.c) ---- */
+
+struct cs_zstream;
+int cs_zstream_new(struct cs_zstream **out);
+void cs_zstream_free(struct cs_zstream *z);
+/* Feeds one compressed payload; it must stay readable until drained. */
+void cs_zstream_feed(struct cs_zstream *z, const void *in, size_t size);
+/* The next whole decompressed record: 1 and *rec, *size (valid until the
+ * next call); 0 when the payload is used up (a record may be left
+ * half-done, to be finished by the next payload); negative on an error,
+ * with *why. The record's header is in file byte order. */
+int cs_zstream_next(struct cs_zstream *z, bool swap, void **rec,
+		    size_t *size, const char **why);
+/* Bytes of a record begun but not finished (for the end-of-data check). */
+size_t cs_zstream_pending(const struct cs_zstream *z);
+/* Drops n payload bytes that follow a record (AUXTRACE inside a stream):
+ * returns 0 or -EBADMSG if fewer are there. */
+int cs_zstream_skip(struct cs_zstream *z, uint64_t n);
+
+/* ---- feature sections (features.c) ---- */
+
+struct cs_build_id_entry {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t size;
+	uint8_t id[CS_BUILD_ID_SIZE_MAX];
+	char *path;
+};
+
+struct cs_feat_store {
+	struct cs_file_info info;	/* strings below are owned here */
+	const void *raw[CS_FEAT_LAST];	/* file bytes of each feature */
+	size_t raw_size[CS_FEAT_LAST];
+	void *owned[CS_FEAT_LAST];	/* pipe mode: copies of the bytes */
+	struct cs_build_id_entry *bids;
+	size_t nr_bids, cap_bids;
+};
+
+/* Parses one feature section (file byte order) into st and, for
+ * EVENT_DESC, names the evlist's events. Returns 0, or -EBADMSG / -ENOMEM
+ * with *why. */
+int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
+		  const void *data, size_t size, bool swap, const char **why);
+/* One build id record (HEADER_BUILD_ID or an entry of the BUILD_ID
+ * feature), in file byte order. */
+int cs_feat_add_build_id(struct cs_feat_store *st, const void *rec,
+			 size_t size, bool swap, const char **why);
+void cs_feat_store_free(struct cs_feat_store *st);
+
+#endif
