@@ -113,8 +113,8 @@ static size_t leading_underscores(const char *s)
 }
 
 /* perf's choice among symbols at one address: sized over unsized, then
- * global over weak over local, fewer leading underscores, longer name, the
- * first seen. Returns true if b should replace a. */
+ * not weak over weak, global over local, fewer leading underscores, longer
+ * name, the first seen. Returns true if b should replace a. */
 static bool better(const struct cs_symtab *t, const struct entry *a,
 		   const struct entry *b)
 {
@@ -123,8 +123,10 @@ static bool better(const struct cs_symtab *t, const struct entry *a,
 
 	if ((a->size == 0) != (b->size == 0))
 		return a->size == 0;
-	if (a->bind != b->bind)
-		return b->bind > a->bind;
+	if ((a->bind == CS_SYM_WEAK) != (b->bind == CS_SYM_WEAK))
+		return a->bind == CS_SYM_WEAK;
+	if ((a->bind == CS_SYM_GLOBAL) != (b->bind == CS_SYM_GLOBAL))
+		return b->bind == CS_SYM_GLOBAL;
 	ua = leading_underscores(na);
 	ub = leading_underscores(nb);
 	if (ua != ub)

@@ -13,7 +13,7 @@
 
 struct cs_symtab;			/* opaque */
 
-enum cs_sym_bind {			/* ordered: a higher one wins an alias tie */
+enum cs_sym_bind {
 	CS_SYM_LOCAL = 0,
 	CS_SYM_WEAK = 1,
 	CS_SYM_GLOBAL = 2,

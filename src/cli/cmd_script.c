@@ -1,0 +1,91 @@
+/* cmd_script.c - `callstitch script`: every sample with its whole stack. */
+#include "cli/commands.h"
+#include "cli/cli.h"
+#include "out/script.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_MAX_STACK = 0x2000 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: callstitch script [-i FILE] [--kallsyms FILE] [--symfs DIR]\n"
+		"                         [--no-merge-callchains] [--stats]\n\n"
+		"Prints each sample with its stitched call stack in perf script's\n"
+		"layout. A sample whose deferred user stack never came keeps its\n"
+		"kernel part and ends with a '[user stack missing: REASON]' frame.\n\n"
+		CLI_INPUT_HELP
+		"      --no-merge-callchains  the raw view: samples with their cookie\n"
+		"                        and each DEFERRED CALLCHAIN record on its own\n"
+		"      --max-stack N     print at most N frames per stack (default 127)\n"
+		"  -h, --help            this text\n");
+}
+
+int cmd_script(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_INPUT_OPTIONS,
+		{ "no-merge-callchains", no_argument, NULL, CLI_OPT_NO_MERGE },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_input in = { .input = "perf.data" };
+	struct cs_script_opts so = { .out = stdout };
+	struct cs_script *sc;
+	struct cs_session *s;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:qh", opts, NULL)) != -1) {
+		if (cli_input_option(&in, c, optarg))
+			continue;
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case OPT_MAX_STACK: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > 65536) {
+				cli_error("script: --max-stack wants a number from 1 to 65536, not '%s'",
+					  optarg);
+				return 129;
+			}
+			so.max_stack = (unsigned int)v;
+			break;
+		}
+		default:
+			usage(stderr);
+			return 129;
+		}
+	}
+	if (optind < argc) {
+		cli_error("script: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return 129;
+	}
+	so.no_merge = in.no_merge;
+	s = cli_open(&in);
+	if (!s)
+		return 1;
+	if (cs_script_new(&so, &sc)) {
+		cli_error("script: %s", strerror(ENOMEM));
+		cs_session_free(s);
+		return 1;
+	}
+	/* stdout is written by the printer in 1 MiB chunks */
+	rc = cli_run(s, &in, &cs_script_ops, sc);
+	if (cs_script_flush(sc) && !rc) {
+		cli_error("script: writing the output: %s", strerror(EIO));
+		rc = 1;
+	}
+	cs_script_free(sc);
+	cs_session_free(s);
+	return rc;
+}

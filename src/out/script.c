@@ -1,0 +1,382 @@
+/* script.c - perf script's text layout, written without stdio formatting.
+ *
+ * A profile of a million samples is tens of millions of frame lines; the
+ * text is built in a large buffer with hand-rolled number formatting and
+ * written in big chunks.
+ */
+#include "out/script.h"
+#include "out/frames.h"
+#include "abi/perf_abi.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_SIZE (1u << 20)
+#define PERF_MAX_STACK 127		/* perf script's default --max-stack */
+
+struct cs_script {
+	FILE *out;
+	bool no_merge;
+	unsigned int max_stack;
+	struct cs_session *session;
+	struct cs_machine *machine;
+	int name_width;			/* widest event name */
+	bool io_error;
+	size_t len;
+	char *buf;
+	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
+};
+
+int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
+{
+	struct cs_script *sc = calloc(1, sizeof(*sc));
+
+	*out = NULL;
+	if (!sc)
+		return -ENOMEM;
+	sc->buf = malloc(BUF_SIZE);
+	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
+	if (!sc->buf || !sc->frames) {
+		cs_script_free(sc);
+		return -ENOMEM;
+	}
+	sc->out = o->out ? o->out : stdout;
+	sc->no_merge = o->no_merge;
+	sc->max_stack = o->max_stack ? o->max_stack : PERF_MAX_STACK;
+	*out = sc;
+	return 0;
+}
+
+void cs_script_free(struct cs_script *sc)
+{
+	if (!sc)
+		return;
+	free(sc->buf);
+	free(sc->frames);
+	free(sc);
+}
+
+int cs_script_flush(struct cs_script *sc)
+{
+	if (sc->len && fwrite(sc->buf, 1, sc->len, sc->out) != sc->len)
+		sc->io_error = true;
+	sc->len = 0;
+	return sc->io_error ? -EIO : 0;
+}
+
+/* ---- formatting ----------------------------------------------------------- */
+
+/* Room for one line's worth of output. Lines are bounded by the symbol and
+ * path lengths, which room() is told. */
+static char *room(struct cs_script *sc, size_t n)
+{
+	if (sc->len + n > BUF_SIZE)
+		cs_script_flush(sc);
+	if (n > BUF_SIZE)		/* absurd name: let stdio take it */
+		return NULL;
+	return sc->buf + sc->len;
+}
+
+static void put_mem(struct cs_script *sc, const char *s, size_t n)
+{
+	char *p = room(sc, n);
+
+	if (!p) {
+		if (fwrite(s, 1, n, sc->out) != n)
+			sc->io_error = true;
+		return;
+	}
+	memcpy(p, s, n);
+	sc->len += n;
+}
+
+static void put_str(struct cs_script *sc, const char *s)
+{
+	put_mem(sc, s, strlen(s));
+}
+
+static void put_ch(struct cs_script *sc, char c)
+{
+	char *p = room(sc, 1);
+
+	*p = c;
+	sc->len++;
+}
+
+static void put_pad(struct cs_script *sc, int n)
+{
+	char *p;
+
+	if (n <= 0)
+		return;
+	p = room(sc, (size_t)n);
+	memset(p, ' ', (size_t)n);
+	sc->len += (size_t)n;
+}
+
+/* %*s */
+static void put_str_w(struct cs_script *sc, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	if ((int)n < width)
+		put_pad(sc, width - (int)n);
+	put_mem(sc, s, n);
+}
+
+static size_t fmt_hex(char *tmp, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	do {
+		tmp[n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	return n;			/* reversed */
+}
+
+static size_t fmt_dec(char *tmp, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return n;			/* reversed */
+}
+
+static void put_rev(struct cs_script *sc, const char *tmp, size_t n, int width,
+		    char padc)
+{
+	char *p = room(sc, n + (width > 0 ? (size_t)width : 0));
+
+	for (int k = (int)n; k < width; k++)
+		*p++ = padc, sc->len++;
+	for (size_t k = n; k-- > 0;)
+		*p++ = tmp[k];
+	sc->len += n;
+}
+
+static void put_hex_w(struct cs_script *sc, uint64_t v, int width)
+{
+	char tmp[16];
+
+	put_rev(sc, tmp, fmt_hex(tmp, v), width, ' ');
+}
+
+static void put_dec_w(struct cs_script *sc, uint64_t v, int width, char padc)
+{
+	char tmp[20];
+
+	put_rev(sc, tmp, fmt_dec(tmp, v), width, padc);
+}
+
+static void put_int_w(struct cs_script *sc, int32_t v, int width)
+{
+	char tmp[21];
+	size_t n;
+
+	if (v >= 0) {
+		put_dec_w(sc, (uint64_t)v, width, ' ');
+		return;
+	}
+	n = fmt_dec(tmp, (uint64_t)(-(int64_t)v));
+	tmp[n++] = '-';
+	put_rev(sc, tmp, n, width, ' ');
+}
+
+/* ---- samples -------------------------------------------------------------- */
+
+static uint64_t sample_type_of(const struct cs_evsel *e)
+{
+	return e && e->attr ? e->attr->sample_type : 0;
+}
+
+/* comm, tid, [cpu], time: the part every line kind shares */
+static void put_start(struct cs_script *sc, const struct cs_evsel *e,
+		      uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time)
+{
+	uint64_t st = sample_type_of(e);
+	const char *comm = cs_machine_comm(sc->machine, pid, tid);
+	char unknown[16];
+
+	if (!comm) {
+		/* perf names a thread it never saw after its tid */
+		snprintf(unknown, sizeof(unknown), ":%d", (int32_t)tid);
+		comm = unknown;
+	}
+	if (st & CS_SAMPLE_CALLCHAIN) {
+		put_str(sc, comm);
+		put_ch(sc, ' ');
+	} else {
+		put_str_w(sc, comm, 16);
+		put_ch(sc, ' ');
+	}
+	if (st & CS_SAMPLE_TID) {
+		put_int_w(sc, (int32_t)tid, 7);
+		put_ch(sc, ' ');
+	}
+	if (st & CS_SAMPLE_CPU) {
+		put_ch(sc, '[');
+		put_dec_w(sc, cpu, 3, '0');
+		put_mem(sc, "] ", 2);
+	}
+	if (st & CS_SAMPLE_TIME) {
+		char tmp[40];
+		size_t n = 0;
+		uint64_t us = time % 1000000000ULL / 1000;
+
+		/* "%lu.%06lu" right-aligned in 12 */
+		for (int k = 0; k < 6; k++, us /= 10)
+			tmp[n++] = (char)('0' + us % 10);
+		tmp[n++] = '.';
+		n += fmt_dec(tmp + n, time / 1000000000ULL);
+		put_rev(sc, tmp, n, 12, ' ');
+		put_mem(sc, ": ", 2);
+	}
+}
+
+static void put_frame(struct cs_script *sc, const struct cs_frame *f,
+		      char lead)
+{
+	const struct cs_location *l = &f->loc;
+	const char *dso = l->dso_name ? l->dso_name : "[unknown]";
+
+	put_ch(sc, lead);
+	put_hex_w(sc, f->addr, 16);
+	put_ch(sc, ' ');
+	switch (f->kind) {
+	case CS_FRAME_COOKIE:
+		put_mem(sc, "(cookie) ([unknown])", 20);
+		return;
+	case CS_FRAME_MISSING_USER:
+		put_mem(sc, "[user stack missing: ", 21);
+		put_str(sc, cs_missing_reason_name(f->missing));
+		put_mem(sc, "] ([unknown])", 13);
+		return;
+	case CS_FRAME_ADDR:
+		break;
+	}
+	if (l->sym) {
+		put_str(sc, l->sym);
+		put_mem(sc, "+0x", 3);
+		put_hex_w(sc, l->sym_offset, 0);
+	} else {
+		put_mem(sc, "[unknown]", 9);
+	}
+	put_mem(sc, " (", 2);
+	put_str(sc, dso);
+	put_ch(sc, ')');
+}
+
+static void put_frames(struct cs_script *sc, const struct cs_frame *f,
+		       size_t n)
+{
+	if (n > sc->max_stack)
+		n = sc->max_stack;
+	for (size_t i = 0; i < n; i++) {
+		put_frame(sc, &f[i], '\t');
+		put_ch(sc, '\n');
+	}
+	put_ch(sc, '\n');
+}
+
+static int script_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_script *sc = ctx;
+	size_t n = cs_session_nr_evsels(s);
+
+	sc->session = s;
+	sc->machine = cs_session_machine(s);
+	for (size_t i = 0; i < n; i++) {
+		const struct cs_evsel *e = cs_session_evsel(s, i);
+		int w = e && e->name ? (int)strlen(e->name) : 9;
+
+		if (w > sc->name_width)
+			sc->name_width = w;
+	}
+	return 0;
+}
+
+static int script_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_script *sc = ctx;
+	const struct cs_event *ev = s->event;
+	const struct cs_sample *smp = &ev->sample;
+	const struct cs_evsel *e = ev->evsel;
+	uint64_t st = sample_type_of(e);
+	size_t n;
+
+	put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
+	if (st & CS_SAMPLE_PERIOD) {
+		put_dec_w(sc, smp->period, 10, ' ');
+		put_ch(sc, ' ');
+	}
+	put_str_w(sc, e && e->name ? e->name : "[unknown]", sc->name_width);
+	put_mem(sc, ": ", 2);
+	n = cs_frames_resolve(sc->machine, s, sc->frames, CS_FRAMES_MAX);
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	if (st & CS_SAMPLE_CALLCHAIN) {
+		put_ch(sc, '\n');
+		put_frames(sc, sc->frames, n);
+	} else if (n) {
+		put_ch(sc, ' ');
+		put_frame(sc, &sc->frames[0], ' ');
+		put_ch(sc, '\n');
+	} else {
+		put_ch(sc, '\n');
+	}
+	return sc->io_error ? -EIO : 0;
+}
+
+static int script_deferred(void *ctx, const struct cs_event *ev)
+{
+	struct cs_script *sc = ctx;
+	const struct cs_deferred *d = &ev->deferred;
+	struct cs_stitched as_chain = {
+		.event = ev,
+		.chain = d->ips,
+		.chain_nr = d->nr,
+		.state = CS_CHAIN_UNMERGED,
+	};
+	struct cs_event fake;
+	size_t n;
+
+	if (!sc->no_merge)
+		return 0;
+	put_start(sc, ev->evsel, ev->id.pid, ev->id.tid, ev->id.cpu, ev->id.time);
+	put_mem(sc, "DEFERRED CALLCHAIN [cookie: ", 28);
+	put_hex_w(sc, d->cookie, 0);
+	put_mem(sc, "]\n", 2);
+	/* the ips are user addresses of the record's task, with or without a
+	 * leading marker: resolve them as a user-mode chain of that pid */
+	memset(&fake, 0, sizeof(fake));
+	fake.type = CS_RECORD_SAMPLE;
+	fake.sample.pid = ev->id.pid;
+	fake.sample.tid = ev->id.tid;
+	fake.sample.misc = CS_MISC_USER;
+	as_chain.event = &fake;
+	n = d->nr ? cs_frames_resolve(sc->machine, &as_chain, sc->frames,
+				      CS_FRAMES_MAX) : 0;
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	put_frames(sc, sc->frames, n);
+	return sc->io_error ? -EIO : 0;
+}
+
+static int script_end(void *ctx, struct cs_session *s)
+{
+	(void)s;
+	return cs_script_flush(ctx);
+}
+
+const struct cs_output_ops cs_script_ops = {
+	.begin = script_begin,
+	.sample = script_sample,
+	.deferred = script_deferred,
+	.end = script_end,
+};

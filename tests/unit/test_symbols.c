@@ -1,0 +1,254 @@
+/* test_symbols.c - symbol tables, kallsyms, demangling and ELF reading. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/symbols/elfimg.h"
+#include "lib/symbols/symtab.h"
+
+static struct cs_symtab *kallsyms(const char *text, long *added)
+{
+	struct cs_symtab *t;
+	size_t bad = 0;
+
+	assert_int_equal(cs_symtab_new(&t), 0);
+	*added = cs_kallsyms_parse(t, text, strlen(text), &bad);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	return t;
+}
+
+static void kallsyms_text_symbols_resolve_up_to_the_next(void **state)
+{
+	const char *text =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t helper\n"
+		"ffffffff81000200 r some_rodata\n"
+		"ffffffff81000300 T do_thing\n";
+	const struct cs_sym *s;
+	long n;
+	struct cs_symtab *t = kallsyms(text, &n);
+
+	(void)state;
+	assert_int_equal(n, 3);			/* rodata is not kept */
+	s = cs_symtab_find(t, 0xffffffff81000150);
+	assert_non_null(s);
+	assert_string_equal(s->name, "helper");
+	/* read-only data does not end helper: it runs to do_thing */
+	s = cs_symtab_find(t, 0xffffffff81000250);
+	assert_string_equal(s->name, "helper");
+	assert_null(cs_symtab_find(t, 0xffffffff80ffffff));
+	/* the last symbol ends a page past its page */
+	assert_non_null(cs_symtab_find(t, 0xffffffff81001fff));
+	assert_null(cs_symtab_find(t, 0xffffffff81002000));
+	cs_symtab_free(t);
+}
+
+static void kallsyms_module_symbols_carry_their_module(void **state)
+{
+	const char *text =
+		"ffffffff81000000 T _text\n"
+		"ffffffffc0000000 t mod_fn\t[e1000]\n"
+		"ffffffffc0000400 t mod_fn2\t[e1000]\n";
+	const struct cs_sym *s;
+	long n;
+	struct cs_symtab *t = kallsyms(text, &n);
+
+	(void)state;
+	assert_int_equal(n, 3);
+	s = cs_symtab_find(t, 0xffffffffc0000010);
+	assert_string_equal(s->name, "mod_fn");
+	assert_string_equal(s->module, "[e1000]");
+	assert_null(cs_symtab_find(t, 0xffffffff81000000)->module);
+	/* the kernel's last symbol does not swallow the gap to the modules */
+	assert_null(cs_symtab_find(t, 0xffffffff90000000));
+	cs_symtab_free(t);
+}
+
+static void kallsyms_bad_line_is_reported_with_its_number(void **state)
+{
+	const char *text = "ffffffff81000000 T _text\nnot a line\n";
+	struct cs_symtab *t;
+	size_t bad = 0;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_kallsyms_parse(t, text, strlen(text), &bad), -EBADMSG);
+	assert_int_equal(bad, 2);
+	cs_symtab_free(t);
+}
+
+static void kallsyms_with_hidden_addresses_adds_nothing(void **state)
+{
+	const char *text = "0000000000000000 T _text\n0000000000000000 t x\n";
+	long n;
+	struct cs_symtab *t = kallsyms(text, &n);
+
+	(void)state;
+	assert_int_equal(n, 0);
+	assert_int_equal(cs_symtab_count(t), 0);
+	assert_null(cs_symtab_find(t, 0));
+	cs_symtab_free(t);
+}
+
+static const char *alias_winner(const char *a, enum cs_sym_bind ba, uint64_t sa,
+				const char *b, enum cs_sym_bind bb, uint64_t sb)
+{
+	static char name[64];
+	struct cs_symtab *t;
+
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1000, sa, ba, a, strlen(a), NULL), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1000, sb, bb, b, strlen(b), NULL), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	assert_int_equal(cs_symtab_count(t), 1);
+	snprintf(name, sizeof(name), "%s", cs_symtab_find(t, 0x1000)->name);
+	cs_symtab_free(t);
+	return name;
+}
+
+static void aliases_at_one_address_follow_perfs_choice(void **state)
+{
+	(void)state;
+	assert_string_equal(alias_winner("a", CS_SYM_GLOBAL, 0, "b", CS_SYM_LOCAL, 16), "b");
+	assert_string_equal(alias_winner("open", CS_SYM_WEAK, 16, "__GI___libc_open",
+					 CS_SYM_LOCAL, 16), "__GI___libc_open");
+	assert_string_equal(alias_winner("x", CS_SYM_LOCAL, 16, "y", CS_SYM_GLOBAL, 16), "y");
+	assert_string_equal(alias_winner("__x", CS_SYM_GLOBAL, 16, "_y", CS_SYM_GLOBAL, 16), "_y");
+	assert_string_equal(alias_winner("__libc_open64", CS_SYM_LOCAL, 16,
+					 "__GI___libc_open", CS_SYM_LOCAL, 16), "__GI___libc_open");
+	assert_string_equal(alias_winner("same", CS_SYM_GLOBAL, 16, "also", CS_SYM_GLOBAL, 16), "same");
+}
+
+static void sized_symbols_end_at_their_size(void **state)
+{
+	struct cs_symtab *t;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1000, 0x10, CS_SYM_GLOBAL, "f", 1, NULL), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1100, 0, CS_SYM_GLOBAL, "g", 1, NULL), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1200, 8, CS_SYM_GLOBAL, "h", 1, NULL), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	assert_string_equal(cs_symtab_find(t, 0x100f)->name, "f");
+	assert_null(cs_symtab_find(t, 0x1010));		/* a gap after f */
+	assert_string_equal(cs_symtab_find(t, 0x11ff)->name, "g");
+	assert_null(cs_symtab_find(t, 0x1208));
+	cs_symtab_free(t);
+}
+
+static void check_demangle(const char *in, const char *want)
+{
+	char *out = cs_demangle(in);
+
+	if (!want) {
+		assert_null(out);
+		return;
+	}
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	free(out);
+}
+
+static void cpp_and_rust_names_are_demangled(void **state)
+{
+	(void)state;
+	check_demangle("_ZN3foo3barEv", "foo::bar");
+	check_demangle("_ZNSt6vectorIiSaIiEE9push_backERKi",
+		       "std::vector<int, std::allocator<int> >::push_back");
+	/* legacy Rust: the hash suffix goes */
+	check_demangle("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
+	/* Rust v0 */
+	check_demangle("_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example");
+	check_demangle("main", NULL);
+	check_demangle("_Znot_mangled_really", NULL);
+}
+
+/* ---- ELF ---------------------------------------------------------------- */
+
+__attribute__((noinline)) int marker_function_for_symbols(int x);
+__attribute__((noinline)) int marker_function_for_symbols(int x)
+{
+	return x * 3 + 1;
+}
+
+/* The mapping of /proc/self/exe that holds addr: start and file offset. */
+static int self_mapping(uint64_t addr, uint64_t *start, uint64_t *pgoff)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int found = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off;
+
+		if (sscanf(line, "%lx-%lx %*s %lx", &s, &e, &off) == 3 &&
+		    addr >= s && addr < e) {
+			*start = s;
+			*pgoff = off;
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void elf_symbols_resolve_a_live_address(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&marker_function_for_symbols + 5;
+	struct cs_elf_info info;
+	struct cs_symtab *t;
+	const struct cs_sym *s;
+	uint64_t start, pgoff, vaddr;
+
+	(void)state;
+	assert_int_equal(cs_elf_info_read("/proc/self/exe", &info), 0);
+	assert_true(info.is_elf);
+	assert_true(info.build_id_size == 20);
+	assert_true(info.has_symtab);
+	assert_true(info.nr_segs >= 1);
+	assert_int_equal(self_mapping(addr, &start, &pgoff), 0);
+	/* as perf: map-relative -> file offset -> the segment's vaddr */
+	vaddr = cs_elf_offset_to_vaddr(&info, addr - start + pgoff);
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_true(cs_elf_load_symbols("/proc/self/exe", t) > 10);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	s = cs_symtab_find(t, vaddr);
+	assert_non_null(s);
+	assert_string_equal(s->name, "marker_function_for_symbols");
+	assert_int_equal(vaddr - s->start, 5);
+	cs_symtab_free(t);
+}
+
+static void non_elf_files_are_refused(void **state)
+{
+	struct cs_elf_info info;
+
+	(void)state;
+	assert_int_equal(cs_elf_info_read("/proc/self/maps", &info), -ENOEXEC);
+	assert_int_equal(cs_elf_info_read("/nonexistent/file", &info), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kallsyms_text_symbols_resolve_up_to_the_next),
+		cmocka_unit_test(kallsyms_module_symbols_carry_their_module),
+		cmocka_unit_test(kallsyms_bad_line_is_reported_with_its_number),
+		cmocka_unit_test(kallsyms_with_hidden_addresses_adds_nothing),
+		cmocka_unit_test(aliases_at_one_address_follow_perfs_choice),
+		cmocka_unit_test(sized_symbols_end_at_their_size),
+		cmocka_unit_test(cpp_and_rust_names_are_demangled),
+		cmocka_unit_test(elf_symbols_resolve_a_live_address),
+		cmocka_unit_test(non_elf_files_are_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
