@@ -1,0 +1,333 @@
+/* session.c - the pipeline: reader -> order -> decode -> machine + stitcher
+ * -> the caller's cs_output_ops.
+ *
+ * Records are queued undecoded (the order module only needs their time) and
+ * decoded once, when they leave the queue in time order. Side-band records
+ * go to the machine before the output sees them, so a sample always
+ * resolves against the maps of its moment; an EXIT reaches the machine only
+ * after the stitcher has released that thread's waiting samples.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <callstitch/callstitch.h>
+#include "abi/perf_abi.h"
+#include "lib/machine/machine.h"
+#include "lib/order/order.h"
+#include "lib/read/decode.h"
+#include "lib/read/evlist.h"
+#include "lib/read/reader.h"
+#include "lib/stitch/stitch.h"
+#include "lib/util/errbuf.h"
+
+#define PROGRESS_STEP	(4u << 20)
+
+struct cs_session {
+	struct cs_session_opts opts;
+	struct cs_reader *reader;
+	struct cs_machine *machine;
+	struct cs_order *order;
+	struct cs_stitch *stitch;
+	const struct cs_evlist *evlist;
+	const char *path;		/* for messages */
+
+	const struct cs_output_ops *ops;
+	void *ctx;
+	bool ran;
+
+	size_t build_ids_added;		/* pipe mode: they come as records */
+	bool build_ids_dirty;
+	uint64_t next_progress;
+	uint64_t pos;			/* end of the last record read */
+
+	struct cs_stats stats;
+	struct cs_errbuf eb;
+};
+
+static const struct cs_output_ops no_ops;
+
+/* ---- build ids ---- */
+
+struct bid_walk {
+	struct cs_session *s;
+	size_t index;
+};
+
+static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
+			const uint8_t *build_id, size_t size, const char *path)
+{
+	struct bid_walk *w = ctx;
+	unsigned int mode = misc & CS_MISC_CPUMODE_MASK;
+	int err;
+
+	(void)pid;
+	/* the reader lists them in the order it found them: skip those the
+	 * machine already has */
+	if (w->index++ < w->s->build_ids_added)
+		return 0;
+	err = cs_machine_add_build_id(w->s->machine, path, build_id, size,
+				      mode == CS_MISC_KERNEL ||
+				      mode == CS_MISC_GUEST_KERNEL);
+	if (err)
+		return err;
+	w->s->build_ids_added++;
+	return 0;
+}
+
+static int sync_build_ids(struct cs_session *s)
+{
+	struct bid_walk w = { .s = s };
+	int err = cs_reader_for_each_build_id(s->reader, add_build_id, &w);
+
+	s->build_ids_dirty = false;
+	if (err < 0)
+		return cs_error(&s->eb, err, "%s: cannot keep the build ids: %s",
+				s->path, strerror(-err));
+	return 0;
+}
+
+/* ---- open ---- */
+
+int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
+{
+	struct cs_session *s = calloc(1, sizeof(*s));
+	const struct cs_file_info *info;
+	struct cs_machine_opts mo = { 0 };
+	const char *path;
+	int err;
+
+	*out = s;
+	if (!s)
+		return -ENOMEM;
+	s->opts = *opts;
+	path = opts->path ? opts->path : opts->fd >= 0 ? "-" : "perf.data";
+	s->path = path;
+
+	err = cs_reader_open(path, opts->fd, &s->eb, &s->reader);
+	if (err < 0)
+		return cs_error(&s->eb, err, "%s: %s", path, strerror(-err));
+	s->path = cs_reader_path(s->reader);
+	s->evlist = cs_reader_evlist(s->reader);
+
+	info = cs_reader_info(s->reader);
+	mo.kallsyms = opts->kallsyms;
+	mo.symfs = opts->symfs;
+	if (info) {
+		mo.hostname = info->hostname;
+		mo.os_release = info->os_release;
+	}
+	err = cs_machine_new(&mo, &s->machine);
+	if (err < 0)
+		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
+	return sync_build_ids(s);
+}
+
+/* ---- delivery, in time order ---- */
+
+static int on_stitched(void *ctx, const struct cs_stitched *st)
+{
+	struct cs_session *s = ctx;
+
+	return s->ops->sample ? s->ops->sample(s->ctx, st) : 0;
+}
+
+static int to_output(struct cs_session *s, const struct cs_event *ev)
+{
+	int err = cs_machine_event(s->machine, ev);
+
+	if (err)
+		return err;
+	return s->ops->event ? s->ops->event(s->ctx, ev) : 0;
+}
+
+static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset)
+{
+	struct cs_session *s = ctx;
+	struct cs_event ev;
+	int err;
+
+	err = cs_decode(s->evlist, bytes, size, offset, s->path, &ev, &s->eb);
+	if (err)
+		return err;
+	switch (ev.type) {
+	case CS_RECORD_SAMPLE:
+		return cs_stitch_event(s->stitch, &ev);
+	case CS_RECORD_CALLCHAIN_DEFERRED:
+		/* the raw record first, then the samples it completes */
+		if (s->ops->deferred) {
+			err = s->ops->deferred(s->ctx, &ev);
+			if (err)
+				return err;
+		}
+		return cs_stitch_event(s->stitch, &ev);
+	case CS_RECORD_LOST:
+		s->stats.lost_events += ev.lost.lost;
+		break;
+	case CS_RECORD_LOST_SAMPLES:
+		s->stats.lost_samples += ev.lost.lost;
+		break;
+	case CS_RECORD_EXIT:
+		break;
+	default:
+		return to_output(s, &ev);
+	}
+	/* EXIT and LOST: the stitcher releases what they end, then the
+	 * machine and the output see them */
+	err = cs_stitch_event(s->stitch, &ev);
+	if (err)
+		return err;
+	return to_output(s, &ev);
+}
+
+/* ---- run ---- */
+
+static void progress(struct cs_session *s, uint64_t done, bool last)
+{
+	if (!s->opts.progress || (!last && done < s->next_progress))
+		return;
+	s->next_progress = done + PROGRESS_STEP;
+	s->opts.progress(s->opts.progress_ctx, done,
+			 cs_reader_total(s->reader));
+}
+
+static int queue(struct cs_session *s, const struct cs_record *rec)
+{
+	uint64_t time = CS_NO_TIME;
+	int err;
+
+	if (s->opts.ordered_off)
+		return deliver(s, rec->bytes, rec->size, rec->offset);
+	/* records perf synthesizes (types >= 64) carry no sample_id */
+	if (rec->type < CS_RECORD_HEADER_ATTR)
+		time = cs_evlist_record_time(s->evlist, rec->bytes, rec->size);
+	err = cs_order_push(s->order, time, rec->bytes, rec->size, rec->offset,
+			    rec->stable);
+	if (err)
+		return err;
+	if (rec->type == CS_RECORD_FINISHED_ROUND ||
+	    rec->type == CS_RECORD_FINISHED_INIT)
+		return cs_order_round_end(s->order);
+	return 0;
+}
+
+static int read_all(struct cs_session *s)
+{
+	struct cs_record rec;
+	int more, err;
+
+	while ((more = cs_reader_next(s->reader, &rec)) > 0) {
+		s->stats.records++;
+		s->stats.bytes += rec.size;
+		s->stats.by_type[rec.type < 127 ? rec.type : 127]++;
+		s->pos = rec.offset + rec.size;
+		if (s->opts.progress)
+			progress(s, s->pos, false);
+		/* pipe mode: events arrive as records */
+		if (rec.type == CS_RECORD_HEADER_ATTR ||
+		    rec.type == CS_RECORD_EVENT_UPDATE)
+			s->evlist = cs_reader_evlist(s->reader);
+
+		if (rec.type == CS_RECORD_HEADER_BUILD_ID) {
+			s->build_ids_dirty = true;
+		} else if (s->build_ids_dirty) {
+			err = sync_build_ids(s);
+			if (err)
+				return err;
+		}
+		err = queue(s, &rec);
+		if (err)
+			return err;
+	}
+	if (more < 0)
+		return cs_error(&s->eb, more, "%s: %s", s->path, strerror(-more));
+	if (s->build_ids_dirty) {
+		err = sync_build_ids(s);
+		if (err)
+			return err;
+	}
+	if (s->order) {
+		err = cs_order_flush(s->order);
+		if (err)
+			return err;
+	}
+	return cs_stitch_flush(s->stitch);
+}
+
+int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
+		   void *ctx)
+{
+	int err;
+
+	if (s->ran)
+		return cs_error(&s->eb, -EINVAL, "%s: the session has already run",
+				s->path);
+	s->ran = true;
+	s->ops = ops ? ops : &no_ops;
+	s->ctx = ctx;
+
+	err = cs_stitch_new(!s->opts.no_merge, on_stitched, s, &s->stats,
+			    &s->stitch);
+	if (!err && !s->opts.ordered_off)
+		err = cs_order_new(deliver, s, &s->order);
+	if (err)
+		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
+
+	if (s->ops->begin) {
+		err = s->ops->begin(s->ctx, s);
+		if (err)
+			return err;
+	}
+	err = read_all(s);
+	if (err == -ENOMEM)
+		cs_error(&s->eb, err, "%s: out of memory", s->path);
+	if (err)
+		return err;
+	progress(s, s->pos, true);
+	if (s->ops->end)
+		return s->ops->end(s->ctx, s);
+	return 0;
+}
+
+/* ---- accessors ---- */
+
+const char *cs_session_error(const struct cs_session *s)
+{
+	return s ? s->eb.msg : "out of memory";
+}
+
+const struct cs_stats *cs_session_stats(const struct cs_session *s)
+{
+	return &s->stats;
+}
+
+struct cs_machine *cs_session_machine(struct cs_session *s)
+{
+	return s->machine;
+}
+
+const struct cs_evsel *cs_session_evsel(const struct cs_session *s, size_t i)
+{
+	return s->evlist ? cs_evlist_get(s->evlist, i) : NULL;
+}
+
+size_t cs_session_nr_evsels(const struct cs_session *s)
+{
+	return s->evlist ? cs_evlist_count(s->evlist) : 0;
+}
+
+const struct cs_file_info *cs_session_info(const struct cs_session *s)
+{
+	return s->reader ? cs_reader_info(s->reader) : NULL;
+}
+
+void cs_session_free(struct cs_session *s)
+{
+	if (!s)
+		return;
+	cs_order_free(s->order);
+	cs_stitch_free(s->stitch);
+	cs_machine_free(s->machine);
+	cs_reader_free(s->reader);
+	free(s);
+}
