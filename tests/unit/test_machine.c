@@ -1,0 +1,521 @@
+/* test_machine.c - threads, maps, dsos and resolved frames. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "abi/perf_abi.h"
+#include "lib/machine/dso.h"
+#include "lib/machine/machine.h"
+#include "lib/machine/maps.h"
+#include "lib/symbols/elfimg.h"
+#include "out/frames.h"
+
+#define PID 100
+
+/* ---- maps ------------------------------------------------------------------ */
+
+static struct cs_dso *fake_dso(int n)
+{
+	return (struct cs_dso *)(uintptr_t)(0x1000 * n);
+}
+
+static void overlapping_mmap_splits_and_replaces(void **state)
+{
+	struct cs_maps m = { 0 };
+	const struct cs_map *x;
+
+	(void)state;
+	assert_int_equal(cs_maps_insert(&m, 0x10000, 0x40000, 0, fake_dso(1)), 0);
+	/* a new mapping in the middle cuts the old one in two */
+	assert_int_equal(cs_maps_insert(&m, 0x20000, 0x10000, 0x500, fake_dso(2)), 0);
+	assert_int_equal(m.nr, 3);
+	x = cs_maps_find(&m, 0x1ffff);
+	assert_ptr_equal(x->dso, fake_dso(1));
+	assert_int_equal(x->end, 0x20000);
+	x = cs_maps_find(&m, 0x20000);
+	assert_ptr_equal(x->dso, fake_dso(2));
+	assert_int_equal(x->pgoff, 0x500);
+	x = cs_maps_find(&m, 0x30000);
+	assert_ptr_equal(x->dso, fake_dso(1));
+	/* the right part keeps its place in the file */
+	assert_int_equal(x->pgoff, 0x20000);
+	assert_int_equal(x->start, 0x30000);
+	assert_null(cs_maps_find(&m, 0x50000));
+	assert_null(cs_maps_find(&m, 0xffff));
+	/* one mapping over all of them replaces them */
+	assert_int_equal(cs_maps_insert(&m, 0x8000, 0x50000, 0, fake_dso(3)), 0);
+	assert_int_equal(m.nr, 1);
+	assert_ptr_equal(cs_maps_find(&m, 0x30000)->dso, fake_dso(3));
+	/* overlap at the left edge only */
+	assert_int_equal(cs_maps_insert(&m, 0x4000, 0x5000, 0, fake_dso(4)), 0);
+	assert_int_equal(m.nr, 2);
+	x = cs_maps_find(&m, 0x9000);
+	assert_ptr_equal(x->dso, fake_dso(3));
+	assert_int_equal(x->start, 0x9000);
+	assert_int_equal(x->pgoff, 0x1000);
+	cs_maps_clear(&m);
+}
+
+static void many_maps_are_found_by_binary_search(void **state)
+{
+	struct cs_maps m = { 0 };
+
+	(void)state;
+	/* inserted out of order */
+	for (int i = 999; i >= 0; i--)
+		assert_int_equal(cs_maps_insert(&m, 0x100000 + (uint64_t)i * 0x2000,
+						0x1000, 0, fake_dso(i + 1)), 0);
+	assert_int_equal(m.nr, 1000);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t a = 0x100000 + (uint64_t)i * 0x2000;
+
+		assert_ptr_equal(cs_maps_find(&m, a + 0x800)->dso, fake_dso(i + 1));
+		assert_null(cs_maps_find(&m, a + 0x1000));	/* the holes */
+	}
+	cs_maps_clear(&m);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static struct cs_event comm_event(uint32_t pid, uint32_t tid, const char *comm,
+				  bool exec)
+{
+	struct cs_event ev = { .type = CS_RECORD_COMM };
+
+	ev.misc = exec ? CS_MISC_COMM_EXEC : 0;
+	ev.comm.pid = pid;
+	ev.comm.tid = tid;
+	ev.comm.comm = comm;
+	return ev;
+}
+
+static struct cs_event fork_event(uint32_t pid, uint32_t ppid, uint32_t tid,
+				  uint32_t ptid)
+{
+	struct cs_event ev = { .type = CS_RECORD_FORK };
+
+	ev.fork.pid = pid;
+	ev.fork.ppid = ppid;
+	ev.fork.tid = tid;
+	ev.fork.ptid = ptid;
+	return ev;
+}
+
+static struct cs_event mmap_event(uint32_t pid, uint64_t start, uint64_t len,
+				  uint64_t pgoff, const char *file,
+				  const uint8_t *bid)
+{
+	struct cs_event ev = { .type = CS_RECORD_MMAP2, .misc = CS_MISC_USER };
+
+	ev.mmap.pid = ev.mmap.tid = pid;
+	ev.mmap.start = start;
+	ev.mmap.len = len;
+	ev.mmap.pgoff = pgoff;
+	ev.mmap.filename = file;
+	if (bid) {
+		ev.mmap.has_build_id = true;
+		ev.mmap.build_id_size = 20;
+		memcpy(ev.mmap.build_id, bid, 20);
+	}
+	return ev;
+}
+
+static struct cs_machine *new_machine(const char *kallsyms, const char *symfs)
+{
+	struct cs_machine_opts o = {
+		.kallsyms = kallsyms, .symfs = symfs,
+		/* not this host: no /proc/kallsyms unless asked */
+		.hostname = "elsewhere", .os_release = "0.0",
+	};
+	struct cs_machine *m;
+
+	assert_int_equal(cs_machine_new(&o, &m), 0);
+	return m;
+}
+
+static void feed(struct cs_machine *m, struct cs_event ev)
+{
+	assert_int_equal(cs_machine_event(m, &ev), 0);
+}
+
+static void fork_copies_comm_and_maps_threads_share_them(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc;
+
+	(void)state;
+	feed(m, comm_event(PID, PID, "parent", false));
+	feed(m, mmap_event(PID, 0x400000, 0x1000, 0, "/bin/one", NULL));
+	feed(m, fork_event(PID + 1, PID, PID + 1, PID));	/* new process */
+	feed(m, fork_event(PID, PID, PID + 2, PID));		/* new thread */
+	assert_string_equal(cs_machine_comm(m, PID + 1, PID + 1), "parent");
+	assert_string_equal(cs_machine_comm(m, PID, PID + 2), "parent");
+	cs_machine_resolve(m, PID + 1, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/one");
+	/* the child's later mmap is its own */
+	feed(m, mmap_event(PID + 1, 0x400000, 0x1000, 0, "/bin/two", NULL));
+	cs_machine_resolve(m, PID + 1, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/two");
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/one");
+	/* a thread's comm is its own */
+	feed(m, comm_event(PID, PID + 2, "worker", false));
+	assert_string_equal(cs_machine_comm(m, PID, PID + 2), "worker");
+	assert_string_equal(cs_machine_comm(m, PID, PID), "parent");
+	assert_null(cs_machine_comm(m, 7, 7));
+	assert_string_equal(cs_machine_comm(m, 0, 0), "swapper");
+	cs_machine_free(m);
+}
+
+static void exec_drops_the_old_images_maps(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc;
+
+	(void)state;
+	feed(m, comm_event(PID, PID, "sh", false));
+	feed(m, mmap_event(PID, 0x400000, 0x1000, 0, "/bin/sh", NULL));
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/sh");
+	feed(m, comm_event(PID, PID, "prog", true));
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
+	assert_null(loc.dso_name);
+	assert_null(loc.sym);
+	assert_string_equal(cs_machine_comm(m, PID, PID), "prog");
+	/* EXIT keeps the thread: late samples still need its name */
+	struct cs_event ex = fork_event(PID, PID, PID, PID);
+	ex.type = CS_RECORD_EXIT;
+	feed(m, ex);
+	assert_string_equal(cs_machine_comm(m, PID, PID), "prog");
+	cs_machine_free(m);
+}
+
+/* ---- live binaries ---------------------------------------------------------- */
+
+__attribute__((noinline)) int marker_function_for_machine(int x);
+__attribute__((noinline)) int marker_function_for_machine(int x)
+{
+	return x * 7 + 2;
+}
+
+struct self_map {
+	uint64_t start, end, pgoff;
+	char path[4096];
+};
+
+static void self_mapping(uint64_t addr, struct self_map *sm)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4600];
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off;
+		int n = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &s, &e, &off, &n) >= 3 &&
+		    addr >= s && addr < e) {
+			sm->start = s;
+			sm->end = e;
+			sm->pgoff = off;
+			snprintf(sm->path, sizeof(sm->path), "%s", line + n);
+			sm->path[strcspn(sm->path, "\n")] = '\0';
+			fclose(f);
+			return;
+		}
+	}
+	fclose(f);
+	fail_msg("no mapping holds %#lx", (unsigned long)addr);
+}
+
+static uint64_t marker_addr(void)
+{
+	return (uint64_t)(uintptr_t)&marker_function_for_machine + 3;
+}
+
+static void self_build_id(uint8_t *bid)
+{
+	struct cs_elf_info info;
+
+	assert_int_equal(cs_elf_info_read("/proc/self/exe", &info), 0);
+	assert_int_equal(info.build_id_size, 20);
+	memcpy(bid, info.build_id, 20);
+}
+
+static void user_address_resolves_to_symbol_and_dso(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc;
+	struct self_map sm;
+	uint8_t bid[20];
+
+	(void)state;
+	self_mapping(marker_addr(), &sm);
+	self_build_id(bid);
+	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	for (int twice = 0; twice < 2; twice++) {	/* second: from the cache */
+		cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
+		assert_non_null(loc.sym);
+		assert_string_equal(loc.sym, "marker_function_for_machine");
+		assert_int_equal(loc.sym_offset, 3);
+		assert_string_equal(loc.dso_name, sm.path);
+		assert_false(loc.kernel);
+		assert_int_equal(loc.build_id_size, 20);
+		assert_memory_equal(loc.build_id, bid, 20);
+	}
+	/* no map: unknown, no dso */
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x1000, &loc);
+	assert_null(loc.sym);
+	assert_null(loc.dso_name);
+	cs_machine_free(m);
+}
+
+static void build_id_mismatch_is_refused(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc;
+	struct self_map sm;
+	uint8_t bid[20];
+
+	(void)state;
+	self_mapping(marker_addr(), &sm);
+	self_build_id(bid);
+	bid[7] ^= 0x55;				/* another build of the file */
+	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
+	assert_null(loc.sym);
+	assert_string_equal(loc.dso_name, sm.path);
+	cs_machine_free(m);
+}
+
+static char tmpdir[64];
+
+/* copies this test's own binary (a shell's /proc/self/exe is the shell) */
+static void copy_self(const char *to)
+{
+	char cmd[8400], self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	assert_true(n > 0);
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'",
+		 to, self, to);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void rm_tmpdir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void resolve_recorded_elsewhere(const char *symfs, const char *recorded,
+				       const uint8_t *bid, const char *want)
+{
+	struct cs_machine *m = new_machine(NULL, symfs);
+	struct cs_location loc;
+	struct self_map sm;
+
+	self_mapping(marker_addr(), &sm);
+	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, recorded, bid));
+	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
+	if (want) {
+		assert_non_null(loc.sym);
+		assert_string_equal(loc.sym, want);
+	} else {
+		assert_null(loc.sym);
+	}
+	assert_string_equal(loc.dso_name, recorded);
+	cs_machine_free(m);
+}
+
+static void symfs_finds_binaries_by_path_and_by_build_id(void **state)
+{
+	char path[256];
+	uint8_t bid[20], hex[41];
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cs-test-symfs.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	self_build_id(bid);
+	cs_build_id_hex(bid, 20, (char *)hex);
+
+	/* DIR + recorded path */
+	snprintf(path, sizeof(path), "%s/opt/app/prog", tmpdir);
+	copy_self(path);
+	resolve_recorded_elsewhere(tmpdir, "/opt/app/prog", bid,
+				   "marker_function_for_machine");
+	/* without a build id the file at DIR + path is taken as it is */
+	resolve_recorded_elsewhere(tmpdir, "/opt/app/prog", NULL,
+				   "marker_function_for_machine");
+	rm_tmpdir();
+
+	/* any file in DIR with the build id */
+	assert_non_null(mkdtemp(strcpy(tmpdir, "/tmp/cs-test-symfs.XXXXXX")));
+	snprintf(path, sizeof(path), "%s/some/where/renamed", tmpdir);
+	copy_self(path);
+	resolve_recorded_elsewhere(tmpdir, "/opt/gone/prog", bid,
+				   "marker_function_for_machine");
+	/* ... but never a file of another build */
+	bid[0] ^= 1;
+	resolve_recorded_elsewhere(tmpdir, "/opt/gone/prog", bid, NULL);
+	bid[0] ^= 1;
+	rm_tmpdir();
+
+	/* DIR/.build-id/xx/rest */
+	assert_non_null(mkdtemp(strcpy(tmpdir, "/tmp/cs-test-symfs.XXXXXX")));
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", tmpdir, hex, hex + 2);
+	copy_self(path);
+	resolve_recorded_elsewhere(tmpdir, "/opt/gone/prog", bid,
+				   "marker_function_for_machine");
+	rm_tmpdir();
+}
+
+static void kernel_addresses_resolve_through_kallsyms(void **state)
+{
+	char path[128];
+	struct cs_machine *m;
+	struct cs_location loc;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/cs-test-kallsyms.%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000100 T do_sys_open\n"
+	      "ffffffff81000200 t helper\n", f);
+	fclose(f);
+	m = new_machine(path, NULL);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000123, &loc);
+	assert_string_equal(loc.sym, "do_sys_open");
+	assert_int_equal(loc.sym_offset, 0x23);
+	assert_string_equal(loc.dso_name, "[kernel.kallsyms]");
+	assert_true(loc.kernel);
+	/* a kernel address in a user-mode chain is still the kernel's */
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0xffffffff81000201, &loc);
+	assert_string_equal(loc.sym, "helper");
+	cs_machine_free(m);
+	unlink(path);
+	/* not recorded here and no --kallsyms: unknown kernel symbols */
+	m = new_machine(NULL, NULL);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000123, &loc);
+	assert_null(loc.sym);
+	assert_string_equal(loc.dso_name, "[kernel.kallsyms]");
+	cs_machine_free(m);
+}
+
+static void ksymbol_records_name_bpf_programs(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_event ev = { .type = CS_RECORD_KSYMBOL };
+	struct cs_location loc;
+
+	(void)state;
+	ev.ksymbol.addr = 0xffffffffc0001000;
+	ev.ksymbol.len = 0x100;
+	ev.ksymbol.name = "bpf_prog_1234_probe";
+	feed(m, ev);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffffc0001010, &loc);
+	assert_string_equal(loc.sym, "bpf_prog_1234_probe");
+	assert_int_equal(loc.sym_offset, 0x10);
+	ev.ksymbol.flags = 1;			/* unregister */
+	feed(m, ev);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffffc0001010, &loc);
+	assert_null(loc.sym);
+	cs_machine_free(m);
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+static void frames_follow_markers_cookies_and_missing_parts(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	uint64_t raw[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010, 0xffffffff81000020,
+			   CS_CONTEXT_USER_DEFERRED, 0x300000001 };
+	uint64_t merged[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010,
+			      CS_CONTEXT_USER, 0x401000, 0x402000 };
+	struct cs_event ev = { .type = CS_RECORD_SAMPLE };
+	struct cs_stitched s = { .event = &ev };
+	struct cs_frame f[8];
+	size_t n;
+
+	(void)state;
+	ev.sample.pid = ev.sample.tid = PID;
+	ev.sample.ip = 0xffffffff81000010;
+	ev.sample.misc = CS_MISC_KERNEL;
+
+	/* raw view: the cookie is one frame, never resolved */
+	s.chain = raw;
+	s.chain_nr = 5;
+	s.state = CS_CHAIN_UNMERGED;
+	s.cookie = 0x300000001;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[0].cpumode, CS_MISC_KERNEL);
+	assert_true(f[0].loc.kernel);
+	assert_int_equal(f[2].kind, CS_FRAME_COOKIE);
+	assert_int_equal(f[2].addr, 0x300000001);
+	assert_null(f[2].loc.dso_name);
+
+	/* merged: markers set the mode of what follows */
+	s.chain = merged;
+	s.state = CS_CHAIN_STITCHED;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[1].cpumode, CS_MISC_USER);
+	assert_int_equal(f[1].addr, 0x401000);
+	assert_false(f[1].loc.kernel);
+
+	/* kernel-only: one pseudo-frame with the cookie and why */
+	s.chain = raw;
+	s.chain_nr = 3;
+	s.state = CS_CHAIN_KERNEL_ONLY;
+	s.missing = CS_MISSING_EXITED;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[2].kind, CS_FRAME_MISSING_USER);
+	assert_int_equal(f[2].missing, CS_MISSING_EXITED);
+	assert_int_equal(f[2].addr, 0x300000001);
+
+	/* more frames than room: counted, not written past cap */
+	n = cs_frames_resolve(m, &s, f, 1);
+	assert_int_equal(n, 3);
+
+	/* no callchain: the ip */
+	s.chain = NULL;
+	s.chain_nr = 0;
+	s.state = CS_CHAIN_ORIGINAL;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(f[0].addr, 0xffffffff81000010);
+	assert_int_equal(f[0].cpumode, CS_MISC_KERNEL);
+	cs_machine_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
+		cmocka_unit_test(many_maps_are_found_by_binary_search),
+		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
+		cmocka_unit_test(exec_drops_the_old_images_maps),
+		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
+		cmocka_unit_test(build_id_mismatch_is_refused),
+		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),
+		cmocka_unit_test(kernel_addresses_resolve_through_kallsyms),
+		cmocka_unit_test(ksymbol_records_name_bpf_programs),
+		cmocka_unit_test(frames_follow_markers_cookies_and_missing_parts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
