@@ -1,0 +1,217 @@
+/* cmd_report.c - `callstitch report`: a profile summary by symbol, with call
+ * graphs, in the layout of `perf report --stdio`. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "out/report.h"
+#include "out/report_opts.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: callstitch report [OPTIONS]\n\n"
+		"Summarise a profile by symbol, with the stitched call graph under each\n"
+		"entry, like 'perf report --stdio'. A header tells how the recording was\n"
+		"made and how many samples got their user stack back.\n\n"
+		CLI_INPUT_HELP
+		"      --no-merge-callchains  keep deferred callchains as recorded\n"
+		"  -o, --output FILE     write to FILE instead of stdout\n"
+		"      --stdio           text output (the only kind; for perf's muscle memory)\n"
+		"      --children        Children and Self columns (default)\n"
+		"      --no-children     Self only\n"
+		"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym\n"
+		"                        (default comm,dso,sym)\n"
+		"  -g, --call-graph ARG  caller (root first, default), callee, none, and\n"
+		"                        optionally the least percentage of a branch\n"
+		"                        (e.g. caller,0.5 or graph,0.5,callee)\n"
+		"      --percent-limit N hide entries below N percent\n"
+		"  -n, --show-nr-samples a Samples column\n"
+		"      --pid PID[,PID]   only these processes\n"
+		"      --tid TID[,TID]   only these threads\n"
+		"      --comm NAME[,NAME] only these command names\n"
+		"  -h, --help            this help\n");
+}
+
+enum {
+	OPT_STDIO = 0x2000,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
+	OPT_PERCENT_LIMIT,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+};
+
+/* "caller", "callee", "none", "graph", a number, comma-separated. */
+static int parse_graph(struct cs_report_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int err = copy ? 0 : -ENOMEM;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v;
+
+		if (!strcmp(tok, "caller"))
+			o->graph = CS_REPORT_GRAPH_CALLER;
+		else if (!strcmp(tok, "callee"))
+			o->graph = CS_REPORT_GRAPH_CALLEE;
+		else if (!strcmp(tok, "none"))
+			o->graph = CS_REPORT_GRAPH_NONE;
+		else if (!strcmp(tok, "graph"))
+			;
+		else if ((v = strtod(tok, &end)), end != tok && !*end &&
+			 v >= 0 && v <= 100)
+			o->graph_min_percent = v;
+		else
+			err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_INPUT_OPTIONS,
+		{ "no-merge-callchains", no_argument, NULL, CLI_OPT_NO_MERGE },
+		{ "output",          required_argument, NULL, 'o' },
+		{ "stdio",           no_argument,       NULL, OPT_STDIO },
+		{ "children",        no_argument,       NULL, OPT_CHILDREN },
+		{ "no-children",     no_argument,       NULL, OPT_NO_CHILDREN },
+		{ "sort",            required_argument, NULL, 's' },
+		{ "call-graph",      optional_argument, NULL, 'g' },
+		{ "percent-limit",   required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "show-nr-samples", no_argument,       NULL, 'n' },
+		{ "pid",             required_argument, NULL, OPT_PID },
+		{ "tid",             required_argument, NULL, OPT_TID },
+		{ "comm",            required_argument, NULL, OPT_COMM },
+		{ "help",            no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_input in = { 0 };
+	struct cs_report_opts o = { .graph_min_percent = 0.5 };
+	struct cs_id_list pids = { 0 }, tids = { 0 };
+	struct cs_name_list comms = { 0 };
+	struct cs_report_run run = { 0 };
+	struct cs_session *s = NULL;
+	const char *output = NULL;
+	char bad[64];
+	int c, rc = 129, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:s:g::nqh", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o':		output = optarg; break;
+		case OPT_STDIO:		break;
+		case OPT_CHILDREN:	o.no_children = false; break;
+		case OPT_NO_CHILDREN:	o.no_children = true; break;
+		case 'n':		o.show_nr_samples = true; break;
+		case 's':
+			if (cs_report_parse_sort(&o, optarg, bad, sizeof(bad))) {
+				cli_error("report: --sort: unknown or repeated key '%s'"
+					  " (keys: comm, pid, tid, dso, sym)", bad);
+				goto out;
+			}
+			break;
+		case 'g':
+			/* perf takes "-g caller" as well as "-gcaller" */
+			if (!optarg && optind < argc && argv[optind][0] != '-' &&
+			    !parse_graph(&o, argv[optind])) {
+				optind++;
+				break;
+			}
+			if (optarg && parse_graph(&o, optarg)) {
+				cli_error("report: --call-graph '%s': expected caller,"
+					  " callee or none, and a percentage", optarg);
+				goto out;
+			}
+			if (!optarg && o.graph == CS_REPORT_GRAPH_NONE)
+				o.graph = CS_REPORT_GRAPH_CALLER;
+			break;
+		case OPT_PERCENT_LIMIT:
+			o.percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || o.percent_limit < 0 ||
+			    o.percent_limit > 100) {
+				cli_error("report: --percent-limit '%s': expected a"
+					  " percentage", optarg);
+				goto out;
+			}
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			err = cs_id_list_parse(c == OPT_PID ? &pids : &tids, optarg);
+			if (err) {
+				cli_error("report: --%s '%s': expected a comma-separated"
+					  " list of numbers", c == OPT_PID ? "pid" : "tid",
+					  optarg);
+				goto out;
+			}
+			break;
+		case OPT_COMM:
+			if (cs_name_list_parse(&comms, optarg)) {
+				cli_error("report: --comm '%s': expected a comma-separated"
+					  " list of names", optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			goto out;
+		default:
+			if (cli_input_option(&in, c, optarg))
+				break;
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error("report: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		goto out;
+	}
+	rc = 1;
+	run.pids = pids.nr ? pids.v : NULL;
+	run.nr_pids = pids.nr;
+	run.tids = tids.nr ? tids.v : NULL;
+	run.nr_tids = tids.nr;
+	run.comms = comms.nr ? comms.v : NULL;
+	run.nr_comms = comms.nr;
+	if (cs_report_new(&o, &run.report)) {
+		cli_error("report: %s", strerror(ENOMEM));
+		goto out;
+	}
+	run.out = stdout;
+	if (output && strcmp(output, "-")) {
+		run.out = fopen(output, "w");
+		if (!run.out) {
+			cli_error("%s: %s", output, strerror(errno));
+			goto out;
+		}
+	}
+	s = cli_open(&in);
+	if (!s)
+		goto out;
+	rc = cli_run(s, &in, &cs_report_ops, &run);
+out:
+	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
+		cli_error("%s: %s", output, strerror(errno));
+		rc = 1;
+	}
+	cs_session_free(s);
+	cs_report_run_release(&run);
+	cs_report_free(run.report);
+	cs_id_list_free(&pids);
+	cs_id_list_free(&tids);
+	cs_name_list_free(&comms);
+	return rc;
+}

@@ -1,0 +1,931 @@
+/* report.c - perf report --stdio style profile (see report.h). */
+#include "out/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/perf_abi.h"
+#include "out/folded.h"
+#include "out/stack_agg.h"
+
+/* frame key flags */
+#define F_KERNEL	(1u << 0)
+#define F_COOKIE	(1u << 1)
+#define F_MISSING	(1u << 2)	/* reason in bits 8.. */
+
+#define NO_PARENT	UINT32_MAX
+
+struct cs_report {
+	struct cs_report_opts o;
+	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
+	struct cs_agg *threads;		/* key: comm, addr = pid << 32 | tid,
+					 * flags = event */
+	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
+	uint64_t *ev_samples, *ev_period;	/* per event */
+	size_t nr_ev;
+};
+
+int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
+			 char *bad, size_t len)
+{
+	static const char *const names[CS_REPORT__NR_KEYS] = {
+		[CS_REPORT_COMM] = "comm", [CS_REPORT_PID] = "pid",
+		[CS_REPORT_TID] = "tid", [CS_REPORT_DSO] = "dso",
+		[CS_REPORT_SYM] = "sym",
+	};
+	const char *p = arg;
+	size_t nr = 0;
+
+	for (;;) {
+		size_t n = strcspn(p, ","), k;
+
+		for (k = 0; k < CS_REPORT__NR_KEYS; k++)
+			if (strlen(names[k]) == n && !strncmp(p, names[k], n))
+				break;
+		if (k == CS_REPORT__NR_KEYS || nr == CS_REPORT__NR_KEYS) {
+			snprintf(bad, len, "%.*s", (int)n, p);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < nr; i++)
+			if (o->sort[i] == (enum cs_report_key)k) {
+				snprintf(bad, len, "%.*s", (int)n, p);
+				return -EINVAL;
+			}
+		o->sort[nr++] = (enum cs_report_key)k;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	o->nr_sort = nr;
+	return 0;
+}
+
+int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
+{
+	struct cs_report *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	if (!r->o.nr_sort) {
+		r->o.sort[0] = CS_REPORT_COMM;
+		r->o.sort[1] = CS_REPORT_DSO;
+		r->o.sort[2] = CS_REPORT_SYM;
+		r->o.nr_sort = 3;
+	}
+	r->ids = malloc(CS_FRAMES_MAX * sizeof(*r->ids));
+	if (!r->ids || cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
+		cs_report_free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+void cs_report_free(struct cs_report *r)
+{
+	if (!r)
+		return;
+	cs_agg_free(r->stacks);
+	cs_agg_free(r->threads);
+	free(r->ids);
+	free(r->ev_samples);
+	free(r->ev_period);
+	free(r);
+}
+
+static bool is_kernel(const struct cs_frame *f)
+{
+	return f->cpumode == CS_MISC_KERNEL ||
+	       f->cpumode == CS_MISC_GUEST_KERNEL || f->loc.kernel;
+}
+
+/* Frames are the same when their symbol and dso are; an address without
+ * a symbol is its own frame, as in perf. */
+static void frame_key(const struct cs_frame *f, struct cs_agg_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	switch (f->kind) {
+	case CS_FRAME_MISSING_USER:
+		k->flags = F_MISSING | ((uint32_t)f->missing << 8);
+		return;
+	case CS_FRAME_COOKIE:
+		k->flags = F_COOKIE;
+		k->addr = f->addr;
+		return;
+	case CS_FRAME_ADDR:
+		break;
+	}
+	k->dso = f->loc.dso_name;
+	if (f->loc.sym && f->loc.sym[0])
+		k->sym = f->loc.sym;
+	else
+		k->addr = f->loc.dso_name ? f->loc.dso_addr : f->addr;
+	if (is_kernel(f))
+		k->flags |= F_KERNEL;
+}
+
+static int ev_reserve(struct cs_report *r, unsigned int evsel)
+{
+	size_t n = (size_t)evsel + 1;
+	uint64_t *a, *b;
+
+	if (n <= r->nr_ev)
+		return 0;
+	a = realloc(r->ev_samples, n * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r->ev_samples = a;
+	b = realloc(r->ev_period, n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	r->ev_period = b;
+	memset(a + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*a));
+	memset(b + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*b));
+	r->nr_ev = n;
+	return 0;
+}
+
+int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
+		  uint32_t tid, const char *comm, const struct cs_frame *frames,
+		  size_t nr, uint64_t period)
+{
+	struct cs_agg_key k = {
+		.sym = comm ? comm : ":unknown",
+		.addr = (uint64_t)pid << 32 | tid,
+		.flags = evsel,
+	};
+	uint32_t thread;
+	int err;
+
+	if (nr > CS_FRAMES_MAX)
+		nr = CS_FRAMES_MAX;
+	err = ev_reserve(r, evsel);
+	if (!err)
+		err = cs_agg_frame_copy(r->threads, &k, &thread);
+	for (size_t i = 0; !err && i < nr; i++) {
+		frame_key(&frames[i], &k);
+		err = cs_agg_frame(r->stacks, &k, &frames[i].loc, &r->ids[i]);
+	}
+	if (!err)
+		err = cs_agg_add(r->stacks, thread, r->ids, (uint32_t)nr, 1,
+				 period, NULL);
+	if (err)
+		return err;
+	r->ev_samples[evsel]++;
+	r->ev_period[evsel] += period;
+	return 0;
+}
+
+uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel)
+{
+	return evsel < r->nr_ev ? r->ev_samples[evsel] : 0;
+}
+
+uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel)
+{
+	return evsel < r->nr_ev ? r->ev_period[evsel] : 0;
+}
+
+/* ---- entries ------------------------------------------------------------ */
+
+struct entry {
+	uint32_t thread;		/* a thread and frame that show the keys */
+	uint32_t frame;
+	uint64_t self_count, self_period;
+	uint64_t child_count, child_period;
+	uint32_t stamp;			/* last stack counted in child_* */
+	size_t occ_off, occ_nr;		/* its occurrences */
+};
+
+struct occurrence {
+	uint32_t stack;
+	uint32_t pos;			/* index of the entry's frame */
+};
+
+/* Everything worked out for one event at write time. */
+struct view {
+	struct cs_report *r;
+	unsigned int evsel;
+	struct cs_agg *keys;		/* entry keys -> entry ids */
+	struct cs_agg *names;		/* comm and dso strings -> ids */
+	struct entry *e;
+	size_t nr_e, cap_e;
+	struct occurrence *occ;
+	size_t nr_occ;
+	uint64_t total_period, total_count;
+};
+
+static const char *thread_comm(const struct cs_report *r, uint32_t t)
+{
+	return cs_agg_frame_key(r->threads, t)->sym;
+}
+
+static uint64_t thread_pidtid(const struct cs_report *r, uint32_t t)
+{
+	return cs_agg_frame_key(r->threads, t)->addr;
+}
+
+static const char *dso_short(const char *dso)
+{
+	const char *s;
+
+	if (!dso)
+		return "[unknown]";
+	s = strrchr(dso, '/');
+	return s && s[1] ? s + 1 : dso;
+}
+
+/* The entry key of a frame of a thread: one u32 per sort key. */
+static int entry_key(struct view *v, uint32_t thread, uint32_t frame,
+		     uint32_t *key)
+{
+	const struct cs_report *r = v->r;
+	const struct cs_agg_key *fk = cs_agg_frame_key(r->stacks, frame);
+	uint64_t pt = thread_pidtid(r, thread);
+	struct cs_agg_key nk;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < r->o.nr_sort; i++) {
+		switch (r->o.sort[i]) {
+		case CS_REPORT_COMM:
+			nk = (struct cs_agg_key){ .sym = thread_comm(r, thread) };
+			err = cs_agg_frame(v->names, &nk, NULL, &key[i]);
+			break;
+		case CS_REPORT_PID:
+			key[i] = (uint32_t)(pt >> 32);
+			break;
+		case CS_REPORT_TID:
+			key[i] = (uint32_t)pt;
+			break;
+		case CS_REPORT_DSO:
+			nk = (struct cs_agg_key){ .dso = dso_short(fk->dso), .flags = 1 };
+			err = cs_agg_frame(v->names, &nk, NULL, &key[i]);
+			break;
+		case CS_REPORT_SYM:
+			key[i] = frame;
+			break;
+		case CS_REPORT__NR_KEYS:
+			break;
+		}
+	}
+	return err;
+}
+
+static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
+		      uint32_t *id)
+{
+	uint32_t key[CS_REPORT__NR_KEYS];
+	int err = entry_key(v, thread, frame, key);
+
+	if (!err)
+		err = cs_agg_add(v->keys, 0, key, (uint32_t)v->r->o.nr_sort, 0, 0, id);
+	if (err)
+		return err;
+	if (*id == v->nr_e) {
+		if (v->nr_e == v->cap_e) {
+			size_t n = v->cap_e ? v->cap_e * 2 : 256;
+			struct entry *e = realloc(v->e, n * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			v->e = e;
+			v->cap_e = n;
+		}
+		memset(&v->e[v->nr_e], 0, sizeof(v->e[0]));
+		v->e[v->nr_e].thread = thread;
+		v->e[v->nr_e].frame = frame;
+		v->nr_e++;
+	}
+	return 0;
+}
+
+static bool wants_graph(const struct cs_report *r)
+{
+	return r->o.graph != CS_REPORT_GRAPH_NONE;
+}
+
+/* Pass over every stack of the event: self at the innermost frame, children
+ * once per stack at each entry's innermost occurrence. Occurrences are
+ * counted first and then filed per entry (a counting sort), so the call
+ * graphs need no per-entry lists. */
+static int view_build(struct view *v)
+{
+	struct cs_report *r = v->r;
+	size_t nr = cs_agg_nr_stacks(r->stacks);
+	bool children = !r->o.no_children;
+	struct cs_agg_stack st;
+	int err = 0;
+
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		for (size_t s = 0; s < nr && !err; s++) {
+			uint32_t depth;
+
+			cs_agg_stack(r->stacks, (uint32_t)s, &st);
+			if (cs_agg_frame_key(r->threads, st.tag)->flags != v->evsel)
+				continue;
+			if (pass == 0) {
+				v->total_count += st.count;
+				v->total_period += st.period;
+			}
+			depth = children ? st.nr : (st.nr ? 1 : 0);
+			for (uint32_t pos = 0; pos < depth; pos++) {
+				uint32_t id;
+				struct entry *e;
+
+				err = view_entry(v, st.tag, st.frames[pos], &id);
+				if (err)
+					break;
+				e = &v->e[id];
+				if (pass == 0 && pos == 0) {
+					e->self_count += st.count;
+					e->self_period += st.period;
+				}
+				if (e->stamp == s + 1)
+					continue;
+				e->stamp = (uint32_t)(s + 1);
+				if (pass == 0) {
+					e->child_count += st.count;
+					e->child_period += st.period;
+					e->occ_nr++;
+				} else if (wants_graph(r)) {
+					v->occ[e->occ_off + e->occ_nr++] =
+						(struct occurrence){ (uint32_t)s, pos };
+				}
+			}
+		}
+		if (pass == 0 && !err && wants_graph(r)) {
+			size_t off = 0;
+
+			for (size_t i = 0; i < v->nr_e; i++) {
+				v->e[i].occ_off = off;
+				off += v->e[i].occ_nr;
+				v->e[i].occ_nr = 0;
+				v->e[i].stamp = 0;
+			}
+			v->nr_occ = off;
+			v->occ = malloc((off ? off : 1) * sizeof(*v->occ));
+			if (!v->occ)
+				err = -ENOMEM;
+		} else if (pass == 0) {
+			break;
+		}
+	}
+	return err;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static const char *frame_sym_text(const struct cs_report *r, uint32_t frame,
+				  char *buf, size_t len)
+{
+	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
+
+	if (k->flags & F_MISSING)
+		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
+	if (k->flags & F_COOKIE) {
+		snprintf(buf, len, "[cookie %#" PRIx64 "]", k->addr);
+		return buf;
+	}
+	if (k->sym)
+		return k->sym;
+	snprintf(buf, len, "%#" PRIx64, k->addr);
+	return buf;
+}
+
+/* The Symbol column: "[k] name" or "[.] name", perf's way. */
+static void entry_sym_text(const struct cs_report *r, uint32_t frame,
+			   char *buf, size_t len)
+{
+	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
+	char mode = k->flags & F_KERNEL ? 'k' : '.';
+
+	if (k->sym || (k->flags & (F_MISSING | F_COOKIE))) {
+		char tmp[64];
+
+		snprintf(buf, len, "[%c] %s", mode, frame_sym_text(r, frame, tmp, sizeof(tmp)));
+	} else {
+		snprintf(buf, len, "[%c] 0x%016" PRIx64, mode, k->addr);
+	}
+}
+
+static void entry_col_text(const struct view *v, const struct entry *e,
+			   enum cs_report_key key, char *buf, size_t len)
+{
+	const struct cs_report *r = v->r;
+	uint64_t pt = thread_pidtid(r, e->thread);
+
+	switch (key) {
+	case CS_REPORT_COMM:
+		snprintf(buf, len, "%s", thread_comm(r, e->thread));
+		break;
+	case CS_REPORT_PID:
+		snprintf(buf, len, "%" PRIu32, (uint32_t)(pt >> 32));
+		break;
+	case CS_REPORT_TID:
+		snprintf(buf, len, "%" PRIu32, (uint32_t)pt);
+		break;
+	case CS_REPORT_DSO:
+		snprintf(buf, len, "%s",
+			 dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso));
+		break;
+	case CS_REPORT_SYM:
+		entry_sym_text(r, e->frame, buf, len);
+		break;
+	case CS_REPORT__NR_KEYS:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+static const char *const key_header[CS_REPORT__NR_KEYS] = {
+	[CS_REPORT_COMM] = "Command", [CS_REPORT_PID] = "Pid",
+	[CS_REPORT_TID] = "Tid", [CS_REPORT_DSO] = "Shared Object",
+	[CS_REPORT_SYM] = "Symbol",
+};
+
+/* qsort_r context */
+struct sort_ctx {
+	const struct view *v;
+};
+
+static int cmp_keys(const struct view *v, const struct entry *a,
+		    const struct entry *b)
+{
+	char x[1024], y[1024];
+	uint64_t pa = thread_pidtid(v->r, a->thread);
+	uint64_t pb = thread_pidtid(v->r, b->thread);
+	int c;
+
+	for (size_t i = 0; i < v->r->o.nr_sort; i++) {
+		enum cs_report_key k = v->r->o.sort[i];
+
+		if (k == CS_REPORT_PID && (pa >> 32) != (pb >> 32))
+			return (pa >> 32) < (pb >> 32) ? -1 : 1;
+		if (k == CS_REPORT_TID && (uint32_t)pa != (uint32_t)pb)
+			return (uint32_t)pa < (uint32_t)pb ? -1 : 1;
+		if (k == CS_REPORT_PID || k == CS_REPORT_TID)
+			continue;
+		entry_col_text(v, a, k, x, sizeof(x));
+		entry_col_text(v, b, k, y, sizeof(y));
+		c = strcmp(x, y);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int cmp_entry(const void *pa, const void *pb, void *ctx)
+{
+	const struct view *v = ctx;
+	const struct entry *a = &v->e[*(const uint32_t *)pa];
+	const struct entry *b = &v->e[*(const uint32_t *)pb];
+	bool children = !v->r->o.no_children;
+
+	if (children && a->child_period != b->child_period)
+		return a->child_period > b->child_period ? -1 : 1;
+	if (a->self_period != b->self_period)
+		return a->self_period > b->self_period ? -1 : 1;
+	return cmp_keys(v, a, b);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* ---- call graphs -------------------------------------------------------- */
+
+/* A tree of the stacks that reach one entry; node ids come from a table
+ * keyed by (parent, frame), whose counters hold each node's cumulative
+ * period and samples. */
+struct graph {
+	const struct cs_report *r;
+	FILE *out;
+	struct cs_agg *nodes;
+	uint32_t *child_off, *child_nr, *child;	/* children of node i */
+	uint32_t *root_child, nr_root;
+	uint64_t total;			/* the event's period: percentages */
+	uint64_t min;			/* branches below are hidden */
+};
+
+static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
+		      uint32_t *frame, uint64_t *period)
+{
+	struct cs_agg_stack st;
+
+	cs_agg_stack(g->nodes, id, &st);
+	*parent = st.frames[0];
+	*frame = st.frames[1];
+	*period = st.period;
+}
+
+static uint64_t node_period(const struct graph *g, uint32_t id)
+{
+	struct cs_agg_stack st;
+
+	cs_agg_stack(g->nodes, id, &st);
+	return st.period;
+}
+
+static uint64_t node_count(const struct graph *g, uint32_t id)
+{
+	struct cs_agg_stack st;
+
+	cs_agg_stack(g->nodes, id, &st);
+	return st.count;
+}
+
+static int cmp_node(const void *pa, const void *pb, void *ctx)
+{
+	const struct graph *g = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t x = node_period(g, a), y = node_period(g, b);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static int graph_build(struct graph *g, const struct view *v,
+		       const struct entry *e)
+{
+	const struct cs_report *r = v->r;
+	struct cs_agg_stack st;
+	size_t nr;
+	int err = cs_agg_new(&g->nodes);
+
+	for (size_t i = 0; !err && i < e->occ_nr; i++) {
+		const struct occurrence *oc = &v->occ[e->occ_off + i];
+		uint32_t parent = NO_PARENT, key[2];
+		uint32_t from, to;
+		int step;
+
+		cs_agg_stack(r->stacks, oc->stack, &st);
+		if (r->o.graph == CS_REPORT_GRAPH_CALLER) {
+			from = st.nr - 1;
+			to = oc->pos;
+			step = -1;
+		} else {
+			from = oc->pos;
+			to = st.nr - 1;
+			step = 1;
+		}
+		for (uint32_t j = from;; j += step) {
+			key[0] = parent;
+			key[1] = st.frames[j];
+			err = cs_agg_add(g->nodes, 0, key, 2, st.count, st.period,
+					 &parent);
+			if (err || j == to)
+				break;
+		}
+	}
+	if (err)
+		return err;
+	nr = cs_agg_nr_stacks(g->nodes);
+	g->child_off = calloc(nr + 1, sizeof(uint32_t));
+	g->child_nr = calloc(nr + 1, sizeof(uint32_t));
+	g->child = calloc(nr + 1, sizeof(uint32_t));
+	g->root_child = calloc(nr + 1, sizeof(uint32_t));
+	if (!g->child_off || !g->child_nr || !g->child || !g->root_child)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t p, f;
+		uint64_t per;
+
+		node_info(g, i, &p, &f, &per);
+		if (p == NO_PARENT)
+			g->root_child[g->nr_root++] = i;
+		else
+			g->child_nr[p]++;
+	}
+	for (uint32_t i = 0, off = 0; i < nr; i++) {
+		g->child_off[i] = off;
+		off += g->child_nr[i];
+		g->child_nr[i] = 0;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t p, f;
+		uint64_t per;
+
+		node_info(g, i, &p, &f, &per);
+		if (p != NO_PARENT)
+			g->child[g->child_off[p] + g->child_nr[p]++] = i;
+	}
+	for (uint32_t i = 0; i < nr; i++)
+		qsort_r(g->child + g->child_off[i], g->child_nr[i],
+			sizeof(uint32_t), cmp_node, g);
+	qsort_r(g->root_child, g->nr_root, sizeof(uint32_t), cmp_node, g);
+	return 0;
+}
+
+static void graph_free(struct graph *g)
+{
+	cs_agg_free(g->nodes);
+	free(g->child_off);
+	free(g->child_nr);
+	free(g->child);
+	free(g->root_child);
+}
+
+/* The children of a node that are drawn: those above the threshold. */
+static uint32_t shown_children(const struct graph *g, const uint32_t *c,
+			       uint32_t n)
+{
+	uint32_t k = 0;
+
+	/* sorted by period: the shown ones come first */
+	while (k < n && node_period(g, c[k]) >= g->min)
+		k++;
+	return k;
+}
+
+/* A run of nodes drawn as one block: it goes on while a node has exactly
+ * one child and no stack ends in it (perf's callchain nodes). Returns the
+ * last node of the run. */
+static uint32_t run_end(const struct graph *g, uint32_t n)
+{
+	for (;;) {
+		if (g->child_nr[n] != 1)
+			return n;
+		if (node_count(g, g->child[g->child_off[n]]) != node_count(g, n))
+			return n;
+		n = g->child[g->child_off[n]];
+	}
+}
+
+static uint32_t run_next(const struct graph *g, uint32_t n)
+{
+	return g->child[g->child_off[n]];
+}
+
+static void margin(FILE *out, int left)
+{
+	fprintf(out, "%*s", left, "");
+}
+
+/* Which levels still have siblings to come, and so draw a '|'. Levels past
+ * 63 never do: a graph that deep is not read by its pipes. */
+static bool level_open(uint64_t mask, int i)
+{
+	return i < 64 && (mask & (1ULL << i));
+}
+
+static uint64_t level_bit(int i)
+{
+	return i < 64 ? 1ULL << i : 0;
+}
+
+static void graph_line(FILE *out, int left, int depth, uint64_t mask)
+{
+	margin(out, left);
+	for (int i = 0; i < depth; i++)
+		fputs(level_open(mask, i) ? "|          " : "           ", out);
+	fputc('\n', out);
+}
+
+static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
+			   int depth, uint64_t mask, int left)
+{
+	char tmp[64];
+	uint32_t shown = shown_children(g, c, nr);
+
+	for (uint32_t k = 0; k < shown; k++) {
+		uint64_t new_mask = mask;
+		uint32_t n = c[k], last = run_end(g, n), p, f;
+		uint64_t per;
+		bool first = true;
+
+		if (k + 1 == shown)
+			new_mask &= ~level_bit(depth - 1);
+		graph_line(g->out, left, depth, mask);
+		for (;;) {
+			node_info(g, n, &p, &f, &per);
+			margin(g->out, left);
+			for (int i = 0; i < depth; i++) {
+				fputc(level_open(new_mask, i) ? '|' : ' ', g->out);
+				if (first && i == depth - 1)
+					fprintf(g->out, "--%.2f%%--", pct(per, g->total));
+				else
+					fputs("          ", g->out);
+			}
+			fprintf(g->out, "%s\n", frame_sym_text(g->r, f, tmp, sizeof(tmp)));
+			first = false;
+			if (n == last)
+				break;
+			n = run_next(g, n);
+		}
+		graph_children(g, g->child + g->child_off[last], g->child_nr[last],
+			       depth + 1, new_mask | level_bit(depth), left);
+	}
+}
+
+static int graph_print(const struct view *v, const struct entry *e,
+		       uint64_t entry_period, FILE *out)
+{
+	struct graph g = { .r = v->r, .out = out, .total = v->total_period };
+	char tmp[64];
+	int left = 12;
+	const uint32_t *roots;
+	uint32_t nr_roots;
+	int err;
+
+	g.min = (uint64_t)((double)v->total_period * v->r->o.graph_min_percent / 100.0);
+	if (!g.min)
+		g.min = 1;
+	err = graph_build(&g, v, e);
+	if (err) {
+		graph_free(&g);
+		return err;
+	}
+	roots = g.root_child;
+	nr_roots = shown_children(&g, g.root_child, g.nr_root);
+	if (!nr_roots) {
+		graph_free(&g);
+		return 0;
+	}
+	/* one root holding the whole entry: its run is drawn without a
+	 * percentage, after "---", and the branches follow */
+	if (nr_roots == 1 && g.nr_root == 1 &&
+	    node_period(&g, roots[0]) == entry_period) {
+		uint32_t n = roots[0], last = run_end(&g, n), p, f;
+		uint64_t per;
+
+		margin(out, left);
+		fputs("|\n", out);
+		for (bool first = true;; first = false) {
+			node_info(&g, n, &p, &f, &per);
+			margin(out, left);
+			fprintf(out, "%s%s\n", first ? "---" : "   ",
+				frame_sym_text(v->r, f, tmp, sizeof(tmp)));
+			if (n == last)
+				break;
+			n = run_next(&g, n);
+		}
+		left += 3;
+		graph_children(&g, g.child + g.child_off[last], g.child_nr[last],
+			       1, 1, left);
+	} else {
+		graph_children(&g, roots, g.nr_root, 1, 1, left);
+	}
+	fputc('\n', out);
+	graph_free(&g);
+	return 0;
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define MAX_COLS (CS_REPORT__NR_KEYS + 3)
+
+static int write_event(struct cs_report *r, unsigned int evsel,
+		       const char *name, FILE *out)
+{
+	struct view v = { .r = r, .evsel = evsel };
+	bool children = !r->o.no_children;
+	uint32_t *order = NULL;
+	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
+	char text[1024];
+	int err;
+
+	err = cs_agg_new(&v.keys);
+	if (!err)
+		err = cs_agg_new(&v.names);
+	if (!err)
+		err = view_build(&v);
+	if (!err) {
+		order = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*order));
+		if (!order)
+			err = -ENOMEM;
+	}
+	if (err)
+		goto out;
+	for (uint32_t i = 0; i < v.nr_e; i++)
+		order[i] = i;
+	qsort_r(order, v.nr_e, sizeof(*order), cmp_entry, &v);
+	for (; nr_show < v.nr_e; nr_show++) {
+		const struct entry *e = &v.e[order[nr_show]];
+		uint64_t p = children ? e->child_period : e->self_period;
+
+		if (!p && !e->self_count && !(children && e->child_count))
+			break;
+		if (pct(p, v.total_period) < r->o.percent_limit)
+			break;
+	}
+
+	fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n", v.total_count,
+		name);
+	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", v.total_period);
+
+	/* columns: percentages (and samples), then the sort keys */
+	if (children) {
+		width[nc++] = 8;
+		width[nc++] = 8;
+	} else {
+		width[nc++] = 8;
+	}
+	if (r->o.show_nr_samples)
+		width[nc++] = 7;
+	for (size_t k = 0; k < r->o.nr_sort; k++)
+		width[nc + k] = strlen(key_header[r->o.sort[k]]);
+	for (size_t i = 0; i < nr_show; i++) {
+		const struct entry *e = &v.e[order[i]];
+
+		if (r->o.show_nr_samples) {
+			int n = snprintf(text, sizeof(text), "%" PRIu64,
+					 children ? e->child_count : e->self_count);
+			if ((size_t)n > width[nc - 1])
+				width[nc - 1] = (size_t)n;
+		}
+		for (size_t k = 0; k < r->o.nr_sort; k++) {
+			entry_col_text(&v, e, r->o.sort[k], text, sizeof(text));
+			if (strlen(text) > width[nc + k])
+				width[nc + k] = strlen(text);
+		}
+	}
+	fputs("#", out);
+	{
+		size_t c = 0;
+
+		if (children) {
+			fprintf(out, " %*s  %*s", (int)width[0], "Children",
+				(int)width[1], "Self");
+			c = 2;
+		} else {
+			fprintf(out, " %-*s", (int)width[0], "Overhead");
+			c = 1;
+		}
+		if (r->o.show_nr_samples)
+			fprintf(out, "  %*s", (int)width[c++], "Samples");
+		for (size_t k = 0; k < r->o.nr_sort; k++)
+			fprintf(out, "  %-*s", (int)width[nc + k],
+				key_header[r->o.sort[k]]);
+		fputs("\n#", out);
+		for (size_t i = 0; i < nc + r->o.nr_sort; i++) {
+			fputs(i ? "  " : " ", out);
+			for (size_t j = 0; j < width[i]; j++)
+				fputc('.', out);
+		}
+		fputs("\n#\n", out);
+	}
+	for (size_t i = 0; i < nr_show && !err; i++) {
+		const struct entry *e = &v.e[order[i]];
+		size_t c = 0;
+
+		fputs(" ", out);
+		if (children) {
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->child_period, v.total_period));
+			fprintf(out, " %*s", (int)width[c++], text);
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, v.total_period));
+			fprintf(out, "  %*s", (int)width[c++], text);
+		} else {
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, v.total_period));
+			fprintf(out, " %*s", (int)width[c++], text);
+		}
+		if (r->o.show_nr_samples)
+			fprintf(out, "  %*" PRIu64, (int)width[c++],
+				children ? e->child_count : e->self_count);
+		for (size_t k = 0; k < r->o.nr_sort; k++) {
+			entry_col_text(&v, e, r->o.sort[k], text, sizeof(text));
+			if (k + 1 == r->o.nr_sort)
+				fprintf(out, "  %s", text);
+			else
+				fprintf(out, "  %-*s", (int)width[nc + k], text);
+		}
+		fputc('\n', out);
+		if (wants_graph(r))
+			err = graph_print(&v, e, children ? e->child_period : e->self_period, out);
+	}
+	fputs("\n\n", out);
+out:
+	free(order);
+	free(v.e);
+	free(v.occ);
+	cs_agg_free(v.keys);
+	cs_agg_free(v.names);
+	return err;
+}
+
+int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
+		    size_t nr_names)
+{
+	char buf[32];
+	int err = 0;
+
+	for (unsigned int ev = 0; ev < r->nr_ev && !err; ev++) {
+		const char *name = ev < nr_names ? names[ev] : NULL;
+
+		if (!r->ev_samples[ev])
+			continue;
+		if (!name) {
+			snprintf(buf, sizeof(buf), "event %u", ev);
+			name = buf;
+		}
+		err = write_event(r, ev, name, out);
+	}
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	return err;
+}

@@ -1,0 +1,102 @@
+/* report.h - a text profile in the layout of `perf report --stdio`.
+ *
+ * Samples are aggregated per unique stack while the profile is read (one
+ * hash probe per frame, no allocation per sample); entries, their
+ * overheads and call graphs are worked out once, at the end:
+ *
+ *   - an entry is one value of the sort keys (default comm,dso,sym), per
+ *     event; Self is the period of samples whose innermost frame is the
+ *     entry, Children (the default) the period of samples whose stack holds
+ *     it anywhere, counted once per sample;
+ *   - under each entry, the call graph of the stacks that reach it (for
+ *     Children, down to the entry's innermost occurrence), root first
+ *     (caller) or entry first (callee), branches below min_percent of the
+ *     event's total hidden, drawn as perf draws it.
+ *
+ * Percentages are of the period (the "Event count"), as in perf; -n adds
+ * sample counts, whose Self column sums to the number of samples.
+ */
+#ifndef CS_REPORT_H
+#define CS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <callstitch/callstitch.h>
+#include "out/frames.h"
+
+struct cs_report;			/* opaque */
+
+enum cs_report_key {
+	CS_REPORT_COMM,
+	CS_REPORT_PID,
+	CS_REPORT_TID,
+	CS_REPORT_DSO,
+	CS_REPORT_SYM,
+	CS_REPORT__NR_KEYS,
+};
+
+enum cs_report_graph {
+	CS_REPORT_GRAPH_CALLER,		/* root first (perf's default) */
+	CS_REPORT_GRAPH_CALLEE,		/* the entry first, callers below */
+	CS_REPORT_GRAPH_NONE,
+};
+
+struct cs_report_opts {
+	bool no_children;		/* Self only ("Overhead") */
+	bool show_nr_samples;		/* -n: a Samples column */
+	enum cs_report_graph graph;
+	double graph_min_percent;	/* hide branches below this; perf: 0.5 */
+	double percent_limit;		/* hide entries below this */
+	enum cs_report_key sort[CS_REPORT__NR_KEYS];
+	size_t nr_sort;			/* 0: comm,dso,sym */
+};
+
+/* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym)
+ * into o->sort. Returns 0 or -EINVAL with the bad key in bad[0..len). */
+int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
+			 char *bad, size_t len);
+
+/* Returns 0 and a new report in *out (the caller frees it), or -ENOMEM. */
+int cs_report_new(const struct cs_report_opts *o, struct cs_report **out);
+void cs_report_free(struct cs_report *r);
+
+/* Adds a sample of event `evsel` (an index) given its resolved frames,
+ * innermost first. comm may be NULL and is copied; the frames' strings
+ * must outlive r. Returns 0 or -ENOMEM. */
+int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
+		  uint32_t tid, const char *comm, const struct cs_frame *frames,
+		  size_t nr, uint64_t period);
+
+/* Samples and period added for an event. */
+uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel);
+uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel);
+
+/* Writes one section per event that has samples: "# Samples: ... of event
+ * 'NAME'", the column header, the entries and their call graphs.
+ * names[i] names event i (NULL or beyond nr_names: "event i").
+ * Returns 0, -ENOMEM or -EIO. */
+int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
+		    size_t nr_names);
+
+/* As an output: ctx is a struct cs_report_run. `end` writes the metadata
+ * header (from cs_session_info() and the stitching statistics) and then
+ * the report. */
+struct cs_report_run {
+	struct cs_report *report;
+	FILE *out;
+	const uint32_t *pids, *tids;	/* filters (NULL: all) */
+	size_t nr_pids, nr_tids;
+	char *const *comms;
+	size_t nr_comms;
+	struct cs_machine *machine;	/* set by begin */
+	struct cs_frame *frames;	/* allocated by begin */
+	uint64_t filtered;		/* samples the filters left out */
+};
+extern const struct cs_output_ops cs_report_ops;
+/* Frees what begin allocated (not the report). */
+void cs_report_run_release(struct cs_report_run *run);
+
+#endif

@@ -1,0 +1,160 @@
+/* report_output.c - the report as a cs_output_ops (see report.h): filters,
+ * frame resolution, and the header with the recording's metadata.
+ *
+ * Kept apart from report.c so that the aggregation and the layout can be
+ * tested with hand-made frames, without a session.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/report.h"
+
+static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static bool in_names(char *const *v, size_t n, const char *x)
+{
+	for (size_t i = 0; x && i < n; i++)
+		if (!strcmp(v[i], x))
+			return true;
+	return false;
+}
+
+static int run_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_report_run *run = ctx;
+
+	run->machine = cs_session_machine(s);
+	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
+	return run->frames ? 0 : -ENOMEM;
+}
+
+static int run_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_report_run *run = ctx;
+	const struct cs_sample *smp = &s->event->sample;
+	const char *comm = cs_machine_comm(run->machine, smp->pid, smp->tid);
+	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
+	size_t n;
+
+	if ((run->pids && !in_ids(run->pids, run->nr_pids, smp->pid)) ||
+	    (run->tids && !in_ids(run->tids, run->nr_tids, smp->tid)) ||
+	    (run->comms && !in_names(run->comms, run->nr_comms, comm))) {
+		run->filtered++;
+		return 0;
+	}
+	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
+			     run->frames, n, smp->period);
+}
+
+static void header_str(FILE *out, const char *what, const char *v)
+{
+	if (v && *v)
+		fprintf(out, "# %-15s: %s\n", what, v);
+}
+
+/* What perf's --header shows, and what only we know: how the user stacks
+ * of the samples came together. */
+static void write_header(struct cs_report_run *run, struct cs_session *s)
+{
+	const struct cs_file_info *fi = cs_session_info(s);
+	const struct cs_stats *st = cs_session_stats(s);
+	FILE *out = run->out;
+
+	fputs("# ========\n# callstitch report\n", out);
+	if (fi) {
+		header_str(out, "hostname", fi->hostname);
+		header_str(out, "os release", fi->os_release);
+		header_str(out, "perf version", fi->perf_version);
+		header_str(out, "arch", fi->arch);
+		header_str(out, "cpudesc", fi->cpudesc);
+		if (fi->nr_cpus_online)
+			fprintf(out, "# %-15s: %" PRIu32 " online, %" PRIu32
+				" available\n", "cpus", fi->nr_cpus_online,
+				fi->nr_cpus_avail);
+		if (fi->total_mem_kb)
+			fprintf(out, "# %-15s: %" PRIu64 " kB\n", "total memory",
+				fi->total_mem_kb);
+		header_str(out, "cmdline", fi->cmdline);
+	}
+	for (size_t i = 0; i < cs_session_nr_evsels(s); i++) {
+		const struct cs_evsel *ev = cs_session_evsel(s, i);
+
+		fprintf(out, "# %-15s: %s, %" PRIu64 " samples\n", "event",
+			ev->name ? ev->name : "?",
+			cs_report_samples(run->report, ev->index));
+	}
+	fprintf(out, "# %-15s: %" PRIu64 ", of which %" PRIu64
+		" with a deferred user stack\n", "samples", st->samples,
+		st->samples_deferred);
+	fprintf(out, "# %-15s: %" PRIu64 " stitched, %" PRIu64
+		" stitched late, %" PRIu64 " kernel-only, %" PRIu64
+		" as recorded\n", "user stacks", st->stitched,
+		st->stitched_late, st->kernel_only, st->original);
+	if (st->kernel_only) {
+		fprintf(out, "# %-15s:", "kernel-only");
+		for (int r = 1; r < CS_MISSING__COUNT; r++)
+			if (st->kernel_only_by[r])
+				fprintf(out, " %" PRIu64 " %s", st->kernel_only_by[r],
+					cs_missing_reason_name((enum cs_missing_reason)r));
+		fputc('\n', out);
+	}
+	fprintf(out, "# %-15s: %" PRIu64 " (%" PRIu64 " duplicate, %" PRIu64
+		" orphan)\n", "deferred records", st->deferred_records,
+		st->duplicate_records, st->orphan_records);
+	if (run->filtered)
+		fprintf(out, "# %-15s: %" PRIu64 " samples left out by --pid,"
+			" --tid or --comm\n", "filtered", run->filtered);
+	fputs("# ========\n#\n#\n", out);
+	fprintf(out, "# Total Lost Samples: %" PRIu64 "\n",
+		st->lost_samples);
+}
+
+static int run_end(void *ctx, struct cs_session *s)
+{
+	struct cs_report_run *run = ctx;
+	size_t nr = cs_session_nr_evsels(s), max = 0;
+	const char **names;
+	int err;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct cs_evsel *ev = cs_session_evsel(s, i);
+
+		if (ev->index + 1 > max)
+			max = ev->index + 1;
+	}
+	names = calloc(max ? max : 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		const struct cs_evsel *ev = cs_session_evsel(s, i);
+
+		names[ev->index] = ev->name;
+	}
+	write_header(run, s);
+	err = cs_report_write(run->report, run->out, names, max);
+	free(names);
+	return err;
+}
+
+void cs_report_run_release(struct cs_report_run *run)
+{
+	free(run->frames);
+	run->frames = NULL;
+}
+
+const struct cs_output_ops cs_report_ops = {
+	.begin = run_begin,
+	.sample = run_sample,
+	.end = run_end,
+};
