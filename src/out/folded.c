@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "out/out_names.h"
 #include "out/stack_agg.h"
 
 /* frame key flags */
@@ -22,17 +23,6 @@ struct cs_folded {
 	uint32_t *ids;			/* CS_FRAMES_MAX + 1, reused */
 	uint64_t total;
 };
-
-const char *cs_out_missing_user_name(enum cs_missing_reason why)
-{
-	switch (why) {
-	case CS_MISSING_LOST:		return "[user stack missing: lost]";
-	case CS_MISSING_SUPERSEDED:	return "[user stack missing: superseded]";
-	case CS_MISSING_EXITED:		return "[user stack missing: exited]";
-	case CS_MISSING_END:		return "[user stack missing: end]";
-	default:			return "[user stack missing]";
-	}
-}
 
 int cs_folded_new(const struct cs_folded_opts *opts, struct cs_folded **out)
 {

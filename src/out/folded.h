@@ -71,9 +71,4 @@ extern const struct cs_output_ops cs_folded_ops;
 /* Frees what begin allocated (not the aggregator). */
 void cs_folded_run_release(struct cs_folded_run *r);
 
-/* The marker frame of a kernel-only sample, "[user stack missing: why]"
- * with why as cs_missing_reason_name() (and script) say it;
- * a static string. Shared by the outputs so they name it alike. */
-const char *cs_out_missing_user_name(enum cs_missing_reason why);
-
 #endif

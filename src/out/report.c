@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
-#include "out/folded.h"
+#include "out/out_names.h"
 #include "out/stack_agg.h"
 
 /* frame key flags */
@@ -509,7 +509,7 @@ struct graph {
 	uint32_t *child_off, *child_nr, *child;	/* children of node i */
 	uint32_t *root_child, nr_root;
 	uint64_t total;			/* the event's period: percentages */
-	uint64_t min;			/* branches below are hidden */
+	double min_percent;		/* branches below are hidden */
 };
 
 static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
@@ -638,7 +638,7 @@ static uint32_t shown_children(const struct graph *g, const uint32_t *c,
 	uint32_t k = 0;
 
 	/* sorted by period: the shown ones come first */
-	while (k < n && node_period(g, c[k]) >= g->min)
+	while (k < n && pct(node_period(g, c[k]), g->total) >= g->min_percent)
 		k++;
 	return k;
 }
@@ -726,16 +726,14 @@ static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
 static int graph_print(const struct view *v, const struct entry *e,
 		       uint64_t entry_period, FILE *out)
 {
-	struct graph g = { .r = v->r, .out = out, .total = v->total_period };
+	struct graph g = { .r = v->r, .out = out, .total = v->total_period,
+			   .min_percent = v->r->o.graph_min_percent };
 	char tmp[64];
 	int left = 12;
 	const uint32_t *roots;
 	uint32_t nr_roots;
 	int err;
 
-	g.min = (uint64_t)((double)v->total_period * v->r->o.graph_min_percent / 100.0);
-	if (!g.min)
-		g.min = 1;
 	err = graph_build(&g, v, e);
 	if (err) {
 		graph_free(&g);

@@ -10,6 +10,7 @@
 
 /* the outputs are linked into the binary, not the library: build them here */
 #include "../../src/out/stack_agg.c"
+#include "../../src/out/out_names.c"
 #include "../../src/out/folded.c"
 
 static struct cs_frame kf(const char *sym)
@@ -135,7 +136,7 @@ static void no_kernel_drops_kernel_frames_but_keeps_the_sample(void **state)
 	assert_int_equal(cs_folded_add(f, c, 2, NULL, 1), 0);
 	t = written(f);
 	assert_string_equal(t, "[kernel] 1\n"
-			       "[user stack missing: end of recording] 1\n"
+			       "[user stack missing: end] 1\n"
 			       "main;read 1\n");
 	assert_int_equal(cs_folded_total(f), 3);
 	free(t);

@@ -1,0 +1,13 @@
+/* out_names.c - names of pseudo-frames (see out_names.h). */
+#include "out/out_names.h"
+
+const char *cs_out_missing_user_name(enum cs_missing_reason why)
+{
+	switch (why) {
+	case CS_MISSING_LOST:		return "[user stack missing: lost]";
+	case CS_MISSING_SUPERSEDED:	return "[user stack missing: superseded]";
+	case CS_MISSING_EXITED:		return "[user stack missing: exited]";
+	case CS_MISSING_END:		return "[user stack missing: end]";
+	default:			return "[user stack missing]";
+	}
+}

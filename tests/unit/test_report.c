@@ -1,0 +1,294 @@
+/* test_report.c - report entries and call graphs from hand-made frames. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+/* the outputs are linked into the binary, not the library: build them here */
+#include "../../src/out/stack_agg.c"
+#include "../../src/out/out_names.c"
+#include "../../src/out/report.c"
+
+static struct cs_frame kf(const char *sym)
+{
+	return (struct cs_frame){ .cpumode = CS_MISC_KERNEL, .kind = CS_FRAME_ADDR,
+		.loc = { .sym = sym, .dso_name = "[kernel.kallsyms]", .kernel = true } };
+}
+
+static struct cs_frame uf(const char *sym)
+{
+	return (struct cs_frame){ .cpumode = CS_MISC_USER, .kind = CS_FRAME_ADDR,
+		.loc = { .sym = sym, .dso_name = "/opt/w/work" } };
+}
+
+static char *written(struct cs_report *r)
+{
+	const char *names[] = { "cpu-clock" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	assert_non_null(m);
+	assert_int_equal(cs_report_write(r, m, names, 1), 0);
+	fclose(m);
+	return text;
+}
+
+static struct cs_report *report(struct cs_report_opts o)
+{
+	struct cs_report *r;
+
+	if (!o.graph_min_percent)
+		o.graph_min_percent = 0.5;
+	assert_int_equal(cs_report_new(&o, &r), 0);
+	return r;
+}
+
+/* main -> a -> b (3 samples), main -> a (1), main -> c -> sys (kernel, 4) */
+static void add_profile(struct cs_report *r)
+{
+	struct cs_frame s1[] = { uf("b"), uf("a"), uf("main") };
+	struct cs_frame s2[] = { uf("a"), uf("main") };
+	struct cs_frame s3[] = { kf("sys"), uf("c"), uf("main") };
+
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s1, 3, 100), 0);
+	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s2, 2, 100), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(cs_report_add(r, 0, 10, 12, "work", s3, 3, 100), 0);
+}
+
+static void self_overheads_sum_to_the_samples(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.no_children = true, .graph = CS_REPORT_GRAPH_NONE,
+		.show_nr_samples = true });
+	char *t;
+
+	(void)state;
+	add_profile(r);
+	t = written(r);
+	assert_string_equal(t,
+		"#\n"
+		"# Samples: 8 of event 'cpu-clock'\n"
+		"# Event count (approx.): 800\n"
+		"#\n"
+		"# Overhead  Samples  Command  Shared Object      Symbol \n"
+		"# ........  .......  .......  .................  .......\n"
+		"#\n"
+		"    50.00%        4  work     [kernel.kallsyms]  [k] sys\n"
+		"    37.50%        3  work     work               [.] b\n"
+		"    12.50%        1  work     work               [.] a\n"
+		"\n\n");
+	assert_int_equal(cs_report_samples(r, 0), 8);
+	assert_int_equal(cs_report_period(r, 0), 800);
+	free(t);
+	cs_report_free(r);
+}
+
+static void children_count_each_sample_once_per_entry(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.graph = CS_REPORT_GRAPH_NONE, .show_nr_samples = true });
+	struct cs_frame rec[] = { uf("f"), uf("f"), uf("f"), uf("main") };
+	char *t;
+
+	(void)state;
+	add_profile(r);
+	/* recursion: f is on the stack three times, counted once */
+	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", rec, 4, 800), 0);
+	t = written(r);
+	assert_string_equal(t,
+		"#\n"
+		"# Samples: 9 of event 'cpu-clock'\n"
+		"# Event count (approx.): 1600\n"
+		"#\n"
+		"# Children      Self  Samples  Command  Shared Object      Symbol  \n"
+		"# ........  ........  .......  .......  .................  ........\n"
+		"#\n"
+		"   100.00%     0.00%        9  work     work               [.] main\n"
+		"    50.00%    50.00%        1  work     work               [.] f\n"
+		"    25.00%    25.00%        4  work     [kernel.kallsyms]  [k] sys\n"
+		"    25.00%     6.25%        4  work     work               [.] a\n"
+		"    25.00%     0.00%        4  work     work               [.] c\n"
+		"    18.75%    18.75%        3  work     work               [.] b\n"
+		"\n\n");
+	free(t);
+	cs_report_free(r);
+}
+
+static void sort_keys_split_and_merge_entries(void **state)
+{
+	struct cs_report_opts o = { .no_children = true,
+				    .graph = CS_REPORT_GRAPH_NONE };
+	struct cs_report *r;
+	char bad[16];
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_report_parse_sort(&o, "tid,dso", bad, sizeof(bad)), 0);
+	r = report(o);
+	add_profile(r);
+	t = written(r);
+	assert_string_equal(t,
+		"#\n"
+		"# Samples: 8 of event 'cpu-clock'\n"
+		"# Event count (approx.): 800\n"
+		"#\n"
+		"# Overhead  Tid  Shared Object    \n"
+		"# ........  ...  .................\n"
+		"#\n"
+		"    50.00%  11   work\n"
+		"    50.00%  12   [kernel.kallsyms]\n"
+		"\n\n");
+	free(t);
+	cs_report_free(r);
+	assert_int_equal(cs_report_parse_sort(&o, "comm,bogus", bad, sizeof(bad)),
+			 -EINVAL);
+	assert_string_equal(bad, "bogus");
+	assert_int_equal(cs_report_parse_sort(&o, "sym,sym", bad, sizeof(bad)),
+			 -EINVAL);
+}
+
+static void caller_graph_draws_like_perf(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.no_children = true, .percent_limit = 20 });
+	struct cs_frame x[] = { kf("sys"), uf("c"), uf("main") };
+	struct cs_frame y[] = { kf("sys"), uf("d"), uf("main") };
+	struct cs_frame z[] = { kf("sys"), uf("d"), uf("e"), uf("main") };
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, 3, 1), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, 3, 1), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", z, 4, 1), 0);
+	t = written(r);
+	assert_string_equal(t,
+		"#\n"
+		"# Samples: 10 of event 'cpu-clock'\n"
+		"# Event count (approx.): 10\n"
+		"#\n"
+		"# Overhead  Command  Shared Object      Symbol \n"
+		"# ........  .......  .................  .......\n"
+		"#\n"
+		"   100.00%  w        [kernel.kallsyms]  [k] sys\n"
+		"            |\n"
+		"            ---main\n"
+		"               |          \n"
+		"               |--50.00%--c\n"
+		"               |          sys\n"
+		"               |          \n"
+		"               |--30.00%--d\n"
+		"               |          sys\n"
+		"               |          \n"
+		"                --20.00%--e\n"
+		"                          d\n"
+		"                          sys\n"
+		"\n\n\n");
+	free(t);
+	cs_report_free(r);
+}
+
+static void callee_graph_starts_at_the_entry_and_hides_small_branches(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.no_children = true, .graph = CS_REPORT_GRAPH_CALLEE,
+		.graph_min_percent = 25 });
+	struct cs_frame x[] = { uf("leaf"), uf("p"), uf("main") };
+	struct cs_frame y[] = { uf("leaf"), uf("q"), uf("main") };
+	char *t;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, 3, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, 3, 1), 0);
+	t = written(r);
+	assert_string_equal(t,
+		"#\n"
+		"# Samples: 5 of event 'cpu-clock'\n"
+		"# Event count (approx.): 5\n"
+		"#\n"
+		"# Overhead  Command  Shared Object  Symbol  \n"
+		"# ........  .......  .............  ........\n"
+		"#\n"
+		"   100.00%  w        work           [.] leaf\n"
+		"            |\n"
+		"            ---leaf\n"
+		"               |          \n"
+		"                --80.00%--p\n"
+		"                          main\n"
+		"\n\n\n");
+	free(t);
+	cs_report_free(r);
+}
+
+static void unknown_symbols_and_missing_user_stacks_are_entries(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.graph = CS_REPORT_GRAPH_NONE });
+	struct cs_frame a[] = {
+		{ .cpumode = CS_MISC_USER, .kind = CS_FRAME_ADDR, .addr = 0x7f0000001234,
+		  .loc = { .dso_name = "/lib/libx.so", .dso_addr = 0x1234 } },
+		uf("main") };
+	struct cs_frame b[] = { kf("schedule"),
+		{ .cpumode = CS_MISC_USER, .kind = CS_FRAME_MISSING_USER,
+		  .missing = CS_MISSING_LOST } };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", b, 2, 1), 0);
+	t = written(r);
+	assert_non_null(strstr(t, "    66.67%    66.67%  w        libx.so            [.] 0x0000000000001234\n"));
+	assert_non_null(strstr(t, "    33.33%     0.00%  w        [unknown]          [.] [user stack missing: lost]\n"));
+	assert_non_null(strstr(t, "    33.33%    33.33%  w        [kernel.kallsyms]  [k] schedule\n"));
+	free(t);
+	cs_report_free(r);
+}
+
+static void events_get_sections_of_their_own(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.no_children = true, .graph = CS_REPORT_GRAPH_NONE });
+	struct cs_frame a[] = { uf("main") };
+	const char *names[] = { "cpu-clock", "dummy:u", "task-clock" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 1, 10), 0);
+	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, 1, 30), 0);
+	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, 1, 30), 0);
+	m = open_memstream(&text, &len);
+	assert_int_equal(cs_report_write(r, m, names, 3), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "# Samples: 1 of event 'cpu-clock'\n# Event count (approx.): 10\n"));
+	assert_null(strstr(text, "dummy:u"));
+	assert_non_null(strstr(text, "# Samples: 2 of event 'task-clock'\n# Event count (approx.): 60\n"));
+	free(text);
+	cs_report_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(self_overheads_sum_to_the_samples),
+		cmocka_unit_test(children_count_each_sample_once_per_entry),
+		cmocka_unit_test(sort_keys_split_and_merge_entries),
+		cmocka_unit_test(caller_graph_draws_like_perf),
+		cmocka_unit_test(callee_graph_starts_at_the_entry_and_hides_small_branches),
+		cmocka_unit_test(unknown_symbols_and_missing_user_stacks_are_entries),
+		cmocka_unit_test(events_get_sections_of_their_own),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
