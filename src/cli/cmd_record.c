@@ -1,0 +1,284 @@
+/* cmd_record.c - `callstitch record`: perf record's command line, with
+ * deferred user callchains when asked for and the kernel has them. */
+#include "cli/commands.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/util/errbuf.h"
+#include "record/record.h"
+
+enum {
+	OPT_CALL_GRAPH = 0x2000,
+	OPT_DRAIN_MS,
+	OPT_ZSTD_LEVEL,
+};
+
+#define DEFAULT_FREQ      4000
+#define DEFAULT_DRAIN_MS   500
+#define DEFAULT_PAGES      128	/* 512 KiB per CPU with 4 KiB pages */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: callstitch record [-e EVENT] [-F FREQ | -c PERIOD]\n"
+		"                         [-g | --call-graph fp[,defer] | -G]\n"
+		"                         [-a | -p PID | -t TID] [-o FILE | -o -] [-z]\n"
+		"                         [--drain-ms N] [-m PAGES] [-q] [-- COMMAND [ARGS...]]\n\n"
+		"Records a profile into perf.data (perf record's options and defaults).\n"
+		"With --call-graph fp,defer the kernel unwinds each user stack once, on\n"
+		"the way back to user space (Linux 6.19+); an older kernel is told\n"
+		"apart once and ordinary callchains are recorded instead. At stop the\n"
+		"samples are disabled first and the recorder keeps reading while\n"
+		"samples still wait for their deferred user stack (--drain-ms).\n\n"
+		"  -e, --event EVENT     cycles (default; cpu-clock when the CPU has no\n"
+		"                        PMU), instructions, cpu-clock, task-clock\n"
+		"  -F, --freq FREQ       samples per second (default %d)\n"
+		"  -c, --count PERIOD    a sample every PERIOD events\n"
+		"  -g                    record callchains (frame pointers)\n"
+		"      --call-graph MODE fp, or fp,defer for deferred user callchains\n"
+		"  -G                    the same as --call-graph fp,defer\n"
+		"  -a, --all-cpus        every task on every CPU\n"
+		"  -p, --pid PID         a running process and its new children\n"
+		"  -t, --tid TID         one running thread\n"
+		"  -o, --output FILE     where to write (default perf.data; - for a\n"
+		"                        pipe on stdout)\n"
+		"  -z, --compression-level[=N]  zstd-compress the data (default level 1)\n"
+		"      --drain-ms N      at stop, wait up to N ms for deferred user\n"
+		"                        stacks still due (default %d, 0 = off)\n"
+		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
+		"  -q, --quiet           no progress and no summary\n"
+		"  -h, --help            this text\n",
+		DEFAULT_FREQ, DEFAULT_DRAIN_MS, DEFAULT_PAGES);
+}
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+struct ui {
+	bool live;			/* a status line is on the terminal */
+	bool tty;
+};
+
+static void on_notice(void *ctx, const char *msg)
+{
+	struct ui *u = ctx;
+
+	if (u->live) {
+		fputs("\r\033[K", stderr);
+		u->live = false;
+	}
+	cli_error("%s", msg);
+}
+
+static void on_progress(void *ctx, const struct cs_record_progress *p)
+{
+	struct ui *u = ctx;
+
+	fprintf(stderr, "\r[ callstitch record: %" PRIu64 " samples, %.1f MB written, %"
+		PRIu64 " lost ]\033[K", p->samples, p->bytes / 1048576.0, p->lost);
+	u->live = true;
+}
+
+static void summary(const struct cs_record_opts *o, const struct cs_record_result *res)
+{
+	fprintf(stderr, "[ callstitch record: wrote %.1f MB %s (%" PRIu64 " samples",
+		res->bytes / 1048576.0, strcmp(o->output, "-") ? o->output : "to stdout",
+		res->samples);
+	if (res->defer_on)
+		fprintf(stderr, ", %" PRIu64 " with a deferred user stack; drained %.0f ms",
+			res->waiting.deferred_samples, res->drain_ns / 1e6);
+	fprintf(stderr, ") ]\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event",      required_argument, NULL, 'e' },
+		{ "freq",       required_argument, NULL, 'F' },
+		{ "count",      required_argument, NULL, 'c' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "all-cpus",   no_argument,       NULL, 'a' },
+		{ "pid",        required_argument, NULL, 'p' },
+		{ "tid",        required_argument, NULL, 't' },
+		{ "output",     required_argument, NULL, 'o' },
+		{ "compression-level", optional_argument, NULL, OPT_ZSTD_LEVEL },
+		{ "drain-ms",   required_argument, NULL, OPT_DRAIN_MS },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet",      no_argument,       NULL, 'q' },
+		{ "help",       no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cs_record_opts o = {
+		.output = "perf.data",
+		.freq = true,
+		.period = DEFAULT_FREQ,
+		.drain_ms = DEFAULT_DRAIN_MS,
+		.mmap_pages = DEFAULT_PAGES,
+		.version = "callstitch " CS_VERSION,
+		.self_argc = argc,
+		.self_argv = (const char *const *)argv,
+	};
+	struct cs_record_result res;
+	struct cs_errbuf eb = { { 0 } };
+	struct ui ui = { .tty = isatty(STDERR_FILENO) };
+	bool quiet = false;
+	uint64_t v;
+	int c, err;
+
+	cs_rec_event_parse("cycles", &o.event);
+	optind = 1;
+	/* '+': the command's own options are not ours */
+	while ((c = getopt_long(argc, argv, "+e:F:c:gGap:t:o:zm:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (cs_rec_event_parse(optarg, &o.event)) {
+				cli_error("record: unknown event '%s' (cycles, instructions, "
+					  "cpu-clock, task-clock)", optarg);
+				return 129;
+			}
+			break;
+		case 'F':
+			if (!parse_u64(optarg, 1000000, &v) || !v) {
+				cli_error("record: -F wants a frequency from 1 to 1000000 Hz, not '%s'",
+					  optarg);
+				return 129;
+			}
+			o.freq = true;
+			o.period = v;
+			break;
+		case 'c':
+			if (!parse_u64(optarg, UINT64_MAX >> 1, &v) || !v) {
+				cli_error("record: -c wants a positive period, not '%s'", optarg);
+				return 129;
+			}
+			o.freq = false;
+			o.period = v;
+			break;
+		case 'g':
+			o.callchain = true;
+			break;
+		case 'G':
+			o.callchain = o.defer = true;
+			break;
+		case OPT_CALL_GRAPH:
+			if (!strcmp(optarg, "fp")) {
+				o.callchain = true;
+				o.defer = false;
+			} else if (!strcmp(optarg, "fp,defer")) {
+				o.callchain = o.defer = true;
+			} else {
+				cli_error("record: --call-graph takes fp or fp,defer, not '%s' "
+					  "(dwarf and lbr unwinding are not supported)", optarg);
+				return 129;
+			}
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'p':
+		case 't':
+			if (!parse_u64(optarg, INT32_MAX, &v) || !v) {
+				cli_error("record: -%c wants a process or thread id, not '%s'",
+					  c, optarg);
+				return 129;
+			}
+			if (c == 'p')
+				o.pid = (pid_t)v;
+			else
+				o.tid = (pid_t)v;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'z':
+			o.zstd_level = 1;
+			break;
+		case OPT_ZSTD_LEVEL:
+			if (!optarg) {
+				o.zstd_level = 1;
+			} else if (!parse_u64(optarg, 22, &v) || !v) {
+				cli_error("record: --compression-level wants 1 to 22, not '%s'",
+					  optarg);
+				return 129;
+			} else {
+				o.zstd_level = (int)v;
+			}
+			break;
+		case OPT_DRAIN_MS:
+			if (!parse_u64(optarg, 600000, &v)) {
+				cli_error("record: --drain-ms wants 0 to 600000, not '%s'", optarg);
+				return 129;
+			}
+			o.drain_ms = (unsigned)v;
+			break;
+		case 'm':
+			if (!parse_u64(optarg, 1 << 20, &v) || !v || (v & (v - 1))) {
+				cli_error("record: -m wants a power of two number of pages, not '%s'",
+					  optarg);
+				return 129;
+			}
+			o.mmap_pages = (size_t)v;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 129;
+		}
+	}
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (!o.argv && !o.system_wide && !o.pid && !o.tid) {
+		cli_error("record: nothing to record: give a command, -a, -p or -t");
+		usage(stderr);
+		return 129;
+	}
+	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO)) {
+		cli_error("record: -o - writes binary data: redirect stdout to a file or pipe");
+		return 129;
+	}
+	o.notice = on_notice;
+	o.ctx = &ui;
+	if (ui.tty && !quiet)
+		o.progress = on_progress;
+
+	err = cs_record_run(&o, &res, &eb);
+	if (ui.live)
+		fputs("\r\033[K", stderr);
+	if (err) {
+		cli_error("record: %s", eb.msg[0] ? eb.msg : strerror(-err));
+		return 1;
+	}
+	if (res.lost || res.lost_samples)
+		cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a larger -m "
+			 "or a lower -F)", res.lost + res.lost_samples);
+	if (res.still_waiting)
+		cli_warn("%" PRIu64 " samples still wait for their deferred user stack "
+			 "after %.0f ms of drain (their tasks stayed in the kernel); "
+			 "they keep their kernel part", res.still_waiting, res.drain_ns / 1e6);
+	if (!quiet)
+		summary(&o, &res);
+	return 0;
+}

@@ -1,0 +1,738 @@
+/* record.c - runs one recording from the first event to the final header. */
+#include "record/record.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "abi/perf_abi.h"
+#include "lib/util/errbuf.h"
+#include "lib/write/writer.h"
+#include "record/dsos.h"
+#include "record/synth.h"
+
+#define POLL_MS       100	/* longest sleep: progress and child checks */
+#define PROGRESS_MS   250
+#define DRAIN_STEP_MS   2	/* records arrive within ms of the stop */
+#define REAP_MS      2000	/* a workload that ignores SIGTERM gets SIGKILL */
+
+static volatile sig_atomic_t stop_signal, nr_signals, child_changed;
+
+static void on_stop_signal(int sig)
+{
+	if (!stop_signal)
+		stop_signal = sig;
+	nr_signals++;
+}
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_changed = 1;
+}
+
+struct rec {
+	const struct cs_record_opts *o;
+	struct cs_record_result *res;
+	struct cs_errbuf *eb;
+	struct cs_rec_evlist *l;
+	struct cs_writer *w;
+	struct cs_waiting *waiting;
+	struct cs_dsos *dsos;
+	struct pollfd *pfd;
+	int npfd, hung;
+	pid_t child;			/* the command, until reaped */
+	int go_fd, exec_err_fd;
+	sigset_t oldmask;
+	struct timespec last_progress;
+	bool writer_failed;
+	bool exec_failed;		/* the command never ran */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void notice(const struct cs_record_opts *o, const char *msg)
+{
+	if (o->notice)
+		o->notice(o->ctx, msg);
+}
+
+static int writer_error(struct rec *r, int err)
+{
+	const char *msg = cs_writer_error(r->w);
+
+	r->writer_failed = true;
+	return cs_error(r->eb, err, "%s", msg && *msg ? msg : strerror(-err));
+}
+
+/* ---- the records that pass through --------------------------------------- */
+
+static int on_record(void *ctx, const void *rec, size_t size)
+{
+	struct rec *r = ctx;
+	const unsigned char *b = rec;
+	struct cs_perf_event_header h;
+	uint64_t v;
+	int err;
+
+	memcpy(&h, rec, sizeof(h));
+	switch (h.type) {
+	case CS_RECORD_SAMPLE:
+		r->res->samples++;
+		break;
+	case CS_RECORD_LOST:		/* header, id, lost */
+		if (size >= 24) {
+			memcpy(&v, b + 16, 8);
+			r->res->lost += v;
+		}
+		break;
+	case CS_RECORD_LOST_SAMPLES:	/* header, lost */
+		if (size >= 16) {
+			memcpy(&v, b + 8, 8);
+			r->res->lost_samples += v;
+		}
+		break;
+	}
+	/* a record too short for its layout is the kernel's to explain; it
+	 * still goes into the file for the reader to report */
+	err = cs_waiting_see(r->waiting, rec, size);
+	if (err == -ENOMEM)
+		return err;
+	err = cs_dsos_see(r->dsos, rec, size);
+	if (err == -ENOMEM)
+		return err;
+	err = cs_writer_write(r->w, rec, size);
+	return err ? writer_error(r, err) : 0;
+}
+
+static int on_synth(void *ctx, const void *rec, size_t size)
+{
+	struct rec *r = ctx;
+	int err = cs_dsos_see(r->dsos, rec, size);
+
+	if (err)
+		return err;
+	err = cs_writer_write(r->w, rec, size);
+	return err ? writer_error(r, err) : 0;
+}
+
+/* One pass over every ring, then a FINISHED_ROUND if it found anything:
+ * a reader may then sort what came before. */
+static int read_rings(struct rec *r)
+{
+	uint64_t total = 0;
+	int err;
+
+	for (int c = 0; c < r->l->nr_cpus; c++) {
+		long n = cs_ring_read(&r->l->rings[c], on_record, r);
+
+		if (n < 0) {
+			if (n == -EBADMSG)
+				return cs_error(r->eb, -EBADMSG, "the ring of cpu %d holds a "
+						"record with an impossible size", r->l->cpus[c]);
+			return cs_error(r->eb, (int)n, "reading the ring of cpu %d: %s",
+					r->l->cpus[c], strerror((int)-n));
+		}
+		total += (uint64_t)n;
+	}
+	if (!total)
+		return 0;
+	err = cs_writer_finished_round(r->w);
+	return err ? writer_error(r, err) : 0;
+}
+
+static void progress(struct rec *r, bool force)
+{
+	struct cs_record_progress p;
+	struct timespec ts;
+
+	if (!r->o->progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (!force && (ts.tv_sec - r->last_progress.tv_sec) * 1000 +
+	    (ts.tv_nsec - r->last_progress.tv_nsec) / 1000000 < PROGRESS_MS)
+		return;
+	r->last_progress = ts;
+	p.samples = r->res->samples;
+	p.bytes = cs_writer_data_size(r->w);
+	p.lost = r->res->lost + r->res->lost_samples;
+	r->o->progress(r->o->ctx, &p);
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static void child_exec(const struct cs_record_opts *o, int go, int err_fd,
+		       const sigset_t *mask)
+{
+	char c;
+	int e;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* the profile owns stdout in pipe mode */
+	if (!strcmp(o->output, "-"))
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	/* wait until the events are open: the exec is what enables them */
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	execvp(o->argv[0], o->argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static int start_child(struct rec *r)
+{
+	int go[2], ee[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return cs_error(r->eb, -errno, "pipe: %s", strerror(errno));
+	if (pipe2(ee, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return cs_error(r->eb, -errno, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(go[0]); close(go[1]); close(ee[0]); close(ee[1]);
+		return cs_error(r->eb, err, "fork: %s", strerror(-err));
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(ee[0]);
+		child_exec(r->o, go[0], ee[1], &r->oldmask);
+	}
+	close(go[0]);
+	close(ee[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->exec_err_fd = ee[0];
+	return 0;
+}
+
+/* Lets the command exec; returns 0 once it did, or the exec's error. */
+static int release_child(struct rec *r)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->go_fd, "g", 1) != 1)
+		return cs_error(r->eb, -errno, "starting the command: %s", strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	/* the pipe closes on a successful exec (O_CLOEXEC) */
+	do
+		n = read(r->exec_err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(r->exec_err_fd);
+	r->exec_err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		r->exec_failed = true;
+		return cs_error(r->eb, -e, "cannot run '%s': %s", r->o->argv[0],
+				strerror(e));
+	}
+	return 0;
+}
+
+static bool reap_child(struct rec *r, bool block)
+{
+	int status;
+	pid_t p;
+
+	if (r->child <= 0)
+		return true;
+	do
+		p = waitpid(r->child, &status, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == r->child || (p < 0 && errno == ECHILD)) {
+		r->res->workload_status = p == r->child ? status : -1;
+		r->child = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Ends a command still running when the recording stops (Ctrl-C). */
+static void end_child(struct rec *r)
+{
+	uint64_t until;
+
+	if (r->go_fd >= 0) {		/* never released: closing the pipe ends it */
+		close(r->go_fd);
+		r->go_fd = -1;
+	}
+	if (r->exec_err_fd >= 0) {
+		close(r->exec_err_fd);
+		r->exec_err_fd = -1;
+	}
+	if (r->child <= 0 || reap_child(r, false))
+		return;
+	kill(r->child, SIGTERM);
+	until = now_ns() + REAP_MS * 1000000ULL;
+	while (now_ns() < until) {
+		struct timespec ts = { 0, 10 * 1000000L };
+
+		if (reap_child(r, false))
+			return;
+		nanosleep(&ts, NULL);
+	}
+	kill(r->child, SIGKILL);
+	reap_child(r, true);
+}
+
+/* ---- targets ------------------------------------------------------------ */
+
+/* The threads of process pid (from /proc/PID/task), malloc'ed. */
+static int list_threads(pid_t pid, pid_t **out, size_t *nr)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		if (n == cap) {
+			pid_t *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (pid_t)tid;
+	}
+	closedir(d);
+	if (!n) {
+		free(v);
+		return -ESRCH;
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* The process (thread group) a thread belongs to, or 0. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	/* two fds per thread and CPU for -p on a big process */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static int open_events(struct rec *r)
+{
+	const struct cs_record_opts *o = r->o;
+	struct cs_rec_evopts eo = {
+		.event = o->event,
+		.freq = o->freq,
+		.period = o->period,
+		.callchain = o->callchain,
+		.defer = o->defer,
+		.system_wide = o->system_wide,
+		.mmap_pages = o->mmap_pages,
+	};
+	pid_t *threads = NULL, one;
+	int err;
+
+	if (o->system_wide) {
+		/* nothing per thread */
+	} else if (r->child > 0) {
+		one = r->child;
+		eo.threads = &one;
+		eo.nr_threads = 1;
+		eo.inherit = true;
+		eo.enable_on_exec = true;
+	} else if (o->pid > 0) {
+		err = list_threads(o->pid, &threads, &eo.nr_threads);
+		if (err)
+			return cs_error(r->eb, err, "no such process: %d", (int)o->pid);
+		eo.threads = threads;
+		eo.inherit = true;
+	} else {
+		one = o->tid;
+		eo.threads = &one;
+		eo.nr_threads = 1;
+	}
+	err = cs_rec_evlist_open(&eo, r->eb, &r->l);
+	free(threads);
+	if (err)
+		return err;
+	r->res->event_name = r->l->sample_name;
+	r->res->defer_unsupported = r->l->defer_unsupported;
+	r->res->defer_on = !!(r->l->sample_attr.flags & CS_ATTR_DEFER_CALLCHAIN);
+	if (r->l->fell_back_cpu_clock)
+		notice(o, "the cycles event is not supported here (no hardware PMU); "
+		       "recording cpu-clock instead");
+	if (r->l->defer_unsupported)
+		notice(o, "kernel does not support deferred callchains (Linux 6.19+); "
+		       "recording ordinary callchains");
+	return 0;
+}
+
+static int open_writer(struct rec *r)
+{
+	const struct cs_record_opts *o = r->o;
+	struct cs_writer_opts wo = {
+		.pipe = !strcmp(o->output, "-"),
+		.zstd_level = o->zstd_level,
+	};
+	struct cs_rec_evlist *l = r->l;
+	long avail = sysconf(_SC_NPROCESSORS_CONF);
+	int err;
+
+	if (!wo.pipe) {
+		struct stat st;
+
+		/* keep the previous recording, as perf does */
+		if (!stat(o->output, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+			char old[4096];
+
+			snprintf(old, sizeof(old), "%s.old", o->output);
+			rename(o->output, old);
+		}
+	}
+	err = cs_writer_open(o->output, -1, &wo, r->eb, &r->w);
+	if (err)
+		return err;
+	err = cs_writer_add_event(r->w, &l->sample_attr, l->sample_name,
+				  l->sample_ids, l->nr_sample_ids);
+	if (!err)
+		err = cs_writer_add_event(r->w, &l->track_attr, l->track_name,
+					  l->track_ids, l->nr_track_ids);
+	if (!err && o->version)
+		err = cs_writer_set_string(r->w, CS_FEAT_VERSION, o->version);
+	if (!err && o->self_argv)
+		err = cs_writer_set_cmdline(r->w, o->self_argc, o->self_argv);
+	if (!err)
+		err = cs_writer_set_nr_cpus(r->w, (uint32_t)l->nr_cpus,
+					    avail > 0 ? (uint32_t)avail : (uint32_t)l->nr_cpus);
+	if (!err)
+		err = cs_writer_begin(r->w);
+	return err ? writer_error(r, err) : 0;
+}
+
+static int synthesize(struct rec *r)
+{
+	const struct cs_record_opts *o = r->o;
+	struct cs_synth *s = calloc(1, sizeof(*s));
+	struct cs_perf_event_header fin = {
+		.type = CS_RECORD_FINISHED_INIT, .size = sizeof(fin),
+	};
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->attr = &r->l->track_attr;
+	s->id = r->l->track_ids[0];
+	s->emit = on_synth;
+	s->ctx = r;
+	err = cs_synth_kernel(s);
+	if (err == -ENOENT || err == -EACCES)
+		err = 0;	/* kernel addresses hidden: user frames still resolve */
+	if (!err) {
+		if (o->system_wide)
+			err = cs_synth_all(s);
+		else if (o->pid > 0)
+			err = cs_synth_process(s, o->pid);
+		else if (o->tid > 0)
+			err = cs_synth_process(s, tgid_of(o->tid) ? tgid_of(o->tid) : o->tid);
+		/* a command announces itself: its exec brings COMM and MMAP2 */
+	}
+	free(s);
+	if (err) {
+		if (!r->writer_failed)
+			err = cs_error(r->eb, err, "synthesising the side band: %s",
+				       strerror(-err));
+		return err;
+	}
+	err = cs_writer_write(r->w, &fin, sizeof(fin));
+	return err ? writer_error(r, err) : 0;
+}
+
+static int setup_rings_poll(struct rec *r)
+{
+	r->npfd = r->l->nr_cpus;
+	r->pfd = calloc((size_t)r->npfd, sizeof(*r->pfd));
+	if (!r->pfd)
+		return -ENOMEM;
+	for (int c = 0; c < r->npfd; c++) {
+		r->pfd[c].fd = r->l->rings[c].fd;
+		r->pfd[c].events = POLLIN;
+	}
+	return 0;
+}
+
+/* ---- running and stopping ----------------------------------------------- */
+
+static int wait_for_data(struct rec *r, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	int n = ppoll(r->pfd, (nfds_t)r->npfd, &ts, &r->oldmask);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int c = 0; c < r->npfd; c++) {
+		if (r->pfd[c].fd >= 0 && (r->pfd[c].revents & (POLLHUP | POLLERR))) {
+			/* the target is gone on this ring: stop polling it,
+			 * keep reading what it holds */
+			r->pfd[c].fd = -1;
+			r->hung++;
+		}
+	}
+	return 0;
+}
+
+static int main_loop(struct rec *r)
+{
+	const struct cs_record_opts *o = r->o;
+	int err;
+
+	for (;;) {
+		err = read_rings(r);
+		if (err)
+			return err;
+		progress(r, false);
+		if (stop_signal)
+			break;
+		if (r->child > 0 && child_changed) {
+			child_changed = 0;
+			if (reap_child(r, false))
+				break;
+		}
+		/* -p/-t: every target thread exited */
+		if (!o->system_wide && !o->argv && r->hung == r->npfd)
+			break;
+		err = wait_for_data(r, POLL_MS);
+		if (err)
+			return cs_error(r->eb, err, "poll: %s", strerror(-err));
+	}
+	return 0;
+}
+
+/* Stops sampling, then reads while samples still wait for their deferred
+ * user stack: the dummies stay enabled and keep receiving the records of
+ * tasks that return to user space after the stop. */
+static int stop_and_drain(struct rec *r)
+{
+	uint64_t start = now_ns(), limit = start + r->o->drain_ms * 1000000ULL;
+	int err;
+
+	cs_rec_evlist_disable(r->l, true);
+	err = read_rings(r);
+	while (!err && cs_waiting_samples(r->waiting) && now_ns() < limit &&
+	       nr_signals < 2) {
+		struct timespec ts = { 0, DRAIN_STEP_MS * 1000000L };
+
+		/* a second Ctrl-C ends the drain */
+		ppoll(NULL, 0, &ts, &r->oldmask);
+		err = read_rings(r);
+	}
+	r->res->drain_ns = now_ns() - start;
+	cs_rec_evlist_disable(r->l, false);
+	if (!err)
+		err = read_rings(r);
+	r->res->still_waiting = cs_waiting_samples(r->waiting);
+	r->res->waiting = *cs_waiting_stats(r->waiting);
+	return err;
+}
+
+static int add_build_id(void *ctx, uint16_t misc, const uint8_t *bid, size_t size,
+			const char *path)
+{
+	struct rec *r = ctx;
+	int err = cs_writer_add_build_id(r->w, -1, misc, bid, size, path);
+
+	return err ? writer_error(r, err) : 0;
+}
+
+static int finish(struct rec *r)
+{
+	struct stat st;
+	int err = cs_dsos_for_each_hit(r->dsos, add_build_id, r);
+
+	if (!err) {
+		err = cs_writer_finish(r->w);
+		if (err)
+			err = writer_error(r, err);
+	}
+	r->res->bytes = cs_writer_data_size(r->w);
+	if (!err && strcmp(r->o->output, "-") && !stat(r->o->output, &st))
+		r->res->bytes = (uint64_t)st.st_size;
+	return err;
+}
+
+static int check_opts(const struct cs_record_opts *o, struct cs_errbuf *eb)
+{
+	int targets = !!o->system_wide + (o->pid > 0) + (o->tid > 0);
+
+	if (targets > 1)
+		return cs_error(eb, -EINVAL, "choose one of -a, -p and -t");
+	if ((o->pid > 0 || o->tid > 0) && o->argv)
+		return cs_error(eb, -EINVAL, "-p/-t record a running process: give no command");
+	if (!targets && !o->argv)
+		return cs_error(eb, -EINVAL, "nothing to record: give a command, -a, -p or -t");
+	if (!o->period)
+		return cs_error(eb, -EINVAL, "the sampling %s must be positive",
+				o->freq ? "frequency" : "period");
+	if (!o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)))
+		return cs_error(eb, -EINVAL, "mmap pages must be a power of two, not %zu",
+				o->mmap_pages);
+	return 0;
+}
+
+int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
+		  struct cs_errbuf *eb)
+{
+	struct rec r = { .o = o, .res = res, .eb = eb, .go_fd = -1, .exec_err_fd = -1 };
+	struct sigaction sa_stop = { .sa_handler = on_stop_signal };
+	struct sigaction sa_chld = { .sa_handler = on_sigchld, .sa_flags = SA_NOCLDSTOP };
+	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
+	struct sigaction old[5];
+	sigset_t block;
+	int err, err2;
+
+	memset(res, 0, sizeof(*res));
+	res->workload_status = -1;
+	err = check_opts(o, eb);
+	if (err)
+		return err;
+	raise_fd_limit();
+	stop_signal = nr_signals = child_changed = 0;
+
+	/* signals only interrupt the waits (ppoll), never a half-done step */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &r.oldmask);
+	sigaction(SIGINT, &sa_stop, &old[0]);
+	sigaction(SIGTERM, &sa_stop, &old[1]);
+	sigaction(SIGHUP, &sa_stop, &old[2]);
+	sigaction(SIGCHLD, &sa_chld, &old[3]);
+	sigaction(SIGPIPE, &sa_ign, &old[4]);
+
+	if (o->argv) {
+		err = start_child(&r);
+		if (err)
+			goto out;
+	}
+	err = open_events(&r);
+	if (!err)
+		err = setup_rings_poll(&r);
+	if (!err)
+		err = cs_waiting_new(r.l->sample_attr.sample_type, &r.waiting);
+	if (!err)
+		err = cs_dsos_new(r.l->sample_attr.sample_type, &r.dsos);
+	if (!err)
+		err = open_writer(&r);
+	if (!err)
+		err = synthesize(&r);
+	if (err)
+		goto out;
+
+	if (o->system_wide || !o->argv) {
+		/* side band first, so that no sample precedes its maps */
+		cs_rec_evlist_enable(r.l, false);
+		err = cs_rec_evlist_enable(r.l, true);
+		if (err) {
+			err = cs_error(eb, err, "enabling the events: %s", strerror(-err));
+			goto out;
+		}
+	}
+	if (r.child > 0) {
+		err = release_child(&r);
+		if (err)
+			goto out;
+	}
+
+	err = main_loop(&r);
+	err2 = stop_and_drain(&r);
+	if (!err)
+		err = err2;
+	res->stop_signal = stop_signal;
+	/* whatever went wrong, what was recorded gets a proper header */
+	if (!r.writer_failed) {
+		err2 = finish(&r);
+		if (!err)
+			err = err2;
+	}
+out:
+	end_child(&r);
+	cs_writer_free(r.w);
+	if (r.exec_failed && strcmp(o->output, "-"))
+		unlink(o->output);	/* the command never ran: nothing to keep */
+	cs_dsos_free(r.dsos);
+	cs_waiting_free(r.waiting);
+	cs_rec_evlist_free(r.l);
+	free(r.pfd);
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGHUP, &old[2], NULL);
+	sigaction(SIGCHLD, &old[3], NULL);
+	sigaction(SIGPIPE, &old[4], NULL);
+	sigprocmask(SIG_SETMASK, &r.oldmask, NULL);
+	return err;
+}

@@ -1,0 +1,72 @@
+/* record.h - one recording: events, rings, side band, drain, the file.
+ *
+ * cs_record_run() does the whole job `callstitch record` asks for and
+ * returns when the file is complete: after the command exits, the target
+ * goes away, or SIGINT/SIGTERM/SIGHUP arrives. Stopping disables the
+ * sampling events first and keeps reading the rings while samples still
+ * wait for their deferred user stack, up to drain_ms. It prints nothing:
+ * notices and progress go to the caller's callbacks.
+ */
+#ifndef CS_REC_RECORD_H
+#define CS_REC_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "record/events.h"
+#include "record/waiting.h"
+
+struct cs_errbuf;
+
+struct cs_record_progress {
+	uint64_t samples;
+	uint64_t bytes;			/* written to the file so far */
+	uint64_t lost;			/* events the kernel dropped */
+};
+
+struct cs_record_opts {
+	const char *output;		/* path, or "-" for pipe mode on stdout */
+	struct cs_rec_event event;
+	bool freq;
+	uint64_t period;		/* Hz when freq */
+	bool callchain;
+	bool defer;
+	bool system_wide;
+	pid_t pid;			/* -p, 0 if none */
+	pid_t tid;			/* -t, 0 if none */
+	char *const *argv;		/* command to run, NULL if none */
+	int zstd_level;			/* 0: no compression */
+	unsigned drain_ms;		/* 0: no drain */
+	size_t mmap_pages;
+	/* for the file's header */
+	int self_argc;
+	const char *const *self_argv;
+	const char *version;
+	/* what the user should hear; optional */
+	void (*notice)(void *ctx, const char *msg);
+	void (*progress)(void *ctx, const struct cs_record_progress *p);
+	void *ctx;
+};
+
+struct cs_record_result {
+	const char *event_name;		/* what was recorded after fallbacks */
+	bool defer_unsupported;
+	bool defer_on;
+	uint64_t samples;
+	uint64_t bytes;			/* file size */
+	uint64_t lost;			/* LOST records' sum */
+	uint64_t lost_samples;		/* LOST_SAMPLES records' sum */
+	uint64_t still_waiting;		/* samples without user stack at close */
+	uint64_t drain_ns;		/* time spent draining */
+	struct cs_waiting_stats waiting;
+	int stop_signal;		/* 0, or the signal that stopped us */
+	int workload_status;		/* wait status of the command, or -1 */
+};
+
+/* Returns 0 with *res filled, or a negative errno with eb filled (the file
+ * may then be incomplete). */
+int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
+		  struct cs_errbuf *eb);
+
+#endif
