@@ -513,6 +513,62 @@ static void waiting_sample_is_copied(void **state)
 	fix_free(f);
 }
 
+struct regs_seen {
+	uint64_t regs[3];
+	uint64_t raw;
+	int n;
+};
+
+static int collect_regs(void *ctx, const struct cs_stitched *s)
+{
+	struct regs_seen *r = ctx;
+
+	memcpy(r->regs, s->event->sample.user_regs, sizeof(r->regs));
+	memcpy(&r->raw, s->event->sample.raw, sizeof(r->raw));
+	assert_int_equal(s->chain_nr, 3 + 1 + 3);
+	r->n++;
+	return 0;
+}
+
+static void arrays_outside_the_record_are_copied_too(void **state)
+{
+	struct cs_stats stats = { 0 };
+	struct regs_seen seen = { 0 };
+	struct cs_perf_attr attr = { .sample_regs_user = 0x70 };	/* 3 regs */
+	struct cs_evsel evsel = { .attr = &attr };
+	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
+	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
+	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
+			       .size = sizeof(rec), .evsel = &evsel };
+	struct cs_stitch *st;
+
+	(void)state;
+	assert_int_equal(cs_stitch_new(true, collect_regs, &seen, &stats, &st), 0);
+	/* a decoder that keeps the arrays in buffers of its own */
+	ev.sample.tid = TID;
+	ev.sample.callchain = chain;
+	ev.sample.callchain_nr = 5;
+	ev.sample.user_regs = regs;
+	ev.sample.raw = &raw;
+	ev.sample.raw_size = sizeof(raw);
+	assert_int_equal(cs_stitch_event(st, &ev), 0);
+	memset(chain, 0, sizeof(chain));
+	memset(regs, 0, sizeof(regs));
+	raw = 0;
+	uint64_t ips[3] = { 1, 2, 3 };
+	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
+	d.id.tid = TID;
+	d.deferred.cookie = COOKIE;
+	d.deferred.nr = 3;
+	d.deferred.ips = ips;
+	assert_int_equal(cs_stitch_event(st, &d), 0);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.regs[0], 11);
+	assert_int_equal(seen.regs[2], 33);
+	assert_int_equal(seen.raw, 0x1234);
+	cs_stitch_free(st);
+}
+
 static void unmerged_mode_delivers_samples_as_recorded(void **state)
 {
 	struct fix *f = fix_new(false);
@@ -801,6 +857,7 @@ int main(void)
 		cmocka_unit_test(marker_first_ips_get_no_second_marker),
 		cmocka_unit_test(user_mode_sample_gets_the_user_stack_alone),
 		cmocka_unit_test(waiting_sample_is_copied),
+		cmocka_unit_test(arrays_outside_the_record_are_copied_too),
 		cmocka_unit_test(unmerged_mode_delivers_samples_as_recorded),
 		cmocka_unit_test(callback_error_stops_and_is_returned),
 		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),

@@ -169,9 +169,11 @@ int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 	if (time == UINT64_MAX)
 		return q->deliver(q->ctx, bytes, size, offset);
 
-	err = grow((void **)&q->ent, &q->cap, q->nr + 1, sizeof(*q->ent));
-	if (err)
-		return err;
+	if (q->nr == q->cap) {
+		err = grow((void **)&q->ent, &q->cap, q->nr + 1, sizeof(*q->ent));
+		if (err)
+			return err;
+	}
 	e = &q->ent[q->nr];
 	e->time = time;
 	e->offset = offset;

@@ -200,8 +200,11 @@ static struct pend *slot_get(struct cs_stitch *st, size_t size)
 	unsigned int cls = 0;
 	struct pend *p;
 
-	while (cls < SLOT_CLASSES && ((size_t)1 << (cls + SLOT_MIN_SHIFT)) < size)
-		cls++;
+	if (size > ((size_t)1 << SLOT_MIN_SHIFT))
+		cls = (unsigned int)(64 - __builtin_clzll((uint64_t)size - 1)) -
+		      SLOT_MIN_SHIFT;
+	if (cls > SLOT_CLASSES)
+		cls = SLOT_CLASSES;
 	if (cls < SLOT_CLASSES && st->free_slots[cls]) {
 		p = st->free_slots[cls];
 		st->free_slots[cls] = p->next;
@@ -229,78 +232,131 @@ static inline size_t round8(size_t n)
 }
 
 /*
- * Moves one array of the sample onto the copy: an array inside the record
- * keeps its place relative to the record's start; one elsewhere (a decoder
- * may keep arrays apart from the record) is copied after it. With dst NULL
- * it only adds up the room needed.
+ * The arrays of a decoded sample normally point into its record, so the
+ * copy only moves them by the distance between record and copy. A decoder
+ * may keep an array elsewhere (none of ours does today): such an array is
+ * copied after the record. Lengths are worked out only for those.
  */
-struct reloc {
-	const unsigned char *lo, *hi;	/* the original record */
-	unsigned char *dst;		/* its copy */
-	unsigned char *extra;		/* next free byte after the copy */
-	size_t need;
+struct span {
+	const void **ptr;		/* the field in the copied sample */
+	size_t len;
 };
 
-static const void *reloc(struct reloc *r, const void *ptr, size_t len)
+static size_t regs_len(const struct cs_evsel *evsel, bool intr)
 {
-	const unsigned char *p = ptr;
-	void *out;
+	uint64_t mask;
 
-	if (!p)
-		return NULL;
-	if (p >= r->lo && p <= r->hi && len <= (size_t)(r->hi - p))
-		return r->dst ? r->dst + (p - r->lo) : NULL;
-	if (!r->dst) {
-		r->need += round8(len);
-		return NULL;
-	}
-	out = r->extra;
-	memcpy(out, p, len);
-	r->extra += round8(len);
-	return out;
+	if (!evsel || !evsel->attr)
+		return 0;
+	mask = intr ? evsel->attr->sample_regs_intr : evsel->attr->sample_regs_user;
+	return (size_t)__builtin_popcountll(mask) * 8;
 }
 
-static void reloc_sample(struct reloc *r, struct cs_sample *s,
-			 const struct cs_evsel *evsel)
+/* Points the copy's arrays into data (a copy of the record at lo..hi);
+ * arrays found outside the record go to *extra, which must have room for
+ * outside_len() bytes. */
+static void relocate(struct cs_sample *s, const struct cs_evsel *evsel,
+		     const unsigned char *lo, const unsigned char *hi,
+		     unsigned char *data, unsigned char *extra, size_t *need)
 {
-	size_t nregs_user = 0, nregs_intr = 0;
+	struct span f[] = {
+		{ (const void **)&s->read, s->read_size * 8 },
+		{ (const void **)&s->callchain, s->callchain_nr * 8 },
+		{ (const void **)&s->raw, s->raw_size },
+		{ (const void **)&s->branches, s->branch_nr * sizeof(*s->branches) },
+		{ (const void **)&s->branch_counters, s->branch_nr * 8 },
+		{ (const void **)&s->user_regs, SIZE_MAX },
+		{ (const void **)&s->stack_user, s->stack_user_size },
+		{ (const void **)&s->intr_regs, SIZE_MAX - 1 },
+		{ (const void **)&s->aux, s->aux_size },
+	};
 
-	if (evsel && evsel->attr) {
-		nregs_user = (size_t)__builtin_popcountll(evsel->attr->sample_regs_user);
-		nregs_intr = (size_t)__builtin_popcountll(evsel->attr->sample_regs_intr);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		const unsigned char *p = *f[i].ptr;
+		size_t len = f[i].len;
+
+		if (!p)
+			continue;
+		if (p >= lo && p < hi) {
+			if (data)
+				*f[i].ptr = data + (p - lo);
+			continue;
+		}
+		if (len >= SIZE_MAX - 1)
+			len = regs_len(evsel, len == SIZE_MAX - 1);
+		if (!data) {
+			*need += round8(len);
+			continue;
+		}
+		memcpy(extra, p, len);
+		*f[i].ptr = extra;
+		extra += round8(len);
 	}
-	s->read = reloc(r, s->read, s->read_size * 8);
-	s->callchain = reloc(r, s->callchain, s->callchain_nr * 8);
-	s->raw = reloc(r, s->raw, s->raw_size);
-	s->branches = reloc(r, s->branches, s->branch_nr * sizeof(*s->branches));
-	s->branch_counters = reloc(r, s->branch_counters, s->branch_nr * 8);
-	s->user_regs = reloc(r, s->user_regs, nregs_user * 8);
-	s->stack_user = reloc(r, s->stack_user, s->stack_user_size);
-	s->intr_regs = reloc(r, s->intr_regs, nregs_intr * 8);
-	s->aux = reloc(r, s->aux, s->aux_size);
+}
+
+/* The common case, straight-line: every array lies inside the record, so
+ * each moves by the same distance. Returns false (leaving s half moved) if
+ * one does not. */
+static bool move_all_inside(struct cs_sample *s, const unsigned char *lo,
+			    size_t size, unsigned char *data)
+{
+	bool ok = true;
+
+#define MOVE(field)							\
+	do {								\
+		const unsigned char *p_ = (const void *)s->field;	\
+		if (!p_)						\
+			break;						\
+		if ((uintptr_t)p_ - (uintptr_t)lo >= size)		\
+			ok = false;					\
+		else							\
+			s->field = (const void *)(data + (p_ - lo));	\
+	} while (0)
+	MOVE(read);
+	MOVE(callchain);
+	MOVE(raw);
+	MOVE(branches);
+	MOVE(branch_counters);
+	MOVE(user_regs);
+	MOVE(stack_user);
+	MOVE(intr_regs);
+	MOVE(aux);
+#undef MOVE
+	return ok;
 }
 
 /* Copies a sample event so that it outlives the caller's buffer. */
 static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev)
 {
-	struct reloc r = {
-		.lo = ev->bytes,
-		.hi = (const unsigned char *)ev->bytes + ev->size,
-	};
-	struct cs_sample tmp = ev->sample;
-	size_t rec = round8(ev->size);
+	const unsigned char *lo = ev->bytes, *hi = lo + ev->size;
+	size_t rec = round8(ev->size), extra = 0;
+	size_t evsize = sizeof(*ev);
 	struct pend *p;
 
-	reloc_sample(&r, &tmp, ev->evsel);	/* sizing pass */
-	p = slot_get(st, sizeof(*p) + rec + r.need);
+	p = slot_get(st, sizeof(*p) + rec);
 	if (!p)
 		return NULL;
-	memcpy(p->data, ev->bytes, ev->size);
-	p->ev = *ev;
+	memcpy(p->data, lo, ev->size);
+	/* an opaque size makes this a libc memcpy: the inlined `rep movsq`
+	 * gcc picks for a struct this big was a tenth of the stitcher's time */
+	__asm__("" : "+r"(evsize));
+	memcpy(&p->ev, ev, evsize);
 	p->ev.bytes = p->data;
-	r.dst = (unsigned char *)p->data;
-	r.extra = r.dst + rec;
-	reloc_sample(&r, &p->ev.sample, ev->evsel);
+	if (!move_all_inside(&p->ev.sample, lo, ev->size,
+			     (unsigned char *)p->data)) {
+		slot_put(st, p);
+		relocate((struct cs_sample *)&ev->sample, ev->evsel, lo, hi,
+			 NULL, NULL, &extra);
+		p = slot_get(st, sizeof(*p) + rec + extra);
+		if (!p)
+			return NULL;
+		memcpy(p->data, lo, ev->size);
+		memcpy(&p->ev, ev, sizeof(*ev));
+		p->ev.bytes = p->data;
+		relocate(&p->ev.sample, ev->evsel, lo, hi,
+			 (unsigned char *)p->data, (unsigned char *)p->data + rec,
+			 NULL);
+	}
 	p->next = NULL;
 	p->seq = st->seq++;
 	p->cookie = ev->sample.callchain[ev->sample.callchain_nr - 1];
