@@ -70,6 +70,23 @@ static void kallsyms_module_symbols_carry_their_module(void **state)
 	cs_symtab_free(t);
 }
 
+static void kallsyms_aliases_the_last_in_file_order_wins(void **state)
+{
+	/* perf closes unsized symbols before choosing among aliases, so the
+	 * last of a run at one address is the only sized one */
+	const char *text =
+		"ffffffff8c4aea90 T __ia32_sys_getppid\n"
+		"ffffffff8c4aea90 T __x64_sys_getppid\n"
+		"ffffffff8c4aeb00 T next_fn\n";
+	long n;
+	struct cs_symtab *t = kallsyms(text, &n);
+
+	(void)state;
+	assert_string_equal(cs_symtab_find(t, 0xffffffff8c4aeab9)->name,
+			    "__x64_sys_getppid");
+	cs_symtab_free(t);
+}
+
 static void kallsyms_bad_line_is_reported_with_its_number(void **state)
 {
 	const char *text = "ffffffff81000000 T _text\nnot a line\n";
@@ -242,6 +259,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kallsyms_text_symbols_resolve_up_to_the_next),
 		cmocka_unit_test(kallsyms_module_symbols_carry_their_module),
+		cmocka_unit_test(kallsyms_aliases_the_last_in_file_order_wins),
 		cmocka_unit_test(kallsyms_bad_line_is_reported_with_its_number),
 		cmocka_unit_test(kallsyms_with_hidden_addresses_adds_nothing),
 		cmocka_unit_test(aliases_at_one_address_follow_perfs_choice),

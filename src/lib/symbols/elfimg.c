@@ -120,12 +120,22 @@ out:
 	return err;
 }
 
-static bool is_function(const GElf_Sym *s)
+/* perf keeps functions and code labels (local NOTYPE symbols such as
+ * ld.so's _start) that lie in executable sections */
+static bool is_code(const GElf_Sym *s, Elf *elf)
 {
 	int type = GELF_ST_TYPE(s->st_info);
+	int vis = GELF_ST_VISIBILITY(s->st_other);
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_name &&
-	       s->st_shndx != SHN_UNDEF;
+	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
+		return false;
+	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+	    !(type == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL))
+		return false;
+	scn = elf_getscn(elf, s->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
 static enum cs_sym_bind bind_of(const GElf_Sym *s)
@@ -153,10 +163,11 @@ static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		char *dem;
 		int err;
 
-		if (!gelf_getsym(d, (int)i, &s) || !is_function(&s))
+		if (!gelf_getsym(d, (int)i, &s) || !is_code(&s, elf))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
+		/* '$x'/'$d': ARM mapping symbols, not names */
+		if (!name || !*name || *name == '$')
 			continue;
 		dem = cs_demangle(name);
 		if (dem) {

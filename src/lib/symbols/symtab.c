@@ -148,7 +148,29 @@ int cs_symtab_finish(struct cs_symtab *t)
 	if (!t->nr)
 		return 0;
 	qsort(t->ent, t->nr, sizeof(*t->ent), cmp_entry);
-	/* one symbol per address */
+	/*
+	 * Close unsized symbols first, then pick one per address - perf's
+	 * order. So of unsized aliases (kallsyms) all but the last in file
+	 * order end where they start, and the last one wins.
+	 */
+	for (i = 0; i < t->nr; i++) {
+		struct entry *e = &t->ent[i];
+
+		if (e->size)
+			continue;
+		if (i + 1 == t->nr) {
+			e->size = page_up(e->start) + 4096 - e->start;
+		} else {
+			const struct entry *nx = &t->ent[i + 1];
+
+			/* an unsized symbol does not reach into the next
+			 * module (or from the kernel into a module) */
+			if (nx->module != e->module)
+				e->size = page_up(e->start + 4096) - e->start;
+			else
+				e->size = nx->start - e->start;
+		}
+	}
 	for (i = 0; i < t->nr; i++) {
 		if (n && t->ent[n - 1].start == t->ent[i].start) {
 			if (better(t, &t->ent[n - 1], &t->ent[i]))
@@ -165,23 +187,9 @@ int cs_symtab_finish(struct cs_symtab *t)
 		struct cs_sym *s = &t->syms[i];
 
 		s->start = e->start;
+		s->end = e->start + e->size;
 		s->name = t->pool + e->name;
 		s->module = e->module == UINT32_MAX ? NULL : t->pool + e->module;
-		s->end = e->start + e->size;
-		if (e->size)
-			continue;
-		if (i + 1 == n) {
-			s->end = page_up(e->start) + 4096;
-		} else {
-			const struct entry *nx = &t->ent[i + 1];
-
-			/* an unsized symbol does not reach into the next
-			 * module (or from the kernel into a module) */
-			if (nx->module != e->module)
-				s->end = page_up(e->start + 4096);
-			else
-				s->end = nx->start;
-		}
 	}
 	t->nr_syms = n;
 	free(t->ent);
