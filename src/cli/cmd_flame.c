@@ -1,0 +1,161 @@
+/* cmd_flame.c - `callstitch flame`: an interactive flame graph, one HTML file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "out/flame.h"
+
+static const char usage_text[] =
+	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel]\n"
+	"\n"
+	"Writes the profile's stitched stacks as an interactive flame graph: one\n"
+	"self-contained HTML file (inline script and style, no network needed).\n"
+	"Click a frame to zoom, search by substring or regex, hover for details.\n"
+	"\n"
+	"  -o, --output FILE     where to write the page (default flame.html; - for stdout)\n"
+	"      --title TEXT      the page's title (default: \"Flame graph of INPUT\")\n"
+	"      --no-kernel       leave kernel frames out (user stacks only)\n"
+	CLI_INPUT_HELP
+	"  -h, --help            this text\n";
+
+enum { OPT_TITLE = 0x2000, OPT_NO_KERNEL };
+
+static const struct option long_options[] = {
+	{ "output",    required_argument, NULL, 'o' },
+	{ "title",     required_argument, NULL, OPT_TITLE },
+	{ "no-kernel", no_argument,       NULL, OPT_NO_KERNEL },
+	{ "help",      no_argument,       NULL, 'h' },
+	CLI_INPUT_OPTIONS,
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Writes the page to path through a temporary file renamed at the end, so
+ * an interrupted run never leaves a truncated page where a good one was. */
+static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
+		      const char *path)
+{
+	char *tmp = NULL;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		err = cs_flame_write_html(tree, meta, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		if (err) {
+			cli_error("flame: writing to stdout: %s", strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+		cli_error("flame: out of memory");
+		return 1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		cli_error("flame: cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return 1;
+	}
+	err = cs_flame_write_html(tree, meta, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		cli_error("flame: writing %s: %s", path, strerror(-err));
+		unlink(tmp);
+		free(tmp);
+		return 1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct cli_input in = { 0 };
+	struct cs_flame_output_opts fopts = { 0 };
+	struct cs_flame_output *fo = NULL;
+	struct cs_session *s;
+	const char *output = "flame.html", *title = NULL;
+	char *default_title = NULL;
+	int opt, rc;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "o:i:qh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_TITLE:
+			title = optarg;
+			break;
+		case OPT_NO_KERNEL:
+			fopts.no_kernel = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			if (cli_input_option(&in, opt, optarg))
+				break;
+			fputs(usage_text, stderr);
+			return 129;
+		}
+	}
+	if (optind < argc) {
+		cli_error("flame: unexpected argument '%s'", argv[optind]);
+		fputs(usage_text, stderr);
+		return 129;
+	}
+
+	s = cli_open(&in);
+	if (!s)
+		return 1;
+	if (cs_flame_output_new(&fopts, &fo)) {
+		cli_error("flame: out of memory");
+		cs_session_free(s);
+		return 1;
+	}
+	rc = cli_run(s, &in, &cs_flame_output_ops, fo);
+	if (!rc) {
+		const struct cs_file_info *info = cs_session_info(s);
+		const struct cs_stats *st = cs_session_stats(s);
+		struct cs_flame_meta meta = {
+			.title = title,
+			.events = cs_flame_output_events(fo),
+			.deferred = st->samples_deferred > 0,
+			.stitched = st->stitched,
+			.stitched_late = st->stitched_late,
+			.kernel_only = st->kernel_only,
+			/* one event: its name is in the header, not a layer */
+			.fold_single_top = true,
+		};
+
+		if (info) {
+			meta.host = info->hostname;
+			meta.os_release = info->os_release;
+			meta.cmdline = info->cmdline;
+		}
+		if (!title) {
+			const char *input = in.input ? in.input : "perf.data";
+
+			if (asprintf(&default_title, "Flame graph of %s",
+				     strcmp(input, "-") ? input : "stdin") < 0)
+				default_title = NULL;
+			meta.title = default_title;
+		}
+		rc = write_page(cs_flame_output_tree(fo), &meta, output);
+	}
+	free(default_title);
+	cs_flame_output_free(fo);
+	cs_session_free(s);
+	return rc;
+}

@@ -1,0 +1,635 @@
+/* flame.c - the call tree (interned frames, one node per distinct path)
+ * and the flame graph page written from it. */
+#include "out/flame.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/flame_template.inc"
+
+#define NONE UINT32_MAX
+
+struct fl_frame {
+	uint32_t name, dso;		/* string ids; dso NONE if none */
+	uint32_t kind;
+};
+
+struct fl_node {
+	uint64_t value;
+	uint32_t parent, frame;
+	uint32_t first_child, next_sibling;
+};
+
+/* An open-addressing set of ids (slot = id + 1, 0 = empty); what the ids
+ * mean, and so how to compare keys, is up to the caller. */
+struct fl_set {
+	uint32_t *slots;
+	size_t mask;			/* capacity - 1, a power of two */
+	size_t used;
+};
+
+struct cs_flame {
+	char *chars;			/* the string arena */
+	size_t chars_len, chars_cap;
+	uint32_t *str_off, *str_hash;
+	size_t nr_strs, strs_cap;
+	struct fl_set strs;
+
+	struct fl_frame *frames;
+	size_t nr_frames, frames_cap;
+	struct fl_set frame_set;
+
+	struct fl_node *nodes;
+	size_t nr_nodes, nodes_cap;
+	struct fl_set node_set;
+};
+
+static uint32_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int set_init(struct fl_set *s, size_t cap)
+{
+	s->slots = calloc(cap, sizeof(*s->slots));
+	if (!s->slots)
+		return -ENOMEM;
+	s->mask = cap - 1;
+	s->used = 0;
+	return 0;
+}
+
+/* Grows by rehashing with hash_of(ctx, id); keeps the load under 1/2. */
+static int set_reserve(struct fl_set *s, uint32_t (*hash_of)(const struct cs_flame *, uint32_t),
+		       const struct cs_flame *f)
+{
+	size_t cap = (s->mask + 1) * 2;
+	uint32_t *slots;
+
+	if ((s->used + 1) * 2 <= s->mask + 1)
+		return 0;
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i <= s->mask; i++) {
+		uint32_t id = s->slots[i];
+		size_t j;
+
+		if (!id)
+			continue;
+		for (j = hash_of(f, id - 1) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = id;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->mask = cap - 1;
+	return 0;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return p;
+	while (c < need)
+		c *= 2;
+	q = realloc(p, c * elem);
+	if (q)
+		*cap = c;
+	return q;
+}
+
+/* ---- strings ---- */
+
+static const char *str_at(const struct cs_flame *f, uint32_t id)
+{
+	return f->chars + f->str_off[id];
+}
+
+static uint32_t str_hash_of(const struct cs_flame *f, uint32_t id)
+{
+	return f->str_hash[id];
+}
+
+static long intern(struct cs_flame *f, const char *s)
+{
+	uint32_t h = hash_str(s);
+	size_t len = strlen(s) + 1, j;
+	void *p;
+
+	for (j = h & f->strs.mask; f->strs.slots[j]; j = (j + 1) & f->strs.mask) {
+		uint32_t id = f->strs.slots[j] - 1;
+
+		if (f->str_hash[id] == h && !strcmp(str_at(f, id), s))
+			return id;
+	}
+	if (f->nr_strs >= NONE - 1 || len > UINT32_MAX - f->chars_len)
+		return -ENOMEM;
+	if (set_reserve(&f->strs, str_hash_of, f))
+		return -ENOMEM;
+	p = grow(f->chars, &f->chars_cap, f->chars_len + len, 1);
+	if (!p)
+		return -ENOMEM;
+	f->chars = p;
+	if (f->nr_strs + 1 > f->strs_cap) {
+		size_t cap = f->strs_cap;
+
+		p = grow(f->str_off, &cap, f->nr_strs + 1, sizeof(uint32_t));
+		if (!p)
+			return -ENOMEM;
+		f->str_off = p;
+		p = realloc(f->str_hash, cap * sizeof(uint32_t));
+		if (!p)
+			return -ENOMEM;
+		f->str_hash = p;
+		f->strs_cap = cap;
+	}
+	memcpy(f->chars + f->chars_len, s, len);
+	f->str_off[f->nr_strs] = (uint32_t)f->chars_len;
+	f->str_hash[f->nr_strs] = h;
+	f->chars_len += len;
+	/* the table grew: find a free slot again */
+	for (j = h & f->strs.mask; f->strs.slots[j]; j = (j + 1) & f->strs.mask)
+		;
+	f->strs.slots[j] = (uint32_t)f->nr_strs + 1;
+	f->strs.used++;
+	return (long)f->nr_strs++;
+}
+
+/* ---- frames ---- */
+
+static uint32_t frame_hash(uint32_t name, uint32_t dso, uint32_t kind)
+{
+	return mix64(((uint64_t)name << 32 | dso) ^ ((uint64_t)kind << 61));
+}
+
+static uint32_t frame_hash_of(const struct cs_flame *f, uint32_t id)
+{
+	const struct fl_frame *fr = &f->frames[id];
+
+	return frame_hash(fr->name, fr->dso, fr->kind);
+}
+
+long cs_flame_frame(struct cs_flame *f, const char *name, const char *dso,
+		    enum cs_flame_kind kind)
+{
+	long nid = intern(f, name ? name : "[unknown]");
+	long did = dso ? intern(f, dso) : (long)NONE;
+	uint32_t h;
+	size_t j;
+	void *p;
+
+	if (nid < 0 || did < 0)
+		return -ENOMEM;
+	h = frame_hash((uint32_t)nid, (uint32_t)did, kind);
+	for (j = h & f->frame_set.mask; f->frame_set.slots[j];
+	     j = (j + 1) & f->frame_set.mask) {
+		const struct fl_frame *fr = &f->frames[f->frame_set.slots[j] - 1];
+
+		if (fr->name == nid && fr->dso == did && fr->kind == kind)
+			return f->frame_set.slots[j] - 1;
+	}
+	if (f->nr_frames >= NONE - 1 || set_reserve(&f->frame_set, frame_hash_of, f))
+		return -ENOMEM;
+	p = grow(f->frames, &f->frames_cap, f->nr_frames + 1, sizeof(*f->frames));
+	if (!p)
+		return -ENOMEM;
+	f->frames = p;
+	f->frames[f->nr_frames] = (struct fl_frame){ (uint32_t)nid, (uint32_t)did, kind };
+	for (j = h & f->frame_set.mask; f->frame_set.slots[j];
+	     j = (j + 1) & f->frame_set.mask)
+		;
+	f->frame_set.slots[j] = (uint32_t)f->nr_frames + 1;
+	f->frame_set.used++;
+	return (long)f->nr_frames++;
+}
+
+const char *cs_flame_frame_name(const struct cs_flame *f, uint32_t id)
+{
+	return id < f->nr_frames ? str_at(f, f->frames[id].name) : NULL;
+}
+
+/* ---- nodes ---- */
+
+static uint32_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return mix64((uint64_t)parent << 32 | frame);
+}
+
+static uint32_t node_hash_of(const struct cs_flame *f, uint32_t id)
+{
+	return node_hash(f->nodes[id].parent, f->nodes[id].frame);
+}
+
+static long child(struct cs_flame *f, uint32_t parent, uint32_t frame)
+{
+	uint32_t h = node_hash(parent, frame), id;
+	struct fl_node *n;
+	size_t j;
+	void *p;
+
+	for (j = h & f->node_set.mask; f->node_set.slots[j];
+	     j = (j + 1) & f->node_set.mask) {
+		n = &f->nodes[f->node_set.slots[j] - 1];
+		if (n->parent == parent && n->frame == frame)
+			return f->node_set.slots[j] - 1;
+	}
+	if (f->nr_nodes >= NONE - 1 || set_reserve(&f->node_set, node_hash_of, f))
+		return -ENOMEM;
+	p = grow(f->nodes, &f->nodes_cap, f->nr_nodes + 1, sizeof(*f->nodes));
+	if (!p)
+		return -ENOMEM;
+	f->nodes = p;
+	id = (uint32_t)f->nr_nodes++;
+	f->nodes[id] = (struct fl_node){
+		.parent = parent, .frame = frame,
+		.first_child = NONE, .next_sibling = f->nodes[parent].first_child,
+	};
+	f->nodes[parent].first_child = id;
+	for (j = h & f->node_set.mask; f->node_set.slots[j];
+	     j = (j + 1) & f->node_set.mask)
+		;
+	f->node_set.slots[j] = id + 1;
+	f->node_set.used++;
+	return id;
+}
+
+int cs_flame_add(struct cs_flame *f, const uint32_t *frames, size_t nr,
+		 uint64_t count)
+{
+	uint32_t cur = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (frames[i] >= f->nr_frames)
+			return -EINVAL;
+	f->nodes[0].value += count;
+	for (size_t i = 0; i < nr; i++) {
+		long c = child(f, cur, frames[i]);
+
+		if (c < 0)
+			return (int)c;
+		cur = (uint32_t)c;
+		f->nodes[cur].value += count;
+	}
+	return 0;
+}
+
+uint64_t cs_flame_total(const struct cs_flame *f)
+{
+	return f->nodes[0].value;
+}
+
+size_t cs_flame_nr_nodes(const struct cs_flame *f)
+{
+	return f->nr_nodes;
+}
+
+int cs_flame_new(struct cs_flame **out)
+{
+	struct cs_flame *f = calloc(1, sizeof(*f));
+	long root;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	if (set_init(&f->strs, 1024) || set_init(&f->frame_set, 1024) ||
+	    set_init(&f->node_set, 4096))
+		goto nomem;
+	root = cs_flame_frame(f, "all", NULL, CS_FLAME_OTHER);
+	if (root < 0)
+		goto nomem;
+	f->nodes = grow(NULL, &f->nodes_cap, 1, sizeof(*f->nodes));
+	if (!f->nodes)
+		goto nomem;
+	f->nodes[0] = (struct fl_node){
+		.parent = NONE, .frame = (uint32_t)root,
+		.first_child = NONE, .next_sibling = NONE,
+	};
+	f->nr_nodes = 1;
+	*out = f;
+	return 0;
+nomem:
+	cs_flame_free(f);
+	return -ENOMEM;
+}
+
+void cs_flame_free(struct cs_flame *f)
+{
+	if (!f)
+		return;
+	free(f->chars);
+	free(f->str_off);
+	free(f->str_hash);
+	free(f->strs.slots);
+	free(f->frames);
+	free(f->frame_set.slots);
+	free(f->nodes);
+	free(f->node_set.slots);
+	free(f);
+}
+
+/* ---- writing ---- */
+
+/* JSON string contents that are also safe inside <script>: '<' is escaped
+ * so no "</script" or "<!--" can appear, bytes that are not UTF-8 become
+ * U+FFFD (symbol names are bytes, JSON is text). */
+static void put_json_chars(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		unsigned char c = *s;
+		size_t len = 0;
+
+		if (c == '"' || c == '\\') {
+			putc('\\', out);
+			putc(c, out);
+			s++;
+			continue;
+		}
+		if (c < 0x20 || c == '<' || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			s++;
+			continue;
+		}
+		if (c < 0x80) {
+			putc(c, out);
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4;
+		for (size_t i = 1; i < len; i++)
+			if ((s[i] & 0xc0) != 0x80)
+				len = 0;
+		/* overlong 3/4-byte forms, surrogates, beyond U+10FFFF */
+		if ((len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))) ||
+		    (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))))
+			len = 0;
+		if (!len) {
+			fputs("\\ufffd", out);
+			s++;
+			continue;
+		}
+		fwrite(s, 1, len, out);
+		s += len;
+	}
+}
+
+static void put_json_str(FILE *out, const char *s)
+{
+	putc('"', out);
+	put_json_chars(out, s ? s : "");
+	putc('"', out);
+}
+
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+static int cmp_frames(const void *a, const void *b, void *ctx)
+{
+	const struct cs_flame *f = ctx;
+	const struct fl_frame *x = &f->frames[*(const uint32_t *)a];
+	const struct fl_frame *y = &f->frames[*(const uint32_t *)b];
+	int c = strcmp(str_at(f, x->name), str_at(f, y->name));
+
+	if (c)
+		return c;
+	if (x->dso != y->dso) {
+		if (x->dso == NONE || y->dso == NONE)
+			return x->dso == NONE ? -1 : 1;
+		c = strcmp(str_at(f, x->dso), str_at(f, y->dso));
+		if (c)
+			return c;
+	}
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* rank[] orders the frames by name; children are sorted by their frame's
+ * rank, a plain integer compare */
+struct rank_ctx {
+	const struct fl_node *nodes;
+	const uint32_t *rank;
+};
+
+static int cmp_by_rank(const void *a, const void *b, void *ctx)
+{
+	const struct rank_ctx *r = ctx;
+	uint32_t x = r->rank[r->nodes[*(const uint32_t *)a].frame];
+	uint32_t y = r->rank[r->nodes[*(const uint32_t *)b].frame];
+
+	return (x > y) - (x < y);
+}
+
+/* Writes the nodes in preorder, children sorted by frame name. Children
+ * lists are laid out once (CSR) and the walk uses an explicit stack: stacks
+ * can be thousands of frames deep. */
+static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
+		       FILE *out)
+{
+	uint32_t *order = NULL, *rank = NULL, *kids = NULL, *first = NULL, *stack = NULL;
+	size_t n = f->nr_nodes, sp = 0;
+	uint32_t root = 0;
+	bool sep = false;
+	int err = -ENOMEM;
+
+	order = malloc(f->nr_frames * sizeof(*order));
+	rank = malloc(f->nr_frames * sizeof(*rank));
+	first = calloc(n + 1, sizeof(*first));
+	kids = malloc(n * sizeof(*kids));
+	stack = malloc(n * sizeof(*stack));
+	if (!order || !rank || !first || !kids || !stack)
+		goto out;
+	for (uint32_t i = 0; i < f->nr_frames; i++)
+		order[i] = i;
+	qsort_r(order, f->nr_frames, sizeof(*order), cmp_frames, (void *)f);
+	for (uint32_t i = 0; i < f->nr_frames; i++)
+		rank[order[i]] = i;
+
+	for (size_t i = 1; i < n; i++)
+		first[f->nodes[i].parent + 1]++;
+	for (size_t i = 1; i <= n; i++)
+		first[i] += first[i - 1];
+	/* first[p] .. first[p + 1] will hold p's children */
+	{
+		uint32_t *fill = stack;	/* borrowed as fill cursors */
+
+		memcpy(fill, first, n * sizeof(*fill));
+		for (size_t i = 1; i < n; i++)
+			kids[fill[f->nodes[i].parent]++] = (uint32_t)i;
+	}
+	for (size_t p = 0; p < n; p++)
+		if (first[p + 1] - first[p] > 1)
+			qsort_r(kids + first[p], first[p + 1] - first[p], sizeof(*kids),
+				cmp_by_rank, &(struct rank_ctx){ f->nodes, rank });
+
+	if (m && m->fold_single_top && first[1] - first[0] == 1)
+		root = kids[first[0]];
+
+	stack[sp++] = root;
+	while (sp) {
+		uint32_t id = stack[--sp];
+		const struct fl_node *nd = &f->nodes[id];
+
+		if (sep)
+			putc(',', out);
+		sep = true;
+		/* a folded top keeps the root's frame ("all") */
+		put_u64(out, id == root ? f->nodes[0].frame : nd->frame);
+		putc(',', out);
+		put_u64(out, nd->value);
+		putc(',', out);
+		put_u64(out, first[id + 1] - first[id]);
+		for (uint32_t k = first[id + 1]; k > first[id]; k--)
+			stack[sp++] = kids[k - 1];
+	}
+	err = 0;
+out:
+	free(order);
+	free(rank);
+	free(first);
+	free(kids);
+	free(stack);
+	return err;
+}
+
+static void put_meta_str(FILE *out, const char *key, const char *v, bool *sep)
+{
+	if (!v)
+		return;
+	if (*sep)
+		putc(',', out);
+	*sep = true;
+	fprintf(out, "\"%s\":", key);
+	put_json_str(out, v);
+}
+
+static void put_meta_u64(FILE *out, const char *key, uint64_t v, bool *sep)
+{
+	if (*sep)
+		putc(',', out);
+	*sep = true;
+	fprintf(out, "\"%s\":", key);
+	put_u64(out, v);
+}
+
+int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
+			FILE *out)
+{
+	bool sep = false;
+	int err;
+
+	fputs("{\"v\":1,\"meta\":{", out);
+	if (m) {
+		put_meta_str(out, "title", m->title, &sep);
+		put_meta_str(out, "events", m->events, &sep);
+		put_meta_str(out, "host", m->host, &sep);
+		put_meta_str(out, "os_release", m->os_release, &sep);
+		put_meta_str(out, "cmdline", m->cmdline, &sep);
+	}
+	put_meta_u64(out, "samples", cs_flame_total(f), &sep);
+	if (m && m->deferred) {
+		fputs(",\"deferred\":true", out);
+		put_meta_u64(out, "stitched", m->stitched, &sep);
+		put_meta_u64(out, "stitched_late", m->stitched_late, &sep);
+		put_meta_u64(out, "kernel_only", m->kernel_only, &sep);
+	}
+	fputs("},\n\"strings\":[", out);
+	for (size_t i = 0; i < f->nr_strs; i++) {
+		if (i)
+			putc(',', out);
+		put_json_str(out, str_at(f, (uint32_t)i));
+	}
+	fputs("],\n\"frames\":[", out);
+	for (size_t i = 0; i < f->nr_frames; i++) {
+		const struct fl_frame *fr = &f->frames[i];
+
+		if (i)
+			putc(',', out);
+		put_u64(out, fr->name);
+		if (fr->dso == NONE)
+			fputs(",-1,", out);
+		else {
+			putc(',', out);
+			put_u64(out, fr->dso);
+			putc(',', out);
+		}
+		put_u64(out, fr->kind);
+	}
+	fputs("],\n\"nodes\":[", out);
+	err = write_nodes(f, m, out);
+	if (err)
+		return err;
+	fputs("]}", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+static void put_html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: putc(*s, out);
+		}
+	}
+}
+
+/* The template is the page with two kinds of marker, @@TITLE@@ and
+ * @@DATA@@ (flame_template.sh guarantees the CSS and JS have no "@@"). */
+int cs_flame_write_html(const struct cs_flame *f, const struct cs_flame_meta *m,
+			FILE *out)
+{
+	const char *p = flame_template, *at;
+	const char *title = m && m->title ? m->title : "Flame graph";
+
+	while ((at = strstr(p, "@@"))) {
+		fwrite(p, 1, (size_t)(at - p), out);
+		if (!strncmp(at, "@@TITLE@@", 9)) {
+			put_html_text(out, title);
+			p = at + 9;
+		} else if (!strncmp(at, "@@DATA@@", 8)) {
+			int err = cs_flame_write_json(f, m, out);
+
+			if (err)
+				return err;
+			p = at + 8;
+		} else {
+			return -EINVAL;	/* a template we did not write */
+		}
+	}
+	fputs(p, out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,248 @@
+/* flame_output.c - stitched samples into the flame tree.
+ *
+ * Samples are counted per unique stack with the outputs' shared
+ * aggregator (stack_agg.h): "event; process; outermost ... innermost".
+ * Only at the end does each unique stack enter the prefix tree the page
+ * draws, so the tree's work grows with the unique stacks, not the samples.
+ * Frames are named like the folded output names them (an unknown symbol
+ * as its dso's base name in brackets, the missing-user marker by
+ * cs_out_missing_user_name()), so the two views of a profile agree.
+ */
+#include "out/flame.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/perf_abi.h"
+#include "out/out_names.h"
+#include "out/frames.h"
+#include "out/stack_agg.h"
+
+/* cs_agg_key.flags: the cs_flame_kind in the low bits, what else tells
+ * frames apart above it */
+#define KEY_KIND_MASK	0x0fu
+#define KEY_EVENT	0x10u
+#define KEY_COMM	0x20u
+#define KEY_COOKIE	0x40u
+#define KEY_WHY_SHIFT	8		/* the missing reason of a marker */
+
+struct cs_flame_output {
+	struct cs_flame *tree;
+	struct cs_agg *agg;
+	bool no_kernel;
+	struct cs_machine *machine;
+	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused by every sample */
+	uint32_t *stack;		/* CS_FRAMES_MAX + 2 */
+	char *event_names;
+};
+
+static bool is_kernel_mode(uint8_t cpumode)
+{
+	return cpumode == CS_MISC_KERNEL || cpumode == CS_MISC_GUEST_KERNEL ||
+	       cpumode == CS_MISC_HYPERVISOR;
+}
+
+static int push(struct cs_flame_output *fo, size_t *depth,
+		const struct cs_agg_key *key, bool copy)
+{
+	uint32_t id;
+	int err = copy ? cs_agg_frame_copy(fo->agg, key, &id) :
+			 cs_agg_frame(fo->agg, key, NULL, &id);
+
+	if (err)
+		return err;
+	fo->stack[(*depth)++] = id;
+	return 0;
+}
+
+static int flame_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_flame_output *fo = ctx;
+
+	fo->machine = cs_session_machine(s);
+	return 0;
+}
+
+static int flame_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct cs_flame_output *fo = ctx;
+	const struct cs_sample *smp = &st->event->sample;
+	const struct cs_evsel *ev = st->event->evsel;
+	size_t n = cs_frames_resolve(fo->machine, st, fo->frames, CS_FRAMES_MAX);
+	size_t depth = 0;
+	struct cs_agg_key key = {
+		.sym = ev && ev->name ? ev->name : "[unknown event]",
+		.flags = CS_FLAME_OTHER | KEY_EVENT,
+	};
+	int err;
+
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;	/* cannot happen: a record holds fewer */
+	err = push(fo, &depth, &key, true);
+	if (err)
+		return err;
+	key = (struct cs_agg_key){
+		.sym = cs_machine_comm(fo->machine, smp->pid, smp->tid),
+		.flags = CS_FLAME_OTHER | KEY_COMM,
+	};
+	err = push(fo, &depth, &key, true);
+	if (err)
+		return err;
+	/* frames come innermost first; the tree wants the root first */
+	for (size_t i = n; i-- > 0;) {
+		const struct cs_frame *fr = &fo->frames[i];
+
+		if (fr->kind == CS_FRAME_MISSING_USER) {
+			key = (struct cs_agg_key){
+				.flags = CS_FLAME_MISSING |
+					 (uint32_t)fr->missing << KEY_WHY_SHIFT,
+			};
+		} else if (fr->kind == CS_FRAME_COOKIE) {
+			key = (struct cs_agg_key){ .flags = CS_FLAME_MISSING | KEY_COOKIE };
+		} else if (is_kernel_mode(fr->cpumode)) {
+			if (fo->no_kernel)
+				continue;
+			key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
+						   CS_FLAME_KERNEL };
+		} else {
+			key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
+						   CS_FLAME_USER };
+		}
+		err = push(fo, &depth, &key, false);
+		if (err)
+			return err;
+	}
+	return cs_agg_add(fo->agg, 0, fo->stack, (uint32_t)depth, 1, smp->period, NULL);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static long tree_frame(struct cs_flame_output *fo, const struct cs_agg_key *k)
+{
+	enum cs_flame_kind kind = (enum cs_flame_kind)(k->flags & KEY_KIND_MASK);
+	char name[512];
+
+	if (kind == CS_FLAME_MISSING)
+		return cs_flame_frame(fo->tree, k->flags & KEY_COOKIE ?
+				      "[deferred user stack: cookie]" :
+				      cs_out_missing_user_name((enum cs_missing_reason)
+							       (k->flags >> KEY_WHY_SHIFT)),
+				      NULL, kind);
+	if (k->flags & (KEY_EVENT | KEY_COMM))
+		return cs_flame_frame(fo->tree, k->sym ? k->sym : "[unknown]", NULL, kind);
+	if (k->sym)
+		return cs_flame_frame(fo->tree, k->sym, k->dso, kind);
+	if (!k->dso)
+		return cs_flame_frame(fo->tree, "[unknown]", NULL, kind);
+	/* "[libc.so.6]": the unknown frames of one library merge, as in
+	 * stackcollapse-perf; "[kernel.kallsyms]" is bracketed already */
+	if (base_name(k->dso)[0] == '[')
+		snprintf(name, sizeof(name), "%s", base_name(k->dso));
+	else
+		snprintf(name, sizeof(name), "[%s]", base_name(k->dso));
+	return cs_flame_frame(fo->tree, name, k->dso, kind);
+}
+
+/* Every unique stack into the tree, its frames renamed once each. */
+static int flame_end(void *ctx, struct cs_session *s)
+{
+	struct cs_flame_output *fo = ctx;
+	size_t nf = cs_agg_nr_frames(fo->agg), ns = cs_agg_nr_stacks(fo->agg);
+	long *map = malloc((nf ? nf : 1) * sizeof(*map));
+	int err = 0;
+
+	(void)s;
+	if (!map)
+		return -ENOMEM;
+	for (size_t i = 0; i < nf && !err; i++) {
+		map[i] = tree_frame(fo, cs_agg_frame_key(fo->agg, (uint32_t)i));
+		if (map[i] < 0)
+			err = (int)map[i];
+	}
+	for (size_t i = 0; i < ns && !err; i++) {
+		struct cs_agg_stack st;
+
+		cs_agg_stack(fo->agg, (uint32_t)i, &st);
+		for (uint32_t k = 0; k < st.nr; k++)
+			fo->stack[k] = (uint32_t)map[st.frames[k]];
+		err = cs_flame_add(fo->tree, fo->stack, st.nr, st.count);
+	}
+	free(map);
+	return err;
+}
+
+const struct cs_output_ops cs_flame_output_ops = {
+	.begin = flame_begin,
+	.sample = flame_sample,
+	.end = flame_end,
+};
+
+int cs_flame_output_new(const struct cs_flame_output_opts *o,
+			struct cs_flame_output **out)
+{
+	struct cs_flame_output *fo = calloc(1, sizeof(*fo));
+
+	*out = NULL;
+	if (!fo)
+		return -ENOMEM;
+	fo->no_kernel = o && o->no_kernel;
+	fo->frames = calloc(CS_FRAMES_MAX, sizeof(*fo->frames));
+	fo->stack = calloc(CS_FRAMES_MAX + 2, sizeof(*fo->stack));
+	if (!fo->frames || !fo->stack || cs_flame_new(&fo->tree) ||
+	    cs_agg_new(&fo->agg)) {
+		cs_flame_output_free(fo);
+		return -ENOMEM;
+	}
+	*out = fo;
+	return 0;
+}
+
+struct cs_flame *cs_flame_output_tree(struct cs_flame_output *fo)
+{
+	return fo->tree;
+}
+
+const char *cs_flame_output_events(struct cs_flame_output *fo)
+{
+	size_t nf = cs_agg_nr_frames(fo->agg), len = 1, used = 0;
+
+	if (fo->event_names)
+		return fo->event_names;
+	for (size_t i = 0; i < nf; i++) {
+		const struct cs_agg_key *k = cs_agg_frame_key(fo->agg, (uint32_t)i);
+
+		if (k->flags & KEY_EVENT)
+			len += strlen(k->sym) + 2;
+	}
+	fo->event_names = malloc(len);
+	if (!fo->event_names)
+		return NULL;
+	fo->event_names[0] = '\0';
+	for (size_t i = 0; i < nf; i++) {
+		const struct cs_agg_key *k = cs_agg_frame_key(fo->agg, (uint32_t)i);
+
+		if (k->flags & KEY_EVENT)
+			used += (size_t)snprintf(fo->event_names + used, len - used,
+						 "%s%s", used ? ", " : "", k->sym);
+	}
+	return fo->event_names;
+}
+
+void cs_flame_output_free(struct cs_flame_output *fo)
+{
+	if (!fo)
+		return;
+	cs_flame_free(fo->tree);
+	cs_agg_free(fo->agg);
+	free(fo->frames);
+	free(fo->stack);
+	free(fo->event_names);
+	free(fo);
+}
