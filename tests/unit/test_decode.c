@@ -1,0 +1,672 @@
+/* test_decode.c - record decoding: every sample bit lands in its field, the
+ * sample_id trailer is found from the end, and every length that does not
+ * fit the record gives -EBADMSG with the file, type and offset. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include <callstitch/callstitch.h>
+#include "abi/perf_abi.h"
+#include "lib/read/decode.h"
+#include "lib/read/evlist.h"
+#include "lib/util/errbuf.h"
+
+#define ALL_SAMPLE_BITS (CS_SAMPLE_MAX - 1)
+
+/* A record under construction, as u64 words (u32 pairs packed by hand). */
+struct rb {
+	uint64_t w[512];
+	size_t n;
+};
+
+static void rb_start(struct rb *b, uint32_t type, uint16_t misc)
+{
+	b->n = 1;
+	b->w[0] = type | (uint64_t)misc << 32;
+}
+
+static void put(struct rb *b, uint64_t v)
+{
+	b->w[b->n++] = v;
+}
+
+static void pair(struct rb *b, uint32_t lo, uint32_t hi)
+{
+	put(b, lo | (uint64_t)hi << 32);
+}
+
+static size_t rb_end(struct rb *b)
+{
+	size_t size = b->n * 8;
+
+	b->w[0] = (b->w[0] & 0x0000ffffffffffffULL) | (uint64_t)size << 48;
+	return size;
+}
+
+/* Sets header.size to size (for truncation tests) */
+static void rb_resize(struct rb *b, size_t size)
+{
+	b->w[0] = (b->w[0] & 0x0000ffffffffffffULL) | (uint64_t)size << 48;
+}
+
+static struct cs_perf_attr attr_all(uint64_t weight_bit)
+{
+	struct cs_perf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = CS_PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.sample_type = (ALL_SAMPLE_BITS & ~(CS_SAMPLE_WEIGHT |
+			CS_SAMPLE_WEIGHT_STRUCT)) | weight_bit;
+	a.read_format = CS_FORMAT_GROUP | CS_FORMAT_ID | CS_FORMAT_LOST |
+			CS_FORMAT_TOTAL_TIME_ENABLED | CS_FORMAT_TOTAL_TIME_RUNNING;
+	a.branch_sample_type = CS_BRANCH_SAMPLE_HW_INDEX | CS_BRANCH_SAMPLE_COUNTERS;
+	a.sample_regs_user = 0x7;	/* three registers */
+	a.sample_regs_intr = 0x30;	/* two registers */
+	a.flags = CS_ATTR_SAMPLE_ID_ALL;
+	return a;
+}
+
+/* Every field of a sample with every bit set, in the ABI's order. */
+static size_t build_full_sample(struct rb *b)
+{
+	rb_start(b, CS_RECORD_SAMPLE, CS_MISC_USER);
+	put(b, 77);				/* IDENTIFIER */
+	put(b, 0x401000);			/* IP */
+	pair(b, 100, 101);			/* TID: pid, tid */
+	put(b, 123456789);			/* TIME */
+	put(b, 0xdead0000);			/* ADDR */
+	put(b, 77);				/* ID */
+	put(b, 88);				/* STREAM_ID */
+	pair(b, 3, 0);				/* CPU, res */
+	put(b, 250000);				/* PERIOD */
+	put(b, 2);				/* READ: nr */
+	put(b, 1000); put(b, 900);		/* enabled, running */
+	put(b, 11); put(b, 77); put(b, 0);	/* value, id, lost */
+	put(b, 12); put(b, 78); put(b, 1);
+	put(b, 4);				/* CALLCHAIN: nr */
+	put(b, CS_CONTEXT_KERNEL); put(b, 0xffffffff81000010ULL);
+	put(b, CS_CONTEXT_USER_DEFERRED); put(b, 0xb00000006ULL);
+	put(b, 12 | (uint64_t)0x44434241 << 32);	/* RAW: size 12, "ABCD" */
+	put(b, 0x4c4b4a4948474645ULL);		/* "EFGHIJKL" */
+	put(b, 2);				/* BRANCH_STACK: nr */
+	put(b, 5);				/* hw_idx */
+	put(b, 0x10); put(b, 0x20); put(b, 0x1);
+	put(b, 0x30); put(b, 0x40); put(b, 0x2);
+	put(b, 0xc1); put(b, 0xc2);		/* counters */
+	put(b, 2);				/* REGS_USER: abi */
+	put(b, 0xa); put(b, 0xb); put(b, 0xc);
+	put(b, 16);				/* STACK_USER: size */
+	put(b, 0x1111); put(b, 0x2222);
+	put(b, 8);				/* dyn_size */
+	put(b, 0x5555);				/* WEIGHT(_STRUCT) */
+	put(b, 0x6666);				/* DATA_SRC */
+	put(b, 0x7777);				/* TRANSACTION */
+	put(b, 2);				/* REGS_INTR: abi */
+	put(b, 0xd); put(b, 0xe);
+	put(b, 0x8888);				/* PHYS_ADDR */
+	put(b, 0x9999);				/* CGROUP */
+	put(b, 4096);				/* DATA_PAGE_SIZE */
+	put(b, 2097152);			/* CODE_PAGE_SIZE */
+	put(b, 8);				/* AUX: size */
+	put(b, 0x0102030405060708ULL);
+	return rb_end(b);
+}
+
+static void every_sample_bit_lands_in_its_field(void **state)
+{
+	struct cs_perf_attr a = attr_all(CS_SAMPLE_WEIGHT_STRUCT);
+	struct cs_sample s;
+	struct rb b;
+	size_t size = build_full_sample(&b);
+
+	(void)state;
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
+	assert_int_equal(s.misc, CS_MISC_USER);
+	assert_int_equal(s.ip, 0x401000);
+	assert_int_equal(s.pid, 100);
+	assert_int_equal(s.tid, 101);
+	assert_int_equal(s.time, 123456789);
+	assert_int_equal(s.addr, 0xdead0000);
+	assert_int_equal(s.id, 77);
+	assert_int_equal(s.stream_id, 88);
+	assert_int_equal(s.cpu, 3);
+	assert_int_equal(s.period, 250000);
+	assert_int_equal(s.read_size, 9);
+	assert_int_equal(s.read[0], 2);
+	assert_int_equal(s.read[8], 1);
+	assert_int_equal(s.callchain_nr, 4);
+	assert_int_equal(s.callchain[2], CS_CONTEXT_USER_DEFERRED);
+	assert_int_equal(s.callchain[3], 0xb00000006ULL);
+	assert_int_equal(s.raw_size, 12);
+	assert_memory_equal(s.raw, "ABCDEFGHIJKL", 12);
+	assert_int_equal(s.branch_nr, 2);
+	assert_int_equal(s.branch_hw_idx, 5);
+	assert_int_equal(s.branches[1].from, 0x30);
+	assert_int_equal(s.branches[1].to, 0x40);
+	assert_int_equal(s.branches[1].flags, 0x2);
+	assert_int_equal(s.branch_counters[1], 0xc2);
+	assert_int_equal(s.user_regs_abi, 2);
+	assert_int_equal(s.user_regs[2], 0xc);
+	assert_int_equal(s.stack_user_size, 16);
+	assert_int_equal(((const uint64_t *)s.stack_user)[1], 0x2222);
+	assert_int_equal(s.stack_user_dyn_size, 8);
+	assert_int_equal(s.weight, 0x5555);
+	assert_int_equal(s.data_src, 0x6666);
+	assert_int_equal(s.transaction, 0x7777);
+	assert_int_equal(s.intr_regs_abi, 2);
+	assert_int_equal(s.intr_regs[1], 0xe);
+	assert_int_equal(s.phys_addr, 0x8888);
+	assert_int_equal(s.cgroup, 0x9999);
+	assert_int_equal(s.data_page_size, 4096);
+	assert_int_equal(s.code_page_size, 2097152);
+	assert_int_equal(s.aux_size, 8);
+	assert_int_equal(*(const uint64_t *)s.aux, 0x0102030405060708ULL);
+}
+
+static void plain_weight_is_the_same_slot(void **state)
+{
+	struct cs_perf_attr a = attr_all(CS_SAMPLE_WEIGHT);
+	struct cs_sample s;
+	struct rb b;
+	size_t size = build_full_sample(&b);
+
+	(void)state;
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
+	assert_int_equal(s.weight, 0x5555);
+	assert_int_equal(s.aux_size, 8);
+}
+
+static void every_cut_of_a_full_sample_is_ebadmsg(void **state)
+{
+	struct cs_perf_attr a = attr_all(CS_SAMPLE_WEIGHT_STRUCT);
+	struct cs_sample s;
+	struct rb b;
+	size_t size = build_full_sample(&b);
+
+	(void)state;
+	for (size_t cut = 8; cut < size; cut += 8) {
+		rb_resize(&b, cut);
+		assert_int_equal(cs_decode_sample(&a, b.w, cut, &s), -EBADMSG);
+	}
+}
+
+static void read_without_group_has_fixed_values(void **state)
+{
+	struct cs_perf_attr a;
+	struct cs_sample s;
+	struct rb b;
+	size_t size;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = CS_SAMPLE_TID | CS_SAMPLE_READ;
+	a.read_format = CS_FORMAT_ID | CS_FORMAT_LOST | CS_FORMAT_TOTAL_TIME_RUNNING;
+	rb_start(&b, CS_RECORD_SAMPLE, 0);
+	pair(&b, 1, 2);
+	put(&b, 500); put(&b, 400); put(&b, 9); put(&b, 0);	/* value, running, id, lost */
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
+	assert_int_equal(s.read_size, 4);
+	assert_int_equal(s.read[0], 500);
+	assert_int_equal(s.read[2], 9);
+	/* one word short */
+	assert_int_equal(cs_decode_sample(&a, b.w, size - 8, &s), -EBADMSG);
+}
+
+static void branch_stack_without_hw_index_has_no_hw_idx(void **state)
+{
+	struct cs_perf_attr a;
+	struct cs_sample s;
+	struct rb b;
+	size_t size;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = CS_SAMPLE_BRANCH_STACK | CS_SAMPLE_PERIOD;
+	rb_start(&b, CS_RECORD_SAMPLE, 0);
+	put(&b, 42);		/* PERIOD comes first in the ABI's order */
+	put(&b, 1);
+	put(&b, 0xaa); put(&b, 0xbb); put(&b, 0xcc);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
+	assert_int_equal(s.branch_nr, 1);
+	assert_int_equal(s.branches[0].to, 0xbb);
+	assert_null(s.branch_counters);
+	assert_int_equal(s.period, 42);
+}
+
+static void regs_with_abi_zero_have_no_values(void **state)
+{
+	struct cs_perf_attr a;
+	struct cs_sample s;
+	struct rb b;
+	size_t size;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER | CS_SAMPLE_PERIOD;
+	a.sample_regs_user = 0xff;
+	rb_start(&b, CS_RECORD_SAMPLE, 0);
+	put(&b, 7);		/* PERIOD */
+	put(&b, 0);		/* abi none: no registers follow */
+	put(&b, 0);		/* stack size 0: no data, no dyn_size */
+	put(&b, 0x5151);	/* would be read as a register or dyn_size */
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
+	assert_null(s.user_regs);
+	assert_int_equal(s.stack_user_size, 0);
+	assert_int_equal(s.stack_user_dyn_size, 0);
+	assert_int_equal(s.period, 7);
+}
+
+struct hostile {
+	uint64_t bit;
+	uint64_t value;
+};
+
+/* A length field claiming more than the record holds, for each field that
+ * has one: the decoder must refuse, not read on. */
+static void hostile_lengths_are_ebadmsg(void **state)
+{
+	static const struct hostile h[] = {
+		{ CS_SAMPLE_CALLCHAIN, 1ULL << 61 },
+		{ CS_SAMPLE_CALLCHAIN, 3 },
+		{ CS_SAMPLE_RAW, 0xfffffff0 },
+		{ CS_SAMPLE_BRANCH_STACK, UINT64_MAX / 2 },
+		{ CS_SAMPLE_BRANCH_STACK, 2 },
+		{ CS_SAMPLE_STACK_USER, UINT64_MAX - 4 },
+		{ CS_SAMPLE_STACK_USER, 64 },
+		{ CS_SAMPLE_AUX, UINT64_MAX },
+		{ CS_SAMPLE_READ, UINT64_MAX / 3 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++) {
+		struct cs_perf_attr a;
+		struct cs_sample s;
+		struct rb b;
+		size_t size;
+
+		memset(&a, 0, sizeof(a));
+		a.sample_type = h[i].bit;
+		a.read_format = CS_FORMAT_GROUP | CS_FORMAT_ID;
+		rb_start(&b, CS_RECORD_SAMPLE, 0);
+		put(&b, h[i].value);
+		put(&b, 0); put(&b, 0);		/* two words of something */
+		size = rb_end(&b);
+		assert_int_equal(cs_decode_sample(&a, b.w, size, &s), -EBADMSG);
+	}
+}
+
+static void raw_size_that_misaligns_is_ebadmsg(void **state)
+{
+	struct cs_perf_attr a;
+	struct cs_sample s;
+	struct rb b;
+	size_t size;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.sample_type = CS_SAMPLE_RAW;
+	rb_start(&b, CS_RECORD_SAMPLE, 0);
+	put(&b, 5);		/* 4 + 5 bytes: what follows would be misaligned */
+	put(&b, 0);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), -EBADMSG);
+}
+
+/* ---- cs_decode: trailers and other record types ---- */
+
+struct fix {
+	struct cs_evlist *l;
+	struct cs_errbuf eb;
+};
+
+static int one_event(void **state, uint64_t sample_type)
+{
+	static struct fix f;
+	struct cs_perf_attr a;
+	uint64_t ids[] = { 6, 7 };
+
+	memset(&f, 0, sizeof(f));
+	memset(&a, 0, sizeof(a));
+	a.size = CS_PERF_ATTR_SIZE_VER7;
+	a.type = CS_PERF_TYPE_SOFTWARE;
+	a.sample_type = sample_type;
+	a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_DEFER_CALLCHAIN;
+	assert_int_equal(cs_evlist_new(&f.l), 0);
+	assert_int_equal(cs_evlist_add(f.l, &a, NULL, ids, 2), 0);
+	*state = &f;
+	return 0;
+}
+
+static int setup_spec(void **state)
+{
+	return one_event(state, CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
+			 CS_SAMPLE_CALLCHAIN | CS_SAMPLE_PERIOD);
+}
+
+static int setup_wide(void **state)
+{
+	return one_event(state, CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP |
+			 CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ID |
+			 CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD);
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	cs_evlist_free(f->l);
+	return 0;
+}
+
+/* The 64-byte record of SPEC.md §1, byte for byte. */
+static void spec_deferred_record_decodes(void **state)
+{
+	static const uint8_t rec[64] __attribute__((aligned(8))) = {
+		0x16, 0x00, 0x00, 0x00, 0x02, 0x00, 0x40, 0x00,
+		0x06, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
+		0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0xa7, 0x7f, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
+		0x0f, 0x0e, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
+		0x48, 0x14, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
+		0x08, 0x09, 0x00, 0x00, 0x08, 0x09, 0x00, 0x00,
+		0xe6, 0x7a, 0xe7, 0x35, 0x1c, 0x00, 0x00, 0x00,
+	};
+	struct fix *f = *state;
+	struct cs_event ev;
+
+	assert_int_equal(cs_decode(f->l, rec, sizeof(rec), 0x1000, "t.data",
+				   &ev, &f->eb), 0);
+	assert_int_equal(ev.type, CS_RECORD_CALLCHAIN_DEFERRED);
+	assert_int_equal(ev.misc, CS_MISC_USER);
+	assert_int_equal(ev.offset, 0x1000);
+	assert_int_equal(ev.deferred.cookie, 0xb00000006ULL);
+	assert_int_equal(ev.deferred.nr, 3);
+	assert_int_equal(ev.deferred.ips[0], 0x7f18fe337fa7ULL);
+	assert_int_equal(ev.deferred.ips[2], 0x7f18fe331448ULL);
+	assert_true(ev.has_id);
+	assert_int_equal(ev.id.pid, 2312);
+	assert_int_equal(ev.id.tid, 2312);
+	assert_int_equal(ev.id.time, 0x1c35e77ae6ULL);
+	assert_non_null(ev.evsel);
+	assert_int_equal(cs_evlist_record_time(f->l, rec, sizeof(rec)),
+			 0x1c35e77ae6ULL);
+}
+
+static void deferred_nr_past_the_trailer_is_ebadmsg(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_CALLCHAIN_DEFERRED, CS_MISC_USER);
+	put(&b, 0x42);		/* cookie */
+	put(&b, 2);		/* nr: 2, but only one ip before the trailer */
+	put(&b, 0x7f0000001000ULL);
+	pair(&b, 5, 5);
+	put(&b, 999);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x2a8, "t.data", &ev, &f->eb),
+			 -EBADMSG);
+	assert_string_equal(f->eb.msg, "t.data: CALLCHAIN_DEFERRED record at "
+			    "offset 0x2a8: nr exceeds the record");
+}
+
+static void trailer_fields_come_from_the_end(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_COMM, CS_MISC_COMM_EXEC);
+	pair(&b, 10, 11);
+	put(&b, 0x0000006b726f77ULL);	/* "work\0..." padded */
+	pair(&b, 10, 11);		/* trailer: TID */
+	put(&b, 5000);			/* TIME */
+	put(&b, 7);			/* ID */
+	put(&b, 70);			/* STREAM_ID */
+	pair(&b, 1, 0);			/* CPU */
+	put(&b, 7);			/* IDENTIFIER */
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_string_equal(ev.comm.comm, "work");
+	assert_int_equal(ev.comm.pid, 10);
+	assert_true(ev.has_id);
+	assert_int_equal(ev.id.tid, 11);
+	assert_int_equal(ev.id.time, 5000);
+	assert_int_equal(ev.id.id, 7);
+	assert_int_equal(ev.id.stream_id, 70);
+	assert_int_equal(ev.id.cpu, 1);
+	assert_int_equal(cs_evlist_record_time(f->l, b.w, size), 5000);
+}
+
+static void unterminated_strings_are_ebadmsg(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_COMM, 0);
+	pair(&b, 10, 11);
+	put(&b, 0x4141414141414141ULL);	/* no NUL before the trailer */
+	pair(&b, 10, 11);
+	put(&b, 5000); put(&b, 7); put(&b, 70); pair(&b, 1, 0); put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x40, "t", &ev, &f->eb),
+			 -EBADMSG);
+	assert_non_null(strstr(f->eb.msg, "COMM record at offset 0x40"));
+}
+
+static void mmap2_with_build_id(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_MMAP2, CS_MISC_USER | CS_MISC_MMAP_BUILD_ID);
+	pair(&b, 20, 21);
+	put(&b, 0x400000); put(&b, 0x1000); put(&b, 0);
+	put(&b, 20 | 0xaabbcc00ULL << 32);	/* size 20, pad, id bytes 0..3 */
+	put(&b, 0x0807060504030201ULL); put(&b, 0x100f0e0d0c0b0a09ULL);
+	pair(&b, 5, 2);				/* prot r-x, flags private */
+	put(&b, 0x6e69622f7273752fULL);	/* "/usr/bin" */
+	put(&b, 0);
+	pair(&b, 20, 21); put(&b, 1); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_true(ev.mmap.has_build_id);
+	assert_int_equal(ev.mmap.build_id_size, 20);
+	assert_int_equal(ev.mmap.build_id[0], 0x00);
+	assert_int_equal(ev.mmap.build_id[1], 0xcc);
+	assert_int_equal(ev.mmap.build_id[4], 0x01);
+	assert_int_equal(ev.mmap.prot, 5);
+	assert_string_equal(ev.mmap.filename, "/usr/bin");
+	assert_int_equal(ev.mmap.start, 0x400000);
+}
+
+static void fork_exit_lost_ksymbol(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_FORK, 0);
+	pair(&b, 30, 29); pair(&b, 31, 29); put(&b, 77);
+	pair(&b, 30, 31); put(&b, 77); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_int_equal(ev.fork.pid, 30);
+	assert_int_equal(ev.fork.ppid, 29);
+	assert_int_equal(ev.fork.tid, 31);
+	assert_int_equal(ev.fork.time, 77);
+
+	rb_start(&b, CS_RECORD_LOST, 0);
+	put(&b, 7); put(&b, 12);
+	pair(&b, 0, 0); put(&b, 80); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_int_equal(ev.lost.id, 7);
+	assert_int_equal(ev.lost.lost, 12);
+
+	rb_start(&b, CS_RECORD_KSYMBOL, 0);
+	put(&b, 0xffffffffc0000000ULL);
+	pair(&b, 256, 1 | 2u << 16);
+	put(&b, 0x00636f72705f6662ULL);	/* "bf_proc" */
+	pair(&b, 0, 0); put(&b, 81); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_int_equal(ev.ksymbol.len, 256);
+	assert_int_equal(ev.ksymbol.ksym_type, 1);
+	assert_int_equal(ev.ksymbol.flags, 2);
+	assert_string_equal(ev.ksymbol.name, "bf_proc");
+}
+
+static void record_shorter_than_its_trailer_is_ebadmsg(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_EXIT, 0);
+	put(&b, 1); put(&b, 2);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x10, "t", &ev, &f->eb),
+			 -EBADMSG);
+	assert_non_null(strstr(f->eb.msg, "t: EXIT record at offset 0x10"));
+}
+
+static void every_kernel_type_cut_short_is_ebadmsg_not_a_crash(void **state)
+{
+	struct fix *f = *state;
+
+	/* a record of each type whose body is just the trailer: any type
+	 * with a fixed body must refuse it, none may read past it */
+	for (uint32_t t = 1; t < CS_RECORD_KERNEL_MAX; t++) {
+		struct cs_event ev;
+		struct rb b;
+		size_t size;
+		int err;
+
+		if (t == CS_RECORD_SAMPLE)
+			continue;
+		rb_start(&b, t, 0);
+		pair(&b, 1, 1); put(&b, 2); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+		put(&b, 7);
+		size = rb_end(&b);
+		cs_error_clear(&f->eb);
+		err = cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb);
+		if (t == CS_RECORD_SWITCH)	/* the one type with no body */
+			assert_int_equal(err, 0);
+		else
+			assert_int_equal(err, -EBADMSG);
+	}
+}
+
+static void user_and_unknown_types_are_counted_not_refused(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_FINISHED_ROUND, 0);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_null(ev.evsel);
+	assert_false(ev.has_id);
+	rb_start(&b, 200, 0);		/* newer than us */
+	put(&b, 1);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_int_equal(ev.type, 200);
+	assert_null(cs_record_type_name(200));
+	assert_string_equal(cs_record_type_name(22), "CALLCHAIN_DEFERRED");
+	assert_string_equal(cs_record_type_name(83), "COMPRESSED2");
+}
+
+static void header_size_disagreeing_with_size_is_ebadmsg(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+
+	rb_start(&b, CS_RECORD_FINISHED_ROUND, 0);
+	rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, 16, 0x8, "t", &ev, &f->eb), -EBADMSG);
+	assert_int_equal(cs_decode(f->l, b.w, 4, 0x8, "t", &ev, &f->eb), -EBADMSG);
+}
+
+static void sample_decodes_through_its_evsel(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_KERNEL);
+	put(&b, 7);				/* IDENTIFIER */
+	put(&b, 0xffffffff81000000ULL);		/* IP */
+	pair(&b, 40, 41);
+	put(&b, 9999);
+	put(&b, 7);				/* ID */
+	put(&b, 70);				/* STREAM_ID */
+	pair(&b, 1, 0);
+	put(&b, 4000);				/* PERIOD */
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &ev, &f->eb), 0);
+	assert_int_equal(ev.sample.ip, 0xffffffff81000000ULL);
+	assert_int_equal(ev.sample.period, 4000);
+	assert_int_equal(ev.id.time, 9999);
+	assert_int_equal(ev.id.cpu, 1);
+	assert_true(ev.has_id);
+	assert_int_equal(cs_evlist_record_time(f->l, b.w, size), 9999);
+	/* cut in the middle: the decoder says which record and where */
+	rb_resize(&b, size - 16);
+	assert_int_equal(cs_decode(f->l, b.w, size - 16, 0x100, "t", &ev, &f->eb),
+			 -EBADMSG);
+	assert_non_null(strstr(f->eb.msg, "t: SAMPLE record at offset 0x100: "));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_sample_bit_lands_in_its_field),
+		cmocka_unit_test(plain_weight_is_the_same_slot),
+		cmocka_unit_test(every_cut_of_a_full_sample_is_ebadmsg),
+		cmocka_unit_test(read_without_group_has_fixed_values),
+		cmocka_unit_test(branch_stack_without_hw_index_has_no_hw_idx),
+		cmocka_unit_test(regs_with_abi_zero_have_no_values),
+		cmocka_unit_test(hostile_lengths_are_ebadmsg),
+		cmocka_unit_test(raw_size_that_misaligns_is_ebadmsg),
+		cmocka_unit_test_setup_teardown(spec_deferred_record_decodes, setup_spec, teardown),
+		cmocka_unit_test_setup_teardown(deferred_nr_past_the_trailer_is_ebadmsg, setup_spec, teardown),
+		cmocka_unit_test_setup_teardown(trailer_fields_come_from_the_end, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(unterminated_strings_are_ebadmsg, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(mmap2_with_build_id, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(fork_exit_lost_ksymbol, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(record_shorter_than_its_trailer_is_ebadmsg, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(every_kernel_type_cut_short_is_ebadmsg_not_a_crash, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(user_and_unknown_types_are_counted_not_refused, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(header_size_disagreeing_with_size_is_ebadmsg, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
