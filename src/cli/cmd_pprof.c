@@ -1,0 +1,141 @@
+/* cmd_pprof.c - `callstitch pprof`: write a pprof profile (gzipped
+ * protobuf) for `go tool pprof` and continuous-profiling services. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "out/pprof.h"
+#include "out/report_opts.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: callstitch pprof [OPTIONS] -o FILE\n\n"
+		"Write the profile in pprof's format (profile.proto, gzipped): every\n"
+		"sample with its stitched stack, values samples/count and the period\n"
+		"(cpu/nanoseconds for cpu-clock), mappings with build ids, and the\n"
+		"labels comm, pid and tid. Read it with 'go tool pprof FILE'.\n\n"
+		CLI_INPUT_HELP
+		"  -o, --output FILE     where to write (required; - for stdout)\n"
+		"      --pid PID[,PID]   only these processes\n"
+		"      --tid TID[,TID]   only these threads\n"
+		"  -h, --help            this help\n");
+}
+
+enum {
+	OPT_PID = 0x2000,
+	OPT_TID,
+};
+
+/* pprof wants the wall-clock start. perf.data's clock is not the wall
+ * clock, so take the file's last write as the end of the recording and
+ * leave the session to say how long it lasted (duration_nanos). */
+static int64_t file_end_nanos(const char *path)
+{
+	struct stat st;
+
+	if (!path || !strcmp(path, "-") || stat(path, &st))
+		return 0;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+int cmd_pprof(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_INPUT_OPTIONS,
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid",    required_argument, NULL, OPT_PID },
+		{ "tid",    required_argument, NULL, OPT_TID },
+		{ "help",   no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_input in = { 0 };
+	struct cs_pprof_opts o = { 0 };
+	struct cs_id_list pids = { 0 }, tids = { 0 };
+	struct cs_pprof_run run = { 0 };
+	struct cs_session *s = NULL;
+	const char *output = NULL;
+	int c, rc = 129;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (cs_id_list_parse(c == OPT_PID ? &pids : &tids, optarg)) {
+				cli_error("pprof: --%s '%s': expected a comma-separated"
+					  " list of numbers", c == OPT_PID ? "pid" : "tid",
+					  optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			goto out;
+		default:
+			if (cli_input_option(&in, c, optarg))
+				break;
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error("pprof: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		goto out;
+	}
+	if (!output) {
+		cli_error("pprof: no output file: give -o FILE (- for stdout)");
+		usage(stderr);
+		goto out;
+	}
+	rc = 1;
+	run.pids = pids.nr ? pids.v : NULL;
+	run.nr_pids = pids.nr;
+	run.tids = tids.nr ? tids.v : NULL;
+	run.nr_tids = tids.nr;
+	o.end_nanos = file_end_nanos(in.input ? in.input : "perf.data");
+	if (!o.end_nanos) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		o.end_nanos = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+	}
+	if (cs_pprof_new(&o, &run.pprof)) {
+		cli_error("pprof: %s", strerror(ENOMEM));
+		goto out;
+	}
+	s = cli_open(&in);
+	if (!s)
+		goto out;
+	run.out = stdout;
+	if (strcmp(output, "-")) {
+		run.out = fopen(output, "w");
+		if (!run.out) {
+			cli_error("%s: %s", output, strerror(errno));
+			goto out;
+		}
+	}
+	rc = cli_run(s, &in, &cs_pprof_ops, &run);
+out:
+	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
+		cli_error("%s: %s", output, strerror(errno));
+		rc = 1;
+	}
+	cs_session_free(s);
+	cs_pprof_run_release(&run);
+	cs_pprof_free(run.pprof);
+	cs_id_list_free(&pids);
+	cs_id_list_free(&tids);
+	return rc;
+}

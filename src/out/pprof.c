@@ -1,0 +1,477 @@
+/* pprof.c - pprof profile.proto output (see pprof.h).
+ *
+ * Field numbers are those of github.com/google/pprof proto/profile.proto.
+ */
+#include "out/pprof.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "abi/perf_abi.h"
+#include "out/out_names.h"
+#include "out/protobuf.h"
+#include "out/stack_agg.h"
+
+enum {					/* message Profile */
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+};
+enum { VALUETYPE_TYPE = 1, VALUETYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum {
+	MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+};
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3,
+       LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+       FUNCTION_FILENAME = 4 };
+
+/* location key flags: what kind of frame, so a marker never merges with
+ * an address */
+#define F_COOKIE	(1u << 0)
+#define F_MISSING	(1u << 1)	/* reason in bits 8.. */
+#define F_KERNEL	(1u << 2)
+
+struct cs_pprof {
+	struct cs_pprof_opts o;
+	struct cs_agg *locs;		/* frames = locations, stacks = samples */
+	struct cs_agg *threads;		/* comm, addr = pid << 32 | tid, flags = event */
+	uint32_t *ids;
+	uint64_t samples;
+	uint64_t first_time, last_time;
+	unsigned int nr_ev;		/* highest event index seen + 1 */
+};
+
+int cs_pprof_new(const struct cs_pprof_opts *o, struct cs_pprof **out)
+{
+	struct cs_pprof *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->o = *o;
+	p->first_time = UINT64_MAX;
+	p->ids = malloc(CS_FRAMES_MAX * sizeof(*p->ids));
+	if (!p->ids || cs_agg_new(&p->locs) || cs_agg_new(&p->threads)) {
+		cs_pprof_free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+void cs_pprof_free(struct cs_pprof *p)
+{
+	if (!p)
+		return;
+	cs_agg_free(p->locs);
+	cs_agg_free(p->threads);
+	free(p->ids);
+	free(p);
+}
+
+static void location_key(const struct cs_frame *f, struct cs_agg_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->addr = f->addr;
+	switch (f->kind) {
+	case CS_FRAME_MISSING_USER:
+		k->addr = 0;	/* one location per reason, not per cookie */
+		k->flags = F_MISSING | ((uint32_t)f->missing << 8);
+		return;
+	case CS_FRAME_COOKIE:
+		k->flags = F_COOKIE;
+		return;
+	case CS_FRAME_ADDR:
+		break;
+	}
+	k->sym = f->loc.sym && f->loc.sym[0] ? f->loc.sym : NULL;
+	k->dso = f->loc.dso_name;
+	if (f->cpumode == CS_MISC_KERNEL || f->cpumode == CS_MISC_GUEST_KERNEL ||
+	    f->loc.kernel)
+		k->flags |= F_KERNEL;
+}
+
+int cs_pprof_add(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
+		 uint32_t tid, const char *comm, uint64_t time,
+		 const struct cs_frame *frames, size_t nr, uint64_t period)
+{
+	struct cs_agg_key k = {
+		.sym = comm ? comm : "[unknown]",
+		.addr = (uint64_t)pid << 32 | tid,
+		.flags = evsel,
+	};
+	uint32_t thread;
+	int err;
+
+	if (nr > CS_FRAMES_MAX)
+		nr = CS_FRAMES_MAX;
+	err = cs_agg_frame_copy(p->threads, &k, &thread);
+	for (size_t i = 0; !err && i < nr; i++) {
+		location_key(&frames[i], &k);
+		err = cs_agg_frame(p->locs, &k, &frames[i].loc, &p->ids[i]);
+	}
+	if (!err)
+		err = cs_agg_add(p->locs, thread, p->ids, (uint32_t)nr, 1, period,
+				 NULL);
+	if (err)
+		return err;
+	p->samples++;
+	if (evsel >= p->nr_ev)
+		p->nr_ev = evsel + 1;
+	if (time < p->first_time)
+		p->first_time = time;
+	if (time > p->last_time)
+		p->last_time = time;
+	return 0;
+}
+
+uint64_t cs_pprof_samples(const struct cs_pprof *p)
+{
+	return p->samples;
+}
+
+/* ---- encoding ----------------------------------------------------------- */
+
+struct enc {
+	struct cs_pprof *p;
+	struct pb_buf b;
+	struct cs_agg *strings;		/* string -> index */
+	struct cs_agg *maps;		/* (file, start) -> id - 1 */
+	struct cs_agg *funcs;		/* (name, file) -> id - 1 */
+	uint32_t *loc_map, *loc_func;	/* per location: mapping, function id */
+	int err;
+};
+
+static int64_t str_index(struct enc *e, const char *s, bool copy)
+{
+	struct cs_agg_key k = { .sym = s ? s : "" };
+	uint32_t id = 0;
+	int err = copy ? cs_agg_frame_copy(e->strings, &k, &id)
+		       : cs_agg_frame(e->strings, &k, NULL, &id);
+
+	if (err && !e->err)
+		e->err = err;
+	return id;
+}
+
+static bool is_clock(const char *name)
+{
+	return name && (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock") ||
+			!strncmp(name, "cpu-clock:", 10) ||
+			!strncmp(name, "task-clock:", 11));
+}
+
+static void value_type(struct enc *e, uint32_t field, const char *type,
+		       const char *unit)
+{
+	size_t at = pb_begin(&e->b);
+
+	pb_int64(&e->b, VALUETYPE_TYPE, str_index(e, type, false));
+	pb_int64(&e->b, VALUETYPE_UNIT, str_index(e, unit, false));
+	pb_end(&e->b, field, at);
+}
+
+static void event_type(struct enc *e, uint32_t field,
+		       const struct cs_pprof_event *ev)
+{
+	if (is_clock(ev->name))
+		value_type(e, field, "cpu", "nanoseconds");
+	else
+		value_type(e, field, ev->name ? ev->name : "events", "count");
+}
+
+static const char *location_name(const struct cs_agg_key *k)
+{
+	if (k->flags & F_MISSING)
+		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
+	if (k->flags & F_COOKIE)
+		return "[cookie]";
+	return k->sym;
+}
+
+/* Mappings and functions of every location, interned. */
+static void resolve_locations(struct enc *e)
+{
+	struct cs_agg *locs = e->p->locs;
+	size_t nr = cs_agg_nr_frames(locs);
+
+	e->loc_map = calloc(nr ? nr : 1, sizeof(*e->loc_map));
+	e->loc_func = calloc(nr ? nr : 1, sizeof(*e->loc_func));
+	if (!e->loc_map || !e->loc_func) {
+		e->err = -ENOMEM;
+		return;
+	}
+	/* pprof takes the first mapping for the main binary: user space first */
+	for (size_t n = 0; n < 2 * nr && !e->err; n++) {
+		size_t i = n % nr;
+		const struct cs_agg_key *k = cs_agg_frame_key(locs, (uint32_t)i);
+		const struct cs_location *l = cs_agg_frame_loc(locs, (uint32_t)i);
+		const char *name = location_name(k);
+		struct cs_agg_key mk = { .dso = l->dso_name, .addr = l->map_start,
+					 .flags = (uint32_t)l->map_pgoff };
+		struct cs_agg_key fk = { .sym = name, .dso = l->dso_name };
+		uint32_t id;
+		int err = 0;
+
+		if ((n < nr) == !!(k->flags & F_KERNEL))
+			continue;
+		if (k->dso && !(k->flags & (F_MISSING | F_COOKIE))) {
+			err = cs_agg_frame(e->maps, &mk, l, &id);
+			e->loc_map[i] = id + 1;
+		}
+		if (!err && name) {
+			err = cs_agg_frame(e->funcs, &fk, NULL, &id);
+			e->loc_func[i] = id + 1;
+		}
+		if (err)
+			e->err = err;
+	}
+}
+
+static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
+{
+	struct cs_agg *locs = e->p->locs;
+	struct cs_agg_stack st;
+	int64_t *values = calloc(nr_values, sizeof(*values));
+
+	if (!values) {
+		e->err = -ENOMEM;
+		return;
+	}
+	for (size_t s = 0; s < cs_agg_nr_stacks(locs) && !e->err && !e->b.err; s++) {
+		const struct cs_agg_key *t;
+		size_t at, packed;
+		int vi;
+
+		cs_agg_stack(locs, (uint32_t)s, &st);
+		t = cs_agg_frame_key(e->p->threads, st.tag);
+		vi = value_of[t->flags];
+		memset(values, 0, nr_values * sizeof(*values));
+		values[0] = (int64_t)st.count;
+		values[vi] = (int64_t)st.period;
+
+		at = pb_begin(&e->b);
+		packed = pb_begin(&e->b);
+		for (uint32_t j = 0; j < st.nr; j++)
+			pb_varint(&e->b, (uint64_t)st.frames[j] + 1);
+		pb_end(&e->b, SAMPLE_LOCATION_ID, packed);
+		packed = pb_begin(&e->b);
+		for (size_t j = 0; j < nr_values; j++)
+			pb_varint(&e->b, (uint64_t)values[j]);
+		pb_end(&e->b, SAMPLE_VALUE, packed);
+
+		packed = pb_begin(&e->b);
+		pb_int64(&e->b, LABEL_KEY, str_index(e, "comm", false));
+		pb_int64(&e->b, LABEL_STR, str_index(e, t->sym, false));
+		pb_end(&e->b, SAMPLE_LABEL, packed);
+		packed = pb_begin(&e->b);
+		pb_int64(&e->b, LABEL_KEY, str_index(e, "pid", false));
+		pb_int64(&e->b, LABEL_NUM, (int64_t)(t->addr >> 32));
+		pb_end(&e->b, SAMPLE_LABEL, packed);
+		packed = pb_begin(&e->b);
+		pb_int64(&e->b, LABEL_KEY, str_index(e, "tid", false));
+		pb_int64(&e->b, LABEL_NUM, (int64_t)(uint32_t)t->addr);
+		pb_end(&e->b, SAMPLE_LABEL, packed);
+		pb_end(&e->b, PROFILE_SAMPLE, at);
+	}
+	free(values);
+}
+
+static void put_mappings(struct enc *e)
+{
+	char hex[2 * 20 + 1];
+
+	for (size_t i = 0; i < cs_agg_nr_frames(e->maps) && !e->err; i++) {
+		const struct cs_location *l = cs_agg_frame_loc(e->maps, (uint32_t)i);
+		size_t at = pb_begin(&e->b);
+		uint64_t limit = l->map_end > l->map_start ? l->map_end : l->map_start;
+
+		pb_uint64(&e->b, MAPPING_ID, i + 1);
+		pb_uint64_opt(&e->b, MAPPING_START, l->map_start);
+		pb_uint64_opt(&e->b, MAPPING_LIMIT, limit);
+		pb_uint64_opt(&e->b, MAPPING_OFFSET, l->map_pgoff);
+		pb_int64_opt(&e->b, MAPPING_FILENAME, str_index(e, l->dso_name, false));
+		if (l->build_id && l->build_id_size) {
+			size_t n = l->build_id_size > 20 ? 20 : l->build_id_size;
+
+			for (size_t j = 0; j < n; j++)
+				snprintf(hex + 2 * j, 3, "%02x", l->build_id[j]);
+			pb_int64(&e->b, MAPPING_BUILD_ID, str_index(e, hex, true));
+		}
+		/* symbolized here: pprof must not look the addresses up again */
+		pb_bool(&e->b, MAPPING_HAS_FUNCTIONS, 1);
+		pb_end(&e->b, PROFILE_MAPPING, at);
+	}
+}
+
+static void put_locations(struct enc *e)
+{
+	struct cs_agg *locs = e->p->locs;
+
+	for (size_t i = 0; i < cs_agg_nr_frames(locs) && !e->err; i++) {
+		const struct cs_agg_key *k = cs_agg_frame_key(locs, (uint32_t)i);
+		size_t at = pb_begin(&e->b), line;
+
+		pb_uint64(&e->b, LOCATION_ID, i + 1);
+		pb_uint64_opt(&e->b, LOCATION_MAPPING_ID, e->loc_map[i]);
+		pb_uint64_opt(&e->b, LOCATION_ADDRESS, k->addr);
+		if (e->loc_func[i]) {
+			line = pb_begin(&e->b);
+			pb_uint64(&e->b, LINE_FUNCTION_ID, e->loc_func[i]);
+			pb_end(&e->b, LOCATION_LINE, line);
+		}
+		pb_end(&e->b, PROFILE_LOCATION, at);
+	}
+}
+
+static void put_functions(struct enc *e)
+{
+	for (size_t i = 0; i < cs_agg_nr_frames(e->funcs) && !e->err; i++) {
+		const struct cs_agg_key *k = cs_agg_frame_key(e->funcs, (uint32_t)i);
+		size_t at = pb_begin(&e->b);
+		int64_t name = str_index(e, k->sym, false);
+
+		pb_uint64(&e->b, FUNCTION_ID, i + 1);
+		pb_int64(&e->b, FUNCTION_NAME, name);
+		pb_int64(&e->b, FUNCTION_SYSTEM_NAME, name);
+		pb_int64_opt(&e->b, FUNCTION_FILENAME, str_index(e, k->dso, false));
+		pb_end(&e->b, PROFILE_FUNCTION, at);
+	}
+}
+
+int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		    size_t nr_events, uint8_t **data, size_t *len)
+{
+	struct enc e = { .p = p };
+	const struct cs_pprof_event *first = NULL;
+	int *value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
+	bool *used = calloc(p->nr_ev + 1, sizeof(*used));
+	struct cs_pprof_event unnamed = { 0 };
+	size_t nr_values = 1;
+
+	*data = NULL;
+	*len = 0;
+	if (!value_of || !used || cs_agg_new(&e.strings) || cs_agg_new(&e.maps) ||
+	    cs_agg_new(&e.funcs)) {
+		e.err = -ENOMEM;
+		goto out;
+	}
+	str_index(&e, "", false);		/* index 0 must be "" */
+
+	/* one value column per event that has samples, after the count */
+	for (size_t i = 0; i < cs_agg_nr_frames(p->threads); i++)
+		used[cs_agg_frame_key(p->threads, (uint32_t)i)->flags] = true;
+	value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
+	for (unsigned int ev = 0; ev < p->nr_ev; ev++) {
+		const struct cs_pprof_event *d = ev < nr_events ? &events[ev] : &unnamed;
+
+		if (!used[ev])
+			continue;
+		value_of[ev] = (int)nr_values++;
+		event_type(&e, PROFILE_SAMPLE_TYPE, d);
+		if (!first)
+			first = d;
+	}
+	resolve_locations(&e);
+	if (!e.err)
+		put_samples(&e, value_of, nr_values);
+	put_mappings(&e);
+	put_locations(&e);
+	put_functions(&e);
+
+	if (p->samples) {
+		int64_t span = (int64_t)(p->last_time - p->first_time);
+
+		if (p->o.end_nanos > span)
+			pb_int64(&e.b, PROFILE_TIME_NANOS, p->o.end_nanos - span);
+		pb_int64_opt(&e.b, PROFILE_DURATION_NANOS, span);
+	}
+	if (first) {
+		uint64_t period = first->period;
+
+		event_type(&e, PROFILE_PERIOD_TYPE, first);
+		if (!period && first->freq && is_clock(first->name))
+			period = 1000000000ULL / first->freq;
+		pb_int64_opt(&e.b, PROFILE_PERIOD, (int64_t)period);
+		pb_int64(&e.b, PROFILE_DEFAULT_SAMPLE_TYPE,
+			 str_index(&e, is_clock(first->name) ? "cpu" :
+				   first->name ? first->name : "events", false));
+	}
+	/* last: every string above has been interned by now */
+	for (size_t i = 0; i < cs_agg_nr_frames(e.strings) && !e.err; i++)
+		pb_string(&e.b, PROFILE_STRING_TABLE,
+			  cs_agg_frame_key(e.strings, (uint32_t)i)->sym);
+out:
+	if (!e.err)
+		e.err = e.b.err;
+	if (!e.err) {
+		*data = e.b.p;
+		*len = e.b.len;
+	} else {
+		pb_free(&e.b);
+	}
+	free(e.loc_map);
+	free(e.loc_func);
+	free(value_of);
+	free(used);
+	cs_agg_free(e.strings);
+	cs_agg_free(e.maps);
+	cs_agg_free(e.funcs);
+	return e.err;
+}
+
+int cs_pprof_write(struct cs_pprof *p, const struct cs_pprof_event *events,
+		   size_t nr_events, FILE *out)
+{
+	uint8_t *data, chunk[65536];
+	size_t len;
+	z_stream z = { 0 };
+	int err = cs_pprof_encode(p, events, nr_events, &data, &len);
+	int zr;
+
+	if (err)
+		return err;
+	/* windowBits 15 + 16: a gzip wrapper, as pprof expects */
+	if (deflateInit2(&z, p->o.compression ? p->o.compression : 6, Z_DEFLATED,
+			 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(data);
+		return -ENOMEM;
+	}
+	z.next_in = data;
+	z.avail_in = (uInt)len;	/* a profile is far below 4 GiB */
+	if (len > UINT32_MAX)
+		err = -EFBIG;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			err = -EIO;
+			break;
+		}
+		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) !=
+		    sizeof(chunk) - z.avail_out)
+			err = -EIO;
+	} while (!err && zr != Z_STREAM_END);
+	deflateEnd(&z);
+	free(data);
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	return err;
+}

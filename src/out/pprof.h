@@ -1,0 +1,82 @@
+/* pprof.h - the profile as pprof's profile.proto, gzipped.
+ *
+ * What continuous-profiling services and `go tool pprof` read:
+ *   sample_type   samples/count, then per event its period: cpu/nanoseconds
+ *                 for cpu-clock and task-clock (their period is in ns),
+ *                 else NAME/count
+ *   sample        location ids (innermost first), the values, and labels
+ *                 comm (string), pid and tid (numbers)
+ *   location      the address, its mapping, one line naming the function
+ *                 (none when the symbol is unknown)
+ *   function      name (the demangled symbol), and its dso as file name
+ *   mapping       start, limit, file offset, file name, build id (hex)
+ *   string_table  "" first
+ *   period_type, period, time_nanos, duration_nanos, default_sample_type
+ * A kernel-only sample's missing user part is a location whose function is
+ * named "[user stack missing: why]", as in the other outputs.
+ *
+ * Samples are aggregated per unique (thread, event, stack) while reading;
+ * the protobuf is encoded once, at the end.
+ */
+#ifndef CS_PPROF_H
+#define CS_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <callstitch/callstitch.h>
+#include "out/frames.h"
+
+struct cs_pprof;			/* opaque */
+
+/* One event of the profile, as the sample types need it. */
+struct cs_pprof_event {
+	const char *name;		/* "cpu-clock" */
+	uint64_t period;		/* fixed period; 0 when sampled by frequency */
+	uint64_t freq;			/* samples per second, or 0 */
+};
+
+struct cs_pprof_opts {
+	int64_t end_nanos;		/* wall clock (epoch ns) when the recording
+					 * ended, or 0; time_nanos is this less
+					 * the span of the samples */
+	int compression;		/* zlib level; 0 means the default (6) */
+};
+
+/* Returns 0 and a new profile in *out (the caller frees it), or -ENOMEM. */
+int cs_pprof_new(const struct cs_pprof_opts *o, struct cs_pprof **out);
+void cs_pprof_free(struct cs_pprof *p);
+
+/* Adds a sample of event `evsel` at `time` (ns, the recording's clock)
+ * given its resolved frames, innermost first. comm may be NULL and is
+ * copied; the frames' strings must outlive p. Returns 0 or -ENOMEM. */
+int cs_pprof_add(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
+		 uint32_t tid, const char *comm, uint64_t time,
+		 const struct cs_frame *frames, size_t nr, uint64_t period);
+
+uint64_t cs_pprof_samples(const struct cs_pprof *p);
+
+/* Encodes the profile (uncompressed) into *data and *len (the caller frees
+ * *data). events[i] describes event i. Returns 0 or -ENOMEM. */
+int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		    size_t nr_events, uint8_t **data, size_t *len);
+
+/* Encodes and writes it gzipped. Returns 0, -ENOMEM or -EIO. */
+int cs_pprof_write(struct cs_pprof *p, const struct cs_pprof_event *events,
+		   size_t nr_events, FILE *out);
+
+/* As an output: ctx is a struct cs_pprof_run; `end` writes to out. */
+struct cs_pprof_run {
+	struct cs_pprof *pprof;
+	FILE *out;
+	const uint32_t *pids, *tids;	/* filters (NULL: all) */
+	size_t nr_pids, nr_tids;
+	struct cs_machine *machine;	/* set by begin */
+	struct cs_frame *frames;	/* allocated by begin */
+};
+extern const struct cs_output_ops cs_pprof_ops;
+void cs_pprof_run_release(struct cs_pprof_run *run);
+
+#endif

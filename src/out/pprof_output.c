@@ -1,0 +1,85 @@
+/* pprof_output.c - the pprof profile as a cs_output_ops (see pprof.h).
+ *
+ * Kept apart from pprof.c so that the encoding can be tested with
+ * hand-made frames, without a session.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "abi/perf_abi.h"
+#include "out/pprof.h"
+
+static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static int run_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_pprof_run *run = ctx;
+
+	run->machine = cs_session_machine(s);
+	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
+	return run->frames ? 0 : -ENOMEM;
+}
+
+static int run_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_pprof_run *run = ctx;
+	const struct cs_sample *smp = &s->event->sample;
+	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
+	size_t n;
+
+	if ((run->pids && !in_ids(run->pids, run->nr_pids, smp->pid)) ||
+	    (run->tids && !in_ids(run->tids, run->nr_tids, smp->tid)))
+		return 0;
+	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	return cs_pprof_add(run->pprof, evsel, smp->pid, smp->tid,
+			    cs_machine_comm(run->machine, smp->pid, smp->tid),
+			    smp->time, run->frames, n, smp->period);
+}
+
+static int run_end(void *ctx, struct cs_session *s)
+{
+	struct cs_pprof_run *run = ctx;
+	size_t nr = cs_session_nr_evsels(s), max = 0;
+	struct cs_pprof_event *ev;
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		if (cs_session_evsel(s, i)->index + 1 > max)
+			max = cs_session_evsel(s, i)->index + 1;
+	ev = calloc(max ? max : 1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		const struct cs_evsel *e = cs_session_evsel(s, i);
+		struct cs_pprof_event *d = &ev[e->index];
+
+		d->name = e->name;
+		if (e->attr && (e->attr->flags & CS_ATTR_FREQ))
+			d->freq = e->attr->sample_period;
+		else if (e->attr)
+			d->period = e->attr->sample_period;
+	}
+	err = cs_pprof_write(run->pprof, ev, max, run->out);
+	free(ev);
+	return err;
+}
+
+void cs_pprof_run_release(struct cs_pprof_run *run)
+{
+	free(run->frames);
+	run->frames = NULL;
+}
+
+const struct cs_output_ops cs_pprof_ops = {
+	.begin = run_begin,
+	.sample = run_sample,
+	.end = run_end,
+};

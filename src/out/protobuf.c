@@ -1,0 +1,136 @@
+/* protobuf.c - protocol buffers encoding (see protobuf.h). */
+#include "out/protobuf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pb_free(struct pb_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+static int reserve(struct pb_buf *b, size_t more)
+{
+	size_t n = b->cap ? b->cap : 4096;
+	uint8_t *q;
+
+	if (b->err)
+		return b->err;
+	if (more <= b->cap - b->len)
+		return 0;
+	if (more > SIZE_MAX / 4 - b->len)
+		return b->err = -ENOMEM;
+	while (n - b->len < more)
+		n *= 2;
+	q = realloc(b->p, n);
+	if (!q)
+		return b->err = -ENOMEM;
+	b->p = q;
+	b->cap = n;
+	return 0;
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+void pb_varint(struct pb_buf *b, uint64_t v)
+{
+	if (reserve(b, 10))
+		return;
+	b->len += put_varint(b->p + b->len, v);
+}
+
+void pb_key(struct pb_buf *b, uint32_t field, enum pb_wire wire)
+{
+	pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+void pb_uint64(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	pb_key(b, field, PB_VARINT);
+	pb_varint(b, v);
+}
+
+void pb_uint64_opt(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	if (v)
+		pb_uint64(b, field, v);
+}
+
+/* int64 is a plain varint of the two's complement (negative: 10 bytes) */
+void pb_int64(struct pb_buf *b, uint32_t field, int64_t v)
+{
+	pb_uint64(b, field, (uint64_t)v);
+}
+
+void pb_int64_opt(struct pb_buf *b, uint32_t field, int64_t v)
+{
+	if (v)
+		pb_int64(b, field, v);
+}
+
+void pb_bool(struct pb_buf *b, uint32_t field, int v)
+{
+	pb_uint64(b, field, v ? 1 : 0);
+}
+
+void pb_bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)
+{
+	pb_key(b, field, PB_LEN);
+	pb_varint(b, len);
+	if (reserve(b, len))
+		return;
+	if (len)
+		memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+void pb_string(struct pb_buf *b, uint32_t field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+size_t pb_begin(struct pb_buf *b)
+{
+	return b->len;
+}
+
+void pb_end(struct pb_buf *b, uint32_t field, size_t start)
+{
+	uint64_t body, key = (uint64_t)field << 3 | PB_LEN;
+	size_t head;
+
+	if (b->err)
+		return;
+	body = b->len - start;
+	head = varint_len(key) + varint_len(body);
+	if (reserve(b, head))
+		return;
+	memmove(b->p + start + head, b->p + start, body);
+	start += put_varint(b->p + start, key);
+	put_varint(b->p + start, body);
+	b->len += head;
+}
