@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_MAX_STACK = 0x2000 };
+enum { OPT_MAX_STACK = 0x2000, OPT_NO_INLINE };
 
 static void usage(FILE *f)
 {
@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"      --no-merge-callchains  the raw view: samples with their cookie\n"
 		"                        and each DEFERRED CALLCHAIN record on its own\n"
 		"      --max-stack N     print at most N frames per stack (default 127)\n"
+		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -31,6 +32,7 @@ int cmd_script(int argc, char **argv)
 		CLI_INPUT_OPTIONS,
 		{ "no-merge-callchains", no_argument, NULL, CLI_OPT_NO_MERGE },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,6 +50,9 @@ int cmd_script(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case OPT_NO_INLINE:
+			so.no_inline = true;
+			break;
 		case OPT_MAX_STACK: {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

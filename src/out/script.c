@@ -7,6 +7,7 @@
 #include "out/script.h"
 #include "out/frames.h"
 #include "abi/perf_abi.h"
+#include "lib/machine/machine.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 struct cs_script {
 	FILE *out;
 	bool no_merge;
+	bool no_inline;
 	unsigned int max_stack;
 	struct cs_session *session;
 	struct cs_machine *machine;
@@ -43,6 +45,7 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	}
 	sc->out = o->out ? o->out : stdout;
 	sc->no_merge = o->no_merge;
+	sc->no_inline = o->no_inline;
 	sc->max_stack = o->max_stack ? o->max_stack : PERF_MAX_STACK;
 	*out = sc;
 	return 0;
@@ -272,14 +275,47 @@ static void put_frame(struct cs_script *sc, const struct cs_frame *f,
 	put_ch(sc, ')');
 }
 
-static void put_frames(struct cs_script *sc, const struct cs_frame *f,
-		       size_t n)
+/* perf shows each function inlined at a user address as a line of its
+ * own above the frame - "(inlined)" in place of the dso, or as an ordinary
+ * line when it has the frame's own name */
+static size_t put_inlines(struct cs_script *sc, uint32_t pid,
+			  const struct cs_frame *f, size_t left)
 {
-	if (n > sc->max_stack)
-		n = sc->max_stack;
-	for (size_t i = 0; i < n; i++) {
+	const char *names[32];
+	struct cs_frame inl;
+	size_t n, i;
+
+	if (sc->no_inline || f->kind != CS_FRAME_ADDR || !f->loc.sym ||
+	    f->loc.kernel)
+		return 0;
+	n = cs_machine_inlines(sc->machine, pid, f->addr, names, 32);
+	if (n > 32)
+		n = 32;
+	for (i = 0; i < n && i < left; i++) {
+		bool same = !strcmp(names[i], f->loc.sym);
+
+		inl = *f;
+		inl.loc.sym = names[i];
+		if (!same)
+			inl.loc.dso_name = "inlined";
+		put_frame(sc, &inl, '\t');
+		put_ch(sc, '\n');
+	}
+	return i;
+}
+
+static void put_frames(struct cs_script *sc, uint32_t pid,
+		       const struct cs_frame *f, size_t n)
+{
+	size_t lines = 0;
+
+	for (size_t i = 0; i < n && lines < sc->max_stack; i++) {
+		lines += put_inlines(sc, pid, &f[i], sc->max_stack - lines);
+		if (lines >= sc->max_stack)
+			break;
 		put_frame(sc, &f[i], '\t');
 		put_ch(sc, '\n');
+		lines++;
 	}
 	put_ch(sc, '\n');
 }
@@ -322,7 +358,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		n = CS_FRAMES_MAX;
 	if (st & CS_SAMPLE_CALLCHAIN) {
 		put_ch(sc, '\n');
-		put_frames(sc, sc->frames, n);
+		put_frames(sc, smp->pid, sc->frames, n);
 	} else if (n) {
 		put_ch(sc, ' ');
 		put_frame(sc, &sc->frames[0], ' ');
@@ -364,7 +400,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 				      CS_FRAMES_MAX) : 0;
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	put_frames(sc, sc->frames, n);
+	put_frames(sc, ev->id.pid, sc->frames, n);
 	return sc->io_error ? -EIO : 0;
 }
 

@@ -20,6 +20,7 @@ struct cs_script;			/* opaque */
 struct cs_script_opts {
 	FILE *out;			/* where the text goes (not owned) */
 	bool no_merge;			/* also print type-22 records */
+	bool no_inline;			/* no "(inlined)" frames from DWARF */
 	unsigned int max_stack;		/* frames per stack; 0: perf's 127 */
 };
 

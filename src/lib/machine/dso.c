@@ -1,5 +1,6 @@
 /* dso.c - the dso table and where a binary's symbols come from. */
 #include "lib/machine/dso.h"
+#include "lib/symbols/inlines.h"
 #include "lib/symbols/symtab.h"
 
 #include <errno.h>
@@ -69,7 +70,7 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 	for (d = t->hash[h]; d; d = d->next)
 		if (!strncmp(d->name, name, name_len) && !d->name[name_len] &&
 		    d->build_id_size == build_id_size &&
-		    !memcmp(d->build_id, build_id, build_id_size))
+		    (!build_id_size || !memcmp(d->build_id, build_id, build_id_size)))
 			return d;
 	d = calloc(1, sizeof(*d));
 	if (!d)
@@ -276,13 +277,28 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	from = found;
 	if (!d->info.has_symtab && debug_file(t, d, &d->info, dbg, sizeof(dbg)))
 		from = dbg;
+	d->dwarf_path = strdup(from);
 	if (cs_symtab_new(&d->syms))
 		return;
-	if (cs_elf_load_symbols(from, d->syms) <= 0 ||
-	    cs_symtab_finish(d->syms)) {
+	/* PLT entries have no symbols: name them from the running binary's
+	 * relocations, which a debug file does not carry */
+	if ((cs_elf_load_symbols(from, d->syms) < 0) |
+	    (cs_elf_load_plt(found, d->syms) < 0) ||
+	    cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
 		cs_symtab_free(d->syms);
 		d->syms = NULL;
 	}
+}
+
+size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
+		      size_t cap)
+{
+	if (!d->inlines_tried) {
+		d->inlines_tried = true;
+		if (d->dwarf_path && cs_inlines_open(d->dwarf_path, &d->inlines))
+			d->inlines = NULL;
+	}
+	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
 }
 
 size_t cs_dso_table_mismatches(const struct cs_dso_table *t,
@@ -303,6 +319,8 @@ void cs_dso_table_free(struct cs_dso_table *t)
 		for (; d; d = next) {
 			next = d->next;
 			cs_symtab_free(d->syms);
+			cs_inlines_free(d->inlines);
+			free(d->dwarf_path);
 			free(d->found);
 			free(d->name);
 			free(d);

@@ -17,6 +17,7 @@
 #include "lib/symbols/elfimg.h"
 
 struct cs_symtab;
+struct cs_inlines;
 struct cs_dso_table;			/* opaque */
 
 enum cs_dso_status {
@@ -35,6 +36,9 @@ struct cs_dso {
 	enum cs_dso_status status;
 	struct cs_elf_info info;	/* valid once loaded from a file */
 	struct cs_symtab *syms;		/* NULL: no symbols */
+	char *dwarf_path;		/* file that may hold its DWARF */
+	struct cs_inlines *inlines;	/* opened on first inline query */
+	bool inlines_tried;
 	struct cs_dso *next;		/* hash chain */
 };
 
@@ -50,6 +54,10 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 
 /* Loads the dso's symbols once; later calls return at once. */
 void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
+
+/* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
+size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
+		      size_t cap);
 
 /* Number of dsos refused for a build id mismatch, and the first one. */
 size_t cs_dso_table_mismatches(const struct cs_dso_table *t,

@@ -641,3 +641,21 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	c->addr = addr;
 	c->loc = *loc;
 }
+
+size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
+			  const char **names, size_t cap)
+{
+	struct proc *p = u32map_get(&m->procs, pid);
+	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
+	struct cs_dso *d;
+	uint64_t off;
+
+	if (!map)
+		return 0;
+	d = map->dso;
+	cs_dso_load(m->dsos, d);
+	if (d->status != CS_DSO_LOADED)
+		return 0;
+	off = addr - map->start + map->pgoff;
+	return cs_dso_inlines(d, cs_elf_offset_to_vaddr(&d->info, off), names, cap);
+}

@@ -31,6 +31,14 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 /* Applies a side-band event; other types are ignored. Returns 0 or -ENOMEM. */
 int cs_machine_event(struct cs_machine *m, const struct cs_event *ev);
 
+/* Functions the compiler inlined at a user address of pid (from the
+ * binary's DWARF), innermost first, without the function they sit in -
+ * what perf script prints as "(inlined)" frames. Fills names[0..cap) and
+ * returns how many there are; 0 for kernel addresses or without debug
+ * info. Names live until the machine is freed. */
+size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
+			  const char **names, size_t cap);
+
 void cs_machine_free(struct cs_machine *m);
 
 #endif

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,4 +237,91 @@ void cs_build_id_hex(const uint8_t *id, size_t size, char *buf)
 		buf[2 * i + 1] = hex[id[i] & 15];
 	}
 	buf[2 * size] = '\0';
+}
+
+/* The section named name, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, out))
+			continue;
+		n = elf_strptr(elf, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+long cs_elf_load_plt(const char *path, struct cs_symtab *t)
+{
+	GElf_Shdr sh_plt, sh_rela, sh_dyn;
+	Elf_Scn *plt, *rela, *dyn;
+	Elf_Data *rd, *dd;
+	uint64_t addr, entsize = 16;
+	size_t n, i;
+	long added = 0;
+	int fd, err;
+	Elf *elf;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	/* with IBT the entries that code calls live in .plt.sec, without a
+	 * header; otherwise in .plt after a 16-byte header */
+	plt = find_section(elf, ".plt.sec", &sh_plt);
+	if (plt) {
+		addr = sh_plt.sh_addr;
+	} else {
+		plt = find_section(elf, ".plt", &sh_plt);
+		addr = sh_plt.sh_addr + 16;
+	}
+	rela = find_section(elf, ".rela.plt", &sh_rela);
+	if (!plt || !rela || sh_plt.sh_type == SHT_NOBITS ||
+	    sh_rela.sh_type != SHT_RELA || !sh_rela.sh_entsize)
+		goto out;
+	dyn = elf_getscn(elf, sh_rela.sh_link);
+	if (!dyn || !gelf_getshdr(dyn, &sh_dyn) || !sh_dyn.sh_entsize)
+		goto out;
+	rd = elf_getdata(rela, NULL);
+	dd = elf_getdata(dyn, NULL);
+	if (!rd || !dd)
+		goto out;
+	n = sh_rela.sh_size / sh_rela.sh_entsize;
+	for (i = 0; i < n; i++, addr += entsize) {
+		char name[512];
+		const char *sym;
+		GElf_Rela r;
+		GElf_Sym ds;
+		int len;
+
+		if (addr + entsize > sh_plt.sh_addr + sh_plt.sh_size)
+			break;
+		if (!gelf_getrela(rd, (int)i, &r) ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &ds))
+			continue;
+		sym = elf_strptr(elf, sh_dyn.sh_link, ds.st_name);
+		if (!sym || !*sym)
+			continue;
+		len = snprintf(name, sizeof(name), "%s@plt", sym);
+		if (len < 0 || (size_t)len >= sizeof(name))
+			continue;
+		err = cs_symtab_add(t, addr, entsize, CS_SYM_GLOBAL, name,
+				    (size_t)len, NULL);
+		if (err) {
+			added = err;
+			break;
+		}
+		added++;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return added;
 }

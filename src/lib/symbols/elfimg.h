@@ -35,6 +35,11 @@ int cs_elf_info_read(const char *path, struct cs_elf_info *info);
  * names demangled. Returns the number added or a negative errno. */
 long cs_elf_load_symbols(const char *path, struct cs_symtab *t);
 
+/* Adds "name@plt" symbols for the PLT entries of path (x86-64 layout:
+ * .plt.sec, or .plt after its header, in .rela.plt order), as perf shows
+ * calls through the PLT. Returns the number added or a negative errno. */
+long cs_elf_load_plt(const char *path, struct cs_symtab *t);
+
 /* A file offset inside a loaded segment as a symbol address; the offset
  * itself when no segment holds it. */
 uint64_t cs_elf_offset_to_vaddr(const struct cs_elf_info *info, uint64_t off);

@@ -1,0 +1,310 @@
+/* inlines.c - inlined-function chains from DWARF through libdw. */
+#include "lib/symbols/inlines.h"
+#include "lib/symbols/symtab.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_DEPTH 32
+
+struct cu_range {
+	uint64_t lo, hi;		/* [lo, hi) */
+	Dwarf_Off cu;			/* offset of the CU's DIE */
+};
+
+struct answer {				/* one cached address */
+	uint64_t addr;
+	uint32_t first;			/* index into names */
+	uint8_t n;
+	bool used;
+};
+
+struct cs_inlines {
+	int fd;
+	Dwarf *dw;
+	struct cu_range *ranges;
+	size_t nr_ranges, cap_ranges;
+	struct answer *cache;		/* open addressing, power of two */
+	size_t cache_cap, cache_nr;
+	const char **names;		/* answers' names, back to back */
+	size_t nr_names, cap_names;
+	char **owned;			/* interned strings */
+	size_t nr_owned, cap_owned;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int add_range(struct cs_inlines *in, uint64_t lo, uint64_t hi,
+		     Dwarf_Off cu)
+{
+	if (lo >= hi)
+		return 0;
+	if (in->nr_ranges == in->cap_ranges) {
+		size_t cap = in->cap_ranges ? in->cap_ranges * 2 : 256;
+		struct cu_range *p = realloc(in->ranges, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		in->ranges = p;
+		in->cap_ranges = cap;
+	}
+	in->ranges[in->nr_ranges++] = (struct cu_range){ lo, hi, cu };
+	return 0;
+}
+
+/* .debug_aranges is missing or partial in many builds: index every CU's
+ * ranges once instead */
+static int index_cus(struct cs_inlines *in)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(in->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t p = 0;
+
+		if (dwarf_offdie(in->dw, off + hsize, &cu)) {
+			while ((p = dwarf_ranges(&cu, p, &base, &lo, &hi)) > 0)
+				if (add_range(in, lo, hi, off + hsize))
+					return -ENOMEM;
+		}
+		off = next;
+	}
+	qsort(in->ranges, in->nr_ranges, sizeof(*in->ranges), cmp_range);
+	return 0;
+}
+
+int cs_inlines_open(const char *path, struct cs_inlines **out)
+{
+	struct cs_inlines *in;
+	int err;
+
+	*out = NULL;
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		err = -errno;
+		free(in);
+		return err;
+	}
+	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
+	if (!in->dw) {
+		close(in->fd);
+		free(in);
+		return -ENODATA;
+	}
+	err = index_cus(in);
+	if (!err && !in->nr_ranges)
+		err = -ENODATA;
+	if (err) {
+		cs_inlines_free(in);
+		return err;
+	}
+	*out = in;
+	return 0;
+}
+
+static const char *intern(struct cs_inlines *in, const char *s, bool demangle)
+{
+	char *copy = demangle ? cs_demangle(s) : NULL;
+
+	for (size_t i = in->nr_owned; i-- > 0;)
+		if (!strcmp(in->owned[i], copy ? copy : s)) {
+			free(copy);
+			return in->owned[i];
+		}
+	if (in->nr_owned == in->cap_owned) {
+		size_t cap = in->cap_owned ? in->cap_owned * 2 : 64;
+		char **p = realloc(in->owned, cap * sizeof(*p));
+
+		if (!p) {
+			free(copy);
+			return NULL;
+		}
+		in->owned = p;
+		in->cap_owned = cap;
+	}
+	if (!copy)
+		copy = strdup(s);
+	if (!copy)
+		return NULL;
+	in->owned[in->nr_owned++] = copy;
+	return copy;
+}
+
+/* perf (like addr2line) names an inlined function by its linkage name
+ * when it has one: glibc's hidden aliases show as __GI_... */
+static const char *die_name(struct cs_inlines *in, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
+		s = dwarf_formstring(&at);
+	if (s)
+		return intern(in, s, true);
+	if (dwarf_attr_integrate(die, DW_AT_name, &at))
+		s = dwarf_formstring(&at);
+	return intern(in, s ? s : "??", false);
+}
+
+static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
+{
+	size_t lo = 0, hi = in->nr_ranges, n = 0;
+	Dwarf_Die cu, *scopes = NULL;
+	int nsc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ranges may nest or overlap a little: look back a few */
+	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
+		if (addr >= in->ranges[k].hi)
+			continue;
+		if (!dwarf_offdie(in->dw, in->ranges[k].cu, &cu))
+			return 0;
+		nsc = dwarf_getscopes(&cu, addr, &scopes);
+		/* the innermost inlined call, then its concrete parents: the
+		 * scopes of its abstract definition would cut the chain short */
+		for (int i = 0; i < nsc; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			Dwarf_Die *chain = NULL;
+			int nch;
+
+			if (tag == DW_TAG_subprogram)
+				break;
+			if (tag != DW_TAG_inlined_subroutine)
+				continue;
+			nch = dwarf_getscopes_die(&scopes[i], &chain);
+			for (int k = 0; k < nch && n < MAX_DEPTH; k++) {
+				int t2 = dwarf_tag(&chain[k]);
+				const char *name;
+
+				if (t2 == DW_TAG_subprogram)
+					break;
+				if (t2 != DW_TAG_inlined_subroutine)
+					continue;
+				name = die_name(in, &chain[k]);
+				if (name)
+					out[n++] = name;
+			}
+			free(chain);
+			break;
+		}
+		free(scopes);
+		return n;
+	}
+	return 0;
+}
+
+static uint32_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (uint32_t)x;
+}
+
+static struct answer *slot(struct cs_inlines *in, uint64_t addr)
+{
+	size_t i = hash64(addr) & (in->cache_cap - 1);
+
+	while (in->cache[i].used && in->cache[i].addr != addr)
+		i = (i + 1) & (in->cache_cap - 1);
+	return &in->cache[i];
+}
+
+static int grow_cache(struct cs_inlines *in)
+{
+	struct answer *old = in->cache;
+	size_t old_cap = in->cache_cap;
+
+	in->cache_cap = old_cap ? old_cap * 2 : 1024;
+	in->cache = calloc(in->cache_cap, sizeof(*in->cache));
+	if (!in->cache) {
+		in->cache = old;
+		in->cache_cap = old_cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].used)
+			*slot(in, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+size_t cs_inlines_at(struct cs_inlines *in, uint64_t vaddr, const char **names,
+		     size_t cap)
+{
+	const char *found[MAX_DEPTH];
+	struct answer *a;
+	size_t n;
+
+	if ((in->cache_nr + 1) * 2 > in->cache_cap && grow_cache(in))
+		return 0;
+	a = slot(in, vaddr);
+	if (!a->used) {
+		n = lookup(in, vaddr, found);
+		if (in->nr_names + n > in->cap_names) {
+			size_t c = in->cap_names ? in->cap_names * 2 : 1024;
+			const char **p;
+
+			while (c < in->nr_names + n)
+				c *= 2;
+			p = realloc(in->names, c * sizeof(*p));
+			if (!p)
+				return 0;
+			in->names = p;
+			in->cap_names = c;
+		}
+		if (n)
+			memcpy(in->names + in->nr_names, found, n * sizeof(*found));
+		a->addr = vaddr;
+		a->first = (uint32_t)in->nr_names;
+		a->n = (uint8_t)n;
+		a->used = true;
+		in->nr_names += n;
+		in->cache_nr++;
+	}
+	n = a->n;
+	for (size_t i = 0; i < n && i < cap; i++)
+		names[i] = in->names[a->first + i];
+	return n;
+}
+
+void cs_inlines_free(struct cs_inlines *in)
+{
+	if (!in)
+		return;
+	if (in->dw)
+		dwarf_end(in->dw);
+	if (in->fd >= 0)
+		close(in->fd);
+	for (size_t i = 0; i < in->nr_owned; i++)
+		free(in->owned[i]);
+	free(in->owned);
+	free(in->names);
+	free(in->cache);
+	free(in->ranges);
+	free(in);
+}

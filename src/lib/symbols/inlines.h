@@ -1,0 +1,29 @@
+/* inlines.h - which functions were inlined at an address, from DWARF.
+ *
+ * perf script shows, above a frame, one line per function inlined at its
+ * address. The debug info of a binary (or of its separate debug file) is
+ * opened on first use; answers are cached per address, since samples
+ * repeat the same few thousand addresses.
+ */
+#ifndef CS_INLINES_H
+#define CS_INLINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cs_inlines;			/* opaque */
+
+/* Opens path's DWARF. Returns 0 and a handle in *out (caller frees),
+ * -ENODATA when the file has no debug info, or another negative errno. */
+int cs_inlines_open(const char *path, struct cs_inlines **out);
+
+/* Names of the functions inlined at vaddr (an address in the file's own
+ * address space), innermost first, without the function they are inlined
+ * into. Fills names[0..cap) and returns how many there are. Names
+ * (linkage names demangled, else plain names) live until cs_inlines_free. */
+size_t cs_inlines_at(struct cs_inlines *in, uint64_t vaddr, const char **names,
+		     size_t cap);
+
+void cs_inlines_free(struct cs_inlines *in);
+
+#endif
