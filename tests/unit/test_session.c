@@ -8,11 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <sys/wait.h>
+
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
+#include "lib/util/errbuf.h"
+#include "lib/write/encode.h"
+#include "lib/write/writer.h"
 
 struct seen {
 	uint64_t samples, deferred, events;
@@ -365,6 +372,296 @@ static void output_error_stops_the_run(void **state)
 	free(path);
 }
 
+/* ---- a synthetic profile written in every format the reader takes ---- */
+
+enum kind { SAMPLE, RECORD, LOST, EXIT, PLAIN };
+
+struct syn {
+	uint64_t time;
+	uint32_t cpu;
+	enum kind kind;
+	uint32_t tid;
+	uint64_t cookie;
+};
+
+#define A 0xa00000001ULL
+#define B 0xb00000001ULL
+#define C 0xc00000001ULL
+#define D 0xd00000001ULL
+#define E 0xe00000001ULL
+#define F 0xf00000001ULL
+
+/* in time order; written per CPU buffer, round by round, as perf does */
+static const struct syn story[] = {
+	{ 100, 0, SAMPLE, 10, A },
+	{ 110, 0, SAMPLE, 10, A },
+	{ 130, 1, RECORD, 10, A },	/* migrated, and in the next round */
+	{ 135, 1, SAMPLE, 10, A },	/* late */
+	{ 140, 1, SAMPLE, 20, B },
+	{ 150, 0, RECORD, 20, B },	/* cpu 0's chunk: earlier in the file */
+	{ 151, 1, RECORD, 20, B },	/* a second defer_output copy */
+	{ 160, 0, SAMPLE, 30, C },
+	{ 170, 0, LOST, 0, 0 },
+	{ 180, 0, SAMPLE, 30, D },	/* C's record was in the lost part */
+	{ 190, 1, SAMPLE, 40, E },
+	{ 200, 1, EXIT, 40, 0 },
+	{ 210, 0, RECORD, 50, F },	/* orphan */
+	{ 220, 1, PLAIN, 60, 0 },
+	{ 230, 0, SAMPLE, 30, D },	/* still waiting at the end */
+};
+static const uint64_t round_ends[] = { 125, 200 };
+
+static struct cs_perf_attr syn_attr(void)
+{
+	struct cs_perf_attr a = {
+		.type = CS_PERF_TYPE_SOFTWARE,
+		.size = CS_PERF_ATTR_SIZE_VER7,
+		.config = CS_PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 250000,
+		.sample_type = CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
+			       CS_SAMPLE_CALLCHAIN | CS_SAMPLE_CPU |
+			       CS_SAMPLE_PERIOD,
+		.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_TASK | CS_ATTR_COMM |
+			 CS_ATTR_MMAP | CS_ATTR_DEFER_CALLCHAIN |
+			 CS_ATTR_DEFER_OUTPUT,
+	};
+	return a;
+}
+
+static long syn_encode(const struct cs_perf_attr *a, const struct syn *e,
+		       void *buf, size_t cap)
+{
+	struct cs_sample_id id = { .pid = e->tid, .tid = e->tid, .time = e->time,
+				   .cpu = e->cpu };
+	uint64_t chain[8] = { CS_CONTEXT_KERNEL, 0xffffffff81000000ULL + e->time,
+			      0xffffffff82000000ULL + e->tid };
+	uint64_t ips[3] = { 0x400000 + e->tid, 0x401000 + e->cookie % 256,
+			    0x402000 };
+	struct cs_sample smp = { .ip = chain[1], .pid = e->tid, .tid = e->tid,
+				 .time = e->time, .cpu = e->cpu,
+				 .period = 250000, .misc = CS_MISC_KERNEL };
+	struct cs_deferred d = { .cookie = e->cookie, .nr = 3, .ips = ips };
+	struct cs_fork_exit x = { .pid = e->tid, .ppid = 1, .tid = e->tid,
+				  .ptid = 1, .time = e->time };
+	struct cs_lost l = { .id = 1, .lost = 5 };
+
+	switch (e->kind) {
+	case SAMPLE:
+		chain[3] = CS_CONTEXT_USER_DEFERRED;
+		chain[4] = e->cookie;
+		return cs_encode_sample(a, &smp, chain, 5, buf, cap);
+	case PLAIN:
+		chain[3] = CS_CONTEXT_USER;
+		chain[4] = 0x401234;
+		return cs_encode_sample(a, &smp, chain, 5, buf, cap);
+	case RECORD:
+		return cs_encode_deferred(a, &d, &id, buf, cap);
+	case LOST:
+		return cs_encode_lost(a, &l, &id, buf, cap);
+	case EXIT:
+		return cs_encode_fork_exit(a, CS_RECORD_EXIT, &x, &id, buf, cap);
+	}
+	return -EINVAL;
+}
+
+static void syn_write(const char *path, const struct cs_writer_opts *o,
+		      bool rounds)
+{
+	struct cs_perf_attr a = syn_attr();
+	struct cs_errbuf eb = { { 0 } };
+	struct cs_writer *w;
+	uint64_t ids[1] = { 1 };
+	uint64_t buf[512];
+	size_t first = 0, n = sizeof(story) / sizeof(story[0]);
+
+	if (cs_writer_open(path, -1, o, &eb, &w))
+		fail_msg("%s", eb.msg);
+	assert_int_equal(cs_writer_add_event(w, &a, "cpu-clock", ids, 1), 0);
+	assert_int_equal(cs_writer_begin(w), 0);
+	for (size_t r = 0; r <= 2; r++) {
+		uint64_t end = r < 2 ? round_ends[r] : UINT64_MAX;
+		size_t last = first;
+
+		while (last < n && story[last].time < end)
+			last++;
+		for (uint32_t cpu = 0; cpu < 2; cpu++)
+			for (size_t i = first; i < last; i++) {
+				long len;
+
+				if (story[i].cpu != cpu)
+					continue;
+				len = syn_encode(&a, &story[i], buf, sizeof(buf));
+				assert_true(len > 0);
+				assert_int_equal(cs_writer_write(w, buf, (size_t)len), 0);
+			}
+		if (rounds)
+			assert_int_equal(cs_writer_finished_round(w), 0);
+		first = last;
+	}
+	if (cs_writer_finish(w))
+		fail_msg("%s", cs_writer_error(w));
+	cs_writer_free(w);
+}
+
+struct syn_out {
+	uint64_t time[32];
+	enum cs_chain_state state[32];
+	enum cs_missing_reason missing[32];
+	uint64_t chain[32][8];
+	uint64_t chain_nr[32];
+	size_t n;
+};
+
+static int syn_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct syn_out *o = ctx;
+
+	assert_true(o->n < 32 && st->chain_nr <= 8);
+	o->time[o->n] = st->event->sample.time;
+	o->state[o->n] = st->state;
+	o->missing[o->n] = st->missing;
+	o->chain_nr[o->n] = st->chain_nr;
+	memcpy(o->chain[o->n], st->chain, st->chain_nr * 8);
+	o->n++;
+	return 0;
+}
+
+/* fd >= 0: read the file through a pipe, as `perf record -o - |` would */
+static struct cs_stats syn_run(const char *path, bool through_pipe,
+			       struct syn_out *o)
+{
+	static const struct cs_output_ops sops = { .sample = syn_sample };
+	struct cs_session_opts opts = { .path = path, .fd = -1 };
+	struct cs_session *s;
+	struct cs_stats st;
+	int pfd[2] = { -1, -1 };
+	pid_t child = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (through_pipe) {
+		assert_int_equal(pipe(pfd), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			char b[4096];
+			ssize_t n;
+			int in = open(path, O_RDONLY);
+
+			close(pfd[0]);
+			while (in >= 0 && (n = read(in, b, sizeof(b))) > 0)
+				if (write(pfd[1], b, (size_t)n) != n)
+					_exit(1);
+			_exit(0);
+		}
+		close(pfd[1]);
+		opts.fd = pfd[0];
+		opts.path = "pipe";
+	}
+	if (cs_session_open(&opts, &s))
+		fail_msg("open: %s", cs_session_error(s));
+	if (cs_session_run(s, &sops, o))
+		fail_msg("run: %s", cs_session_error(s));
+	st = *cs_session_stats(s);
+	cs_session_free(s);
+	if (through_pipe) {
+		close(pfd[0]);
+		waitpid(child, NULL, 0);
+	}
+	return st;
+}
+
+static void synthetic_profile_stitches_by_every_rule(void **state)
+{
+	char path[] = "/tmp/cs-test-syn-XXXXXX";
+	struct cs_writer_opts wo = { 0 };
+	struct syn_out o;
+	struct cs_stats st;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	syn_write(path, &wo, true);
+	st = syn_run(path, false, &o);
+	unlink(path);
+
+	assert_int_equal(st.samples, 9);
+	assert_int_equal(st.stitched, 3);
+	assert_int_equal(st.stitched_late, 1);
+	assert_int_equal(st.original, 1);
+	assert_int_equal(st.kernel_only, 4);
+	assert_int_equal(st.kernel_only_by[CS_MISSING_LOST], 1);
+	assert_int_equal(st.kernel_only_by[CS_MISSING_EXITED], 1);
+	assert_int_equal(st.kernel_only_by[CS_MISSING_END], 2);
+	assert_int_equal(st.deferred_records, 4);
+	assert_int_equal(st.duplicate_records, 1);
+	assert_int_equal(st.orphan_records, 1);
+	assert_int_equal(st.lost_events, 5);
+
+	/* in the order they became whole */
+	static const uint64_t when[] = { 100, 110, 135, 140, 160, 190, 220, 180, 230 };
+	static const enum cs_chain_state how[] = {
+		CS_CHAIN_STITCHED, CS_CHAIN_STITCHED, CS_CHAIN_STITCHED_LATE,
+		CS_CHAIN_STITCHED, CS_CHAIN_KERNEL_ONLY, CS_CHAIN_KERNEL_ONLY,
+		CS_CHAIN_ORIGINAL, CS_CHAIN_KERNEL_ONLY, CS_CHAIN_KERNEL_ONLY,
+	};
+	assert_int_equal(o.n, 9);
+	for (size_t i = 0; i < 9; i++) {
+		assert_int_equal(o.time[i], when[i]);
+		assert_int_equal(o.state[i], how[i]);
+	}
+	/* the migrated record's stack, after the sample's own kernel part */
+	assert_int_equal(o.chain_nr[0], 3 + 1 + 3);
+	assert_int_equal(o.chain[0][1], 0xffffffff81000000ULL + 100);
+	assert_int_equal(o.chain[0][3], CS_CONTEXT_USER);
+	assert_int_equal(o.chain[0][4], 0x400000 + 10);
+	assert_int_equal(o.chain_nr[4], 3);	/* kernel part only */
+}
+
+static void pipe_big_endian_zstd_and_roundless_files_stitch_the_same(void **state)
+{
+	static const struct {
+		struct cs_writer_opts o;
+		bool rounds, pipe;
+	} kinds[] = {
+		{ { .pipe = true }, true, true },
+		{ { .big_endian = true }, true, false },
+		{ { .zstd_level = 1 }, true, false },
+		{ { .pipe = true, .zstd_level = 3 }, true, true },
+		{ { 0 }, false, false },
+	};
+	char path[] = "/tmp/cs-test-syn-XXXXXX";
+	struct cs_writer_opts plain = { 0 };
+	struct syn_out want, got;
+	struct cs_stats ws, gs;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	syn_write(path, &plain, true);
+	ws = syn_run(path, false, &want);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		syn_write(path, &kinds[k].o, kinds[k].rounds);
+		gs = syn_run(path, kinds[k].pipe, &got);
+		assert_int_equal(got.n, want.n);
+		for (size_t i = 0; i < want.n; i++) {
+			assert_int_equal(got.time[i], want.time[i]);
+			assert_int_equal(got.state[i], want.state[i]);
+			assert_int_equal(got.missing[i], want.missing[i]);
+			assert_int_equal(got.chain_nr[i], want.chain_nr[i]);
+			assert_memory_equal(got.chain[i], want.chain[i],
+					    want.chain_nr[i] * 8);
+		}
+		assert_int_equal(gs.stitched, ws.stitched);
+		assert_int_equal(gs.stitched_late, ws.stitched_late);
+		assert_int_equal(gs.duplicate_records, ws.duplicate_records);
+		assert_int_equal(gs.orphan_records, ws.orphan_records);
+		assert_int_equal(gs.lost_events, ws.lost_events);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +673,8 @@ int main(void)
 		cmocka_unit_test(missing_file_error_names_it),
 		cmocka_unit_test(truncated_file_fails_with_the_file_name),
 		cmocka_unit_test(output_error_stops_the_run),
+		cmocka_unit_test(synthetic_profile_stitches_by_every_rule),
+		cmocka_unit_test(pipe_big_endian_zstd_and_roundless_files_stitch_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
