@@ -141,12 +141,10 @@ static long tree_frame(struct cs_flame_output *fo, const struct cs_agg_key *k)
 		return cs_flame_frame(fo->tree, k->sym, k->dso, kind);
 	if (!k->dso)
 		return cs_flame_frame(fo->tree, "[unknown]", NULL, kind);
-	/* "[libc.so.6]": the unknown frames of one library merge, as in
-	 * stackcollapse-perf; "[kernel.kallsyms]" is bracketed already */
-	if (base_name(k->dso)[0] == '[')
-		snprintf(name, sizeof(name), "%s", base_name(k->dso));
-	else
-		snprintf(name, sizeof(name), "[%s]", base_name(k->dso));
+	/* "[libc.so.6]": the unknown frames of one library merge; bracketed
+	 * even when the name has brackets ("[[vdso]]"), as stackcollapse-perf
+	 * and the folded output do, so the two views stay the same */
+	snprintf(name, sizeof(name), "[%s]", base_name(k->dso));
 	return cs_flame_frame(fo->tree, name, k->dso, kind);
 }
 
