@@ -259,6 +259,11 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops, void *
 /* The last error as one line: "perf.data: record at offset 0x1c40 ...". */
 const char *cs_session_error(const struct cs_session *s);
 
+/* After a run that succeeded: one line about the input worth telling the
+ * user (a recording cut short, read up to its last whole record), or NULL.
+ * Owned by the session. */
+const char *cs_session_warning(const struct cs_session *s);
+
 const struct cs_stats *cs_session_stats(const struct cs_session *s);
 struct cs_machine *cs_session_machine(struct cs_session *s);
 const struct cs_evsel *cs_session_evsel(const struct cs_session *s, size_t i);

@@ -662,6 +662,61 @@ static void pipe_big_endian_zstd_and_roundless_files_stitch_the_same(void **stat
 	unlink(path);
 }
 
+static void recording_cut_short_is_read_and_said(void **state)
+{
+	char path[] = "/tmp/cs-test-syn-XXXXXX";
+	struct cs_writer_opts wo = { 0 };
+	struct cs_perf_file_header h;
+	struct syn_out o;
+	struct cs_stats st;
+	struct cs_session_opts opts = { .fd = -1 };
+	static const struct cs_output_ops sops = { .sample = syn_sample };
+	struct cs_session *s;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	syn_write(path, &wo, true);
+	/* what a recorder killed before it rewrote the header leaves: no data
+	 * size, no features, the last record half written */
+	fd = open(path, O_RDWR);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(ftruncate(fd, (off_t)(h.data.offset + h.data.size - 12)), 0);
+	h.data.size = 0;
+	memset(h.adds_features, 0, sizeof(h.adds_features));
+	assert_int_equal(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	close(fd);
+
+	opts.path = path;
+	memset(&o, 0, sizeof(o));
+	if (cs_session_open(&opts, &s))
+		fail_msg("open: %s", cs_session_error(s));
+	assert_null(cs_session_warning(s));
+	if (cs_session_run(s, &sops, &o))
+		fail_msg("run: %s", cs_session_error(s));
+	st = *cs_session_stats(s);
+	assert_non_null(cs_session_warning(s));
+	assert_non_null(strstr(cs_session_warning(s), path));
+	assert_non_null(strstr(cs_session_warning(s), "cut short"));
+	/* the last record (the sample at 230) is gone; all else is there */
+	assert_int_equal(st.samples, 8);
+	assert_int_equal(st.samples, st.stitched + st.stitched_late +
+			 st.kernel_only + st.original);
+	cs_session_free(s);
+	unlink(path);
+
+	/* a whole file says nothing */
+	syn_write(path, &wo, true);
+	syn_run(path, false, &o);
+	opts.path = path;
+	assert_int_equal(cs_session_open(&opts, &s), 0);
+	assert_int_equal(cs_session_run(s, NULL, NULL), 0);
+	assert_null(cs_session_warning(s));
+	cs_session_free(s);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +730,7 @@ int main(void)
 		cmocka_unit_test(output_error_stops_the_run),
 		cmocka_unit_test(synthetic_profile_stitches_by_every_rule),
 		cmocka_unit_test(pipe_big_endian_zstd_and_roundless_files_stitch_the_same),
+		cmocka_unit_test(recording_cut_short_is_read_and_said),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

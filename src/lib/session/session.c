@@ -43,6 +43,7 @@ struct cs_session {
 
 	struct cs_stats stats;
 	struct cs_errbuf eb;
+	struct cs_errbuf warning;
 };
 
 static const struct cs_output_ops no_ops;
@@ -284,6 +285,10 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 	if (err)
 		return err;
 	progress(s, s->pos, true);
+	if (cs_reader_truncated(s->reader))
+		cs_error(&s->warning, 0, "%s: the recording was cut short (its "
+			 "header gives no data size); read up to the last whole "
+			 "record", s->path);
 	if (s->ops->end)
 		return s->ops->end(s->ctx, s);
 	return 0;
@@ -294,6 +299,11 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 const char *cs_session_error(const struct cs_session *s)
 {
 	return s ? s->eb.msg : "out of memory";
+}
+
+const char *cs_session_warning(const struct cs_session *s)
+{
+	return s && s->warning.msg[0] ? s->warning.msg : NULL;
 }
 
 const struct cs_stats *cs_session_stats(const struct cs_session *s)
