@@ -203,7 +203,7 @@ static void put_start(struct cs_script *sc, const struct cs_evsel *e,
 		      uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time)
 {
 	uint64_t st = sample_type_of(e);
-	const char *comm = cs_machine_comm(sc->machine, pid, tid);
+	const char *comm = cs_machine_comm_at(sc->machine, pid, tid, time);
 	char unknown[16];
 
 	if (!comm) {

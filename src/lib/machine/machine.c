@@ -29,6 +29,8 @@
 struct thread {
 	uint32_t pid, tid;
 	const char *comm;		/* interned */
+	bool exited;
+	uint64_t exit_time;
 };
 
 struct proc {
@@ -73,6 +75,7 @@ struct cs_machine {
 	char *kallsyms_path;		/* NULL: none to load */
 	uint64_t next_space;
 	uint64_t kernel_space;
+	uint64_t kernel_start;		/* of the [kernel.kallsyms] map; 0: unknown */
 	struct cache_ent *cache;
 };
 
@@ -333,6 +336,7 @@ static int on_comm(struct cs_machine *m, const struct cs_event *ev)
 		return -ENOMEM;
 	t->comm = c;
 	t->pid = ev->comm.pid;
+	t->exited = false;
 	if (ev->misc & CS_MISC_COMM_EXEC) {
 		/* a new program: the old image's maps are gone; the new one's
 		 * MMAPs follow */
@@ -360,6 +364,7 @@ static int on_fork(struct cs_machine *m, const struct cs_event *ev)
 	}
 	/* a reused tid starts over from its parent */
 	t->pid = f->pid;
+	t->exited = false;
 	t->comm = parent ? parent->comm : NULL;
 	if (f->pid != f->ppid) {
 		struct proc *pp = u32map_get(&m->procs, f->ppid);
@@ -398,10 +403,17 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 	struct cs_dso *dso;
 	struct proc *p;
 
-	/* kernel and module maps: kallsyms already say where symbols are */
+	/* kernel and module maps: kallsyms already say where symbols are;
+	 * the kernel map's start bounds what counts as kernel text */
 	if (mode == CS_MISC_KERNEL || mode == CS_MISC_GUEST_KERNEL ||
-	    mm->pid == UINT32_MAX || !mm->filename)
+	    mm->pid == UINT32_MAX || !mm->filename) {
+		if (mode == CS_MISC_KERNEL && mm->filename &&
+		    !strncmp(mm->filename, "[kernel.kallsyms]", 17)) {
+			m->kernel_start = mm->start;
+			m->kernel_space = m->next_space++;
+		}
 		return 0;
+	}
 	if (mm->has_build_id) {
 		id = mm->build_id;
 		id_size = mm->build_id_size;
@@ -467,8 +479,19 @@ int cs_machine_event(struct cs_machine *m, const struct cs_event *ev)
 		return on_mmap(m, ev);
 	case CS_RECORD_KSYMBOL:
 		return on_ksymbol(m, ev);
+	case CS_RECORD_EXIT: {
+		/* the thread stays: samples of its last kernel entry come
+		 * after its EXIT and still want its name */
+		struct thread *t = u32map_get(&m->threads, ev->fork.tid);
+
+		if (t && !t->exited) {
+			t->exited = true;
+			t->exit_time = ev->fork.time ? ev->fork.time : ev->id.time;
+		}
+		return 0;
 	}
-	return 0;			/* EXIT: the thread stays for late samples */
+	}
+	return 0;
 }
 
 const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
@@ -479,6 +502,16 @@ const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
 	if (t && t->comm)
 		return t->comm;
 	return tid == 0 ? "swapper" : NULL;	/* the idle task has no COMM */
+}
+
+const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
+			       uint64_t time)
+{
+	const struct thread *t = u32map_get(&m->threads, tid);
+
+	if (t && t->exited && time > t->exit_time)
+		return NULL;
+	return cs_machine_comm(m, pid, tid);
 }
 
 /* ---- resolution ----------------------------------------------------------- */
@@ -558,11 +591,13 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 	}
 	if (!m->kernel_tried)
 		load_kernel(m);
-	if (!m->kernel)
+	s = m->kernel ? cs_symtab_find(m->kernel, addr) : NULL;
+	if (!s) {
+		/* below the kernel's map: no dso at all, as perf shows it */
+		if (m->kernel_start && addr < m->kernel_start)
+			loc->dso_name = NULL;
 		return;
-	s = cs_symtab_find(m->kernel, addr);
-	if (!s)
-		return;
+	}
 	loc->sym = s->name;
 	loc->sym_start = s->start;
 	loc->sym_offset = addr - s->start;

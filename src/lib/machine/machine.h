@@ -31,6 +31,12 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 /* Applies a side-band event; other types are ignored. Returns 0 or -ENOMEM. */
 int cs_machine_event(struct cs_machine *m, const struct cs_event *ev);
 
+/* cs_machine_comm() as perf sees it at `time`: NULL for a thread that had
+ * exited by then (perf forgets threads at EXIT and names later samples of
+ * the tid ":TID"). */
+const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
+			       uint64_t time);
+
 /* Functions the compiler inlined at a user address of pid (from the
  * binary's DWARF), innermost first, without the function they sit in -
  * what perf script prints as "(inlined)" frames. Fills names[0..cap) and

@@ -259,13 +259,28 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
 	return NULL;
 }
 
+/* The GOT slot a PLT entry jumps through (jmp *disp32(%rip), possibly
+ * after endbr64 / a bnd prefix), or 0. */
+static uint64_t plt_got_slot(const uint8_t *code, size_t len, uint64_t addr)
+{
+	for (size_t k = 0; k + 6 <= len; k++) {
+		if (code[k] == 0xff && code[k + 1] == 0x25) {
+			int32_t disp;
+
+			memcpy(&disp, code + k + 2, 4);
+			return addr + k + 6 + (uint64_t)(int64_t)disp;
+		}
+	}
+	return 0;
+}
+
 long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 {
 	GElf_Shdr sh_plt, sh_rela, sh_dyn;
 	Elf_Scn *plt, *rela, *dyn;
-	Elf_Data *rd, *dd;
-	uint64_t addr, entsize = 16;
-	size_t n, i;
+	Elf_Data *rd, *dd, *pd;
+	uint64_t first, entsize = 16;
+	size_t n, i, nent;
 	long added = 0;
 	int fd, err;
 	Elf *elf;
@@ -277,33 +292,47 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 	 * header; otherwise in .plt after a 16-byte header */
 	plt = find_section(elf, ".plt.sec", &sh_plt);
 	if (plt) {
-		addr = sh_plt.sh_addr;
+		first = 0;
 	} else {
 		plt = find_section(elf, ".plt", &sh_plt);
-		addr = sh_plt.sh_addr + 16;
+		first = 16;
 	}
 	rela = find_section(elf, ".rela.plt", &sh_rela);
 	if (!plt || !rela || sh_plt.sh_type == SHT_NOBITS ||
-	    sh_rela.sh_type != SHT_RELA || !sh_rela.sh_entsize)
+	    sh_rela.sh_type != SHT_RELA || !sh_rela.sh_entsize ||
+	    sh_plt.sh_size <= first)
 		goto out;
 	dyn = elf_getscn(elf, sh_rela.sh_link);
 	if (!dyn || !gelf_getshdr(dyn, &sh_dyn) || !sh_dyn.sh_entsize)
 		goto out;
 	rd = elf_getdata(rela, NULL);
 	dd = elf_getdata(dyn, NULL);
-	if (!rd || !dd)
+	pd = elf_getdata(plt, NULL);
+	if (!rd || !dd || !pd || pd->d_size < sh_plt.sh_size)
 		goto out;
 	n = sh_rela.sh_size / sh_rela.sh_entsize;
-	for (i = 0; i < n; i++, addr += entsize) {
+	nent = (sh_plt.sh_size - first) / entsize;
+	for (i = 0; i < nent; i++) {
+		uint64_t off = first + i * entsize, addr = sh_plt.sh_addr + off;
+		uint64_t slot = plt_got_slot((const uint8_t *)pd->d_buf + off,
+					     entsize, addr);
+		size_t r_idx = i;
 		char name[512];
 		const char *sym;
 		GElf_Rela r;
 		GElf_Sym ds;
 		int len;
 
-		if (addr + entsize > sh_plt.sh_addr + sh_plt.sh_size)
-			break;
-		if (!gelf_getrela(rd, (int)i, &r) ||
+		/* the entry says which GOT slot, hence which relocation, it
+		 * serves; the relocations need not be in PLT order */
+		if (slot) {
+			for (size_t k = 0; k < n; k++)
+				if (gelf_getrela(rd, (int)k, &r) && r.r_offset == slot) {
+					r_idx = k;
+					break;
+				}
+		}
+		if (r_idx >= n || !gelf_getrela(rd, (int)r_idx, &r) ||
 		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &ds))
 			continue;
 		sym = elf_strptr(elf, sh_dyn.sh_link, ds.st_name);
