@@ -198,6 +198,7 @@ struct entry {
 	uint64_t self_count, self_period;
 	uint64_t child_count, child_period;
 	uint32_t stamp;			/* last stack counted in child_* */
+	uint32_t max_depth;		/* longest chain its graph shows */
 	size_t occ_off, occ_nr;		/* its occurrences */
 };
 
@@ -309,7 +310,7 @@ static bool wants_graph(const struct cs_report *r)
 }
 
 /* Pass over every stack of the event: self at the innermost frame, children
- * once per stack at each entry's innermost occurrence. Occurrences are
+ * once per stack for each entry in it. Occurrences are
  * counted first and then filed per entry (a counting sort), so the call
  * graphs need no per-entry lists. */
 static int view_build(struct view *v)
@@ -332,7 +333,13 @@ static int view_build(struct view *v)
 				v->total_period += st.period;
 			}
 			depth = children ? st.nr : (st.nr ? 1 : 0);
-			for (uint32_t pos = 0; pos < depth; pos++) {
+			/* the innermost frame first; then, as perf walks the
+			 * chain, outermost first for caller graphs, so that a
+			 * recursive function's graph starts at its outermost
+			 * call (innermost first for callee graphs) */
+			for (uint32_t k = 0; k < depth; k++) {
+				uint32_t pos = k == 0 || r->o.graph == CS_REPORT_GRAPH_CALLEE
+					       ? k : depth - k;
 				uint32_t id;
 				struct entry *e;
 
@@ -348,9 +355,13 @@ static int view_build(struct view *v)
 					continue;
 				e->stamp = (uint32_t)(s + 1);
 				if (pass == 0) {
+					uint32_t len = pos ? pos + 1 : st.nr;
+
 					e->child_count += st.count;
 					e->child_period += st.period;
 					e->occ_nr++;
+					if (len > e->max_depth)
+						e->max_depth = len;
 				} else if (wants_graph(r)) {
 					v->occ[e->occ_off + e->occ_nr++] =
 						(struct occurrence){ (uint32_t)s, pos };
@@ -487,6 +498,12 @@ static int cmp_entry(const void *pa, const void *pb, void *ctx)
 
 	if (children && a->child_period != b->child_period)
 		return a->child_period > b->child_period ? -1 : 1;
+	/* perf puts a caller above its callees when they weigh the same */
+	if (children && a->max_depth != b->max_depth) {
+		int c = a->max_depth > b->max_depth ? -1 : 1;
+
+		return v->r->o.graph == CS_REPORT_GRAPH_CALLEE ? -c : c;
+	}
 	if (a->self_period != b->self_period)
 		return a->self_period > b->self_period ? -1 : 1;
 	return cmp_keys(v, a, b);
@@ -550,6 +567,25 @@ static int cmp_node(const void *pa, const void *pb, void *ctx)
 	return a < b ? -1 : a > b;
 }
 
+/* Which frames of a stack an entry's call graph shows, as perf does: the
+ * samples the entry is innermost in bring their whole stack; the samples
+ * it is a caller in (Children) bring the part from the entry to the
+ * innermost frame. Caller order runs outermost first, callee the reverse.
+ * Frames are stored innermost first, so index 0 is the innermost. */
+static void chain_span(uint32_t nr, uint32_t pos, enum cs_report_graph order,
+		       uint32_t *from, uint32_t *to)
+{
+	uint32_t outer = pos ? pos : nr - 1;
+
+	if (order == CS_REPORT_GRAPH_CALLER) {
+		*from = outer;
+		*to = 0;
+	} else {
+		*from = 0;
+		*to = outer;
+	}
+}
+
 static int graph_build(struct graph *g, const struct view *v,
 		       const struct entry *e)
 {
@@ -565,15 +601,8 @@ static int graph_build(struct graph *g, const struct view *v,
 		int step;
 
 		cs_agg_stack(r->stacks, oc->stack, &st);
-		if (r->o.graph == CS_REPORT_GRAPH_CALLER) {
-			from = st.nr - 1;
-			to = oc->pos;
-			step = -1;
-		} else {
-			from = oc->pos;
-			to = st.nr - 1;
-			step = 1;
-		}
+		chain_span(st.nr, oc->pos, r->o.graph, &from, &to);
+		step = from > to ? -1 : 1;
 		for (uint32_t j = from;; j += step) {
 			key[0] = parent;
 			key[1] = st.frames[j];
