@@ -131,9 +131,12 @@ static void *chunk_copy(struct cs_order *q, const void *bytes, size_t size,
 
 static void chunk_release(struct cs_order *q, struct chunk *c)
 {
-	if (!c || --c->live || c == q->cur)
+	if (!c || --c->live)
 		return;
-	chunk_recycle(q, c);
+	if (c == q->cur)
+		c->used = 0;	/* empty: refill it from the start, while cache-hot */
+	else
+		chunk_recycle(q, c);
 }
 
 /* ---- queueing ---- */
