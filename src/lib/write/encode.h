@@ -15,7 +15,11 @@
 #include "abi/perf_abi.h"
 
 /* A SAMPLE for attr; callchain taken from (chain, chain_nr), the other
- * fields from s. misc from s->misc. */
+ * fields from s. misc from s->misc. Laid out as the kernel writes it:
+ * RAW data is zero-padded so that its u32 size plus data ends 8-aligned
+ * (the written size counts the padding, as the kernel's does); a user
+ * stack and AUX data must be whole u64s (-EINVAL otherwise); READ values
+ * must match attr.read_format. */
 long cs_encode_sample(const struct cs_perf_attr *attr, const struct cs_sample *s,
 		      const uint64_t *chain, uint64_t chain_nr,
 		      void *buf, size_t cap);
@@ -28,6 +32,11 @@ long cs_encode_sample_id(const struct cs_perf_attr *attr,
  * it has sample_id_all. */
 long cs_encode_comm(const struct cs_perf_attr *attr, const struct cs_comm *c,
 		    bool exec, const struct cs_sample_id *id, void *buf, size_t cap);
+/* MMAP (type 1): what perf synthesises for the kernel ("[kernel.kallsyms]_text",
+ * pid -1, pgoff = address of _text) and old kernels write for user maps. */
+long cs_encode_mmap(const struct cs_perf_attr *attr, const struct cs_mmap *m,
+		    uint16_t misc, const struct cs_sample_id *id, void *buf,
+		    size_t cap);
 long cs_encode_mmap2(const struct cs_perf_attr *attr, const struct cs_mmap *m,
 		     uint16_t misc, const struct cs_sample_id *id, void *buf,
 		     size_t cap);

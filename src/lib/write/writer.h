@@ -20,12 +20,15 @@ struct cs_writer;			/* opaque */
 struct cs_writer_opts {
 	bool pipe;			/* pipe mode: attrs and features as records */
 	bool big_endian;		/* foreign byte order, for tests */
-	int zstd_level;			/* > 0: COMPRESSED2 records (perf record -z) */
+	int zstd_level;			/* > 0: zstd, in COMPRESSED (81) records
+					 * as perf 6.1 reads them (perf record -z) */
 };
 
 /* Writes to path ("-" = stdout) or, if fd >= 0, to fd (not closed by the
- * writer). Returns 0 and the writer in *out (caller frees), or a negative
- * errno with eb filled. */
+ * writer; path then only names it in messages). File mode needs an output
+ * that seeks, at offset 0. Returns 0 and the writer in *out (caller frees),
+ * or a negative errno with eb filled. Later failures are returned by each
+ * call and explained by cs_writer_error(). */
 int cs_writer_open(const char *path, int fd, const struct cs_writer_opts *o,
 		   struct cs_errbuf *eb, struct cs_writer **out);
 
@@ -56,6 +59,12 @@ uint64_t cs_writer_data_size(const struct cs_writer *w);
  * run to the end of the file (so a killed recorder leaves a readable file). */
 int cs_writer_finish(struct cs_writer *w);
 
+/* The message of the first failure ("out.data: write: No space left on
+ * device"), or "" if none; owned by the writer. */
+const char *cs_writer_error(const struct cs_writer *w);
+
+/* Closes the output if the writer opened it. Records still buffered are
+ * dropped unless cs_writer_finish() ran. */
 void cs_writer_free(struct cs_writer *w);
 
 #endif
