@@ -319,6 +319,26 @@ static void duplicate_record_changes_nothing(void **state)
 	fix_free(f);
 }
 
+static void duplicate_of_an_overtaken_record_changes_nothing(void **state)
+{
+	struct fix *f = fix_new(true);
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, U, 3);
+	feed_deferred(f, TID, COOKIE + 1, U2, 2);	/* an entry without samples */
+	feed_sample(f, TID, COOKIE + 2, K2, 2);	/* a newer entry waits */
+	feed_deferred(f, TID, COOKIE, U2, 2);	/* a late copy of the first */
+	assert_int_equal(f->stats.duplicate_records, 1);
+	assert_int_equal(f->n, 1);
+	assert_int_equal(cs_stitch_pending(f->st), 1);	/* still waits */
+	feed_deferred(f, TID, COOKIE + 2, U, 3);
+	assert_int_equal(f->n, 2);
+	assert_chain_eq(delivered(f, 1), K2, 2, U, 3);
+	assert_int_equal(delivered(f, 1)->state, CS_CHAIN_STITCHED);
+	fix_free(f);
+}
+
 static void orphan_record_is_counted_and_ignored(void **state)
 {
 	struct fix *f = fix_new(true);
@@ -846,6 +866,7 @@ int main(void)
 		cmocka_unit_test(late_sample_is_stitched_from_the_last_record),
 		cmocka_unit_test(late_sample_after_stitched_ones_uses_the_same_record),
 		cmocka_unit_test(duplicate_record_changes_nothing),
+		cmocka_unit_test(duplicate_of_an_overtaken_record_changes_nothing),
 		cmocka_unit_test(orphan_record_is_counted_and_ignored),
 		cmocka_unit_test(newer_cookie_sample_releases_older_waiting_samples),
 		cmocka_unit_test(newer_cookie_record_releases_older_waiting_samples),

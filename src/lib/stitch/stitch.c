@@ -22,6 +22,10 @@
 
 #define SLOT_MIN_SHIFT	9
 #define SLOT_CLASSES	12		/* 512 B .. 1 MiB; larger: plain malloc */
+/* A duplicate copy of a record comes with the same timestamp as the first,
+ * so it follows it closely; a few older cookies per thread recognise one
+ * that another record of the thread overtook. */
+#define OLD_COOKIES	3
 
 struct pend {
 	struct pend *next;		/* thread's FIFO, or a free list */
@@ -36,10 +40,12 @@ struct thr {
 	uint32_t tid;
 	bool used;
 	bool has_rec;
+	uint8_t nr_old;
 	struct pend *head, *tail;	/* waiting samples, oldest first */
 	uint64_t wait_cookie;
 	uint64_t wait_lost;		/* lost_seq when the first one began to wait */
 	uint64_t rec_cookie;		/* last deferred record seen */
+	uint64_t old_cookies[OLD_COOKIES];	/* the records before it */
 	uint64_t *rec_ips;
 	uint64_t rec_nr;
 	size_t rec_cap;
@@ -481,9 +487,29 @@ static int remember(struct thr *t, uint64_t cookie, const uint64_t *ips,
 	if (nr)
 		memcpy(t->rec_ips, ips, nr * sizeof(*ips));
 	t->rec_nr = nr;
+	if (t->has_rec && t->rec_cookie != cookie) {
+		memmove(t->old_cookies + 1, t->old_cookies,
+			(OLD_COOKIES - 1) * sizeof(*t->old_cookies));
+		t->old_cookies[0] = t->rec_cookie;
+		if (t->nr_old < OLD_COOKIES)
+			t->nr_old++;
+	}
 	t->rec_cookie = cookie;
 	t->has_rec = true;
 	return 0;
+}
+
+/* Whether the thread's records included cookie (another copy of one). */
+static bool seen_record(const struct thr *t, uint64_t cookie)
+{
+	if (!t->has_rec)
+		return false;
+	if (t->rec_cookie == cookie)
+		return true;
+	for (unsigned int i = 0; i < t->nr_old; i++)
+		if (t->old_cookies[i] == cookie)
+			return true;
+	return false;
 }
 
 /* ---- events ---- */
@@ -565,7 +591,7 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 			return err;
 		return release(st, t, CS_MISSING_NONE);
 	}
-	if (t->has_rec && t->rec_cookie == d->cookie) {
+	if (seen_record(t, d->cookie)) {
 		st->stats->duplicate_records++;
 		return 0;
 	}
