@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "out/folded.h"
+#include "out/out_names.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
 {
@@ -22,6 +23,7 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	struct cs_folded_run *r = ctx;
 	struct cs_folded *f = r->folded;
 	const struct cs_sample *smp = &s->event->sample;
+	char tidname[16];
 	size_t n;
 
 	if (!cs_folded_wants(f, smp->pid, smp->tid))
@@ -29,9 +31,9 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_resolve(r->machine, s, r->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	return cs_folded_add(f, r->frames, n,
-			     cs_folded_wants_comm(f) ? cs_machine_comm(r->machine, smp->pid, smp->tid) : NULL,
-			     smp->period);
+	return cs_folded_add(f, r->frames, n, cs_folded_wants_comm(f) ?
+			     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
+			     NULL, smp->period);
 }
 
 static int run_end(void *ctx, struct cs_session *s)

@@ -1,6 +1,8 @@
 /* out_names.c - names of pseudo-frames (see out_names.h). */
 #include "out/out_names.h"
 
+#include <stdio.h>
+
 const char *cs_out_missing_user_name(enum cs_missing_reason why)
 {
 	switch (why) {
@@ -10,4 +12,15 @@ const char *cs_out_missing_user_name(enum cs_missing_reason why)
 	case CS_MISSING_END:		return "[user stack missing: end]";
 	default:			return "[user stack missing]";
 	}
+}
+
+const char *cs_out_comm(struct cs_machine *m, uint32_t pid, uint32_t tid,
+			char buf[16])
+{
+	const char *comm = cs_machine_comm(m, pid, tid);
+
+	if (comm)
+		return comm;
+	snprintf(buf, 16, ":%d", (int32_t)tid);
+	return buf;
 }

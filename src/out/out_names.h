@@ -5,11 +5,19 @@
 #ifndef CS_OUT_NAMES_H
 #define CS_OUT_NAMES_H
 
+#include <stdint.h>
+
 #include <callstitch/callstitch.h>
 
 /* The marker frame of a kernel-only sample, "[user stack missing: why]"
  * with why as cs_missing_reason_name() (and script) say it;
  * a static string. Shared by the outputs so they name it alike. */
 const char *cs_out_missing_user_name(enum cs_missing_reason why);
+
+/* The thread's command name, or ":TID" as perf shows a thread never named
+ * (an idle task of a system-wide profile). buf holds the latter; the result
+ * lives as long as the machine's strings or buf. */
+const char *cs_out_comm(struct cs_machine *m, uint32_t pid, uint32_t tid,
+			char buf[16]);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "abi/perf_abi.h"
+#include "out/out_names.h"
 #include "out/pprof.h"
 
 static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
@@ -31,6 +32,7 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	struct cs_pprof_run *run = ctx;
 	const struct cs_sample *smp = &s->event->sample;
 	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
+	char tidname[16];
 	size_t n;
 
 	if ((run->pids && !in_ids(run->pids, run->nr_pids, smp->pid)) ||
@@ -40,7 +42,7 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	return cs_pprof_add(run->pprof, evsel, smp->pid, smp->tid,
-			    cs_machine_comm(run->machine, smp->pid, smp->tid),
+			    cs_out_comm(run->machine, smp->pid, smp->tid, tidname),
 			    smp->time, run->frames, n, smp->period);
 }
 

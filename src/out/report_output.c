@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/out_names.h"
 #include "out/report.h"
 
 static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
@@ -40,7 +41,8 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_report_run *run = ctx;
 	const struct cs_sample *smp = &s->event->sample;
-	const char *comm = cs_machine_comm(run->machine, smp->pid, smp->tid);
+	char tidname[16];
+	const char *comm = cs_out_comm(run->machine, smp->pid, smp->tid, tidname);
 	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
 	size_t n;
 

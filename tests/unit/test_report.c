@@ -279,6 +279,41 @@ static void events_get_sections_of_their_own(void **state)
 	cs_report_free(r);
 }
 
+/* perf's rule: an entry's graph shows whole stacks where it is innermost,
+ * and from its outermost call down where it is a caller */
+static void children_graph_starts_at_the_outermost_call(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){ 0 });
+	struct cs_frame s[] = { uf("leaf"), uf("r"), uf("r"), uf("main") };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", s, 4, 1), 0);
+	t = written(r);
+	assert_non_null(strstr(t,
+		"   100.00%   100.00%  w        work           [.] leaf\n"
+		"            |\n"
+		"            ---main\n"
+		"               r\n"
+		"               r\n"
+		"               leaf\n"
+		"\n"
+		"   100.00%     0.00%  w        work           [.] main\n"
+		"            |\n"
+		"            ---main\n"
+		"               r\n"
+		"               r\n"
+		"               leaf\n"
+		"\n"
+		"   100.00%     0.00%  w        work           [.] r\n"
+		"            |\n"
+		"            ---r\n"
+		"               r\n"
+		"               leaf\n"));
+	free(t);
+	cs_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +324,7 @@ int main(void)
 		cmocka_unit_test(callee_graph_starts_at_the_entry_and_hides_small_branches),
 		cmocka_unit_test(unknown_symbols_and_missing_user_stacks_are_entries),
 		cmocka_unit_test(events_get_sections_of_their_own),
+		cmocka_unit_test(children_graph_starts_at_the_outermost_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
