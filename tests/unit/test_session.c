@@ -310,6 +310,7 @@ static void missing_file_error_names_it(void **state)
 	assert_true(cs_session_open(&o, &s) < 0);
 	assert_non_null(s);
 	assert_non_null(strstr(cs_session_error(s), "/nonexistent/perf.data"));
+	assert_true(cs_session_run(s, NULL, NULL) < 0);	/* refused, no crash */
 	cs_session_free(s);
 }
 

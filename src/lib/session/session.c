@@ -260,6 +260,9 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 {
 	int err;
 
+	if (!s->reader || !s->machine)
+		return cs_error(&s->eb, -EINVAL, "%s: the profile was not opened",
+				s->path);
 	if (s->ran)
 		return cs_error(&s->eb, -EINVAL, "%s: the session has already run",
 				s->path);
