@@ -16,7 +16,8 @@ LIBS    := -lelf -ldw -lzstd -lz -liberty -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 LIB_SRC  := $(sort $(wildcard src/lib/*/*.c))
-BIN_SRC  := $(sort $(wildcard src/cli/*.c src/out/*.c src/record/*.c))
+APP_SRC  := $(sort $(wildcard src/out/*.c src/record/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRC := $(sort $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c)))
 TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
@@ -39,8 +40,14 @@ $(REL)/libcallstitch.a: $(call objs,$(REL),$(LIB_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(REL)/callstitch: $(call objs,$(REL),$(BIN_SRC)) $(REL)/libcallstitch.a
-	$(CC) $(CFLAGS) -o $@ $(call objs,$(REL),$(BIN_SRC)) $(REL)/libcallstitch.a $(LIBS)
+# outputs and recorder: part of the binary, not of the library; unit tests
+# link them from this archive
+$(REL)/libcsapp.a: $(call objs,$(REL),$(APP_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(REL)/callstitch: $(call objs,$(REL),$(CLI_SRC)) $(REL)/libcsapp.a $(REL)/libcallstitch.a
+	$(CC) $(CFLAGS) -o $@ $(call objs,$(REL),$(CLI_SRC)) $(REL)/libcsapp.a $(REL)/libcallstitch.a $(LIBS)
 
 # ---- sanitized: the binary, tools and unit tests the suite runs ----
 $(ASN)/obj/%.o: %.c
@@ -51,13 +58,17 @@ $(ASN)/libcallstitch.a: $(call objs,$(ASN),$(LIB_SRC))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(ASN)/callstitch: $(call objs,$(ASN),$(BIN_SRC)) $(ASN)/libcallstitch.a
-	$(CC) $(SAN) -o $@ $(call objs,$(ASN),$(BIN_SRC)) $(ASN)/libcallstitch.a $(LIBS)
+$(ASN)/libcsapp.a: $(call objs,$(ASN),$(APP_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(ASN)/callstitch: $(call objs,$(ASN),$(CLI_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a
+	$(CC) $(SAN) -o $@ $(call objs,$(ASN),$(CLI_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a $(LIBS)
 
 ASN_TESTS := $(patsubst tests/unit/%.c,$(ASN)/tests/%,$(TEST_SRC))
-$(ASN)/tests/%: $(ASN)/obj/tests/unit/%.o $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcallstitch.a
+$(ASN)/tests/%: $(ASN)/obj/tests/unit/%.o $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SAN) -o $@ $< $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcallstitch.a $(LIBS) -lcmocka
+	$(CC) $(SAN) -o $@ $< $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a $(LIBS) -lcmocka
 
 # test tools (synthetic profile generator, ...): built sanitized for the
 # suite and release for benchmarks
@@ -95,4 +106,4 @@ clean:
 .PHONY: all tools workloads check demo bench clean
 .SECONDARY:
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)

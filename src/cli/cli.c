@@ -112,6 +112,8 @@ int cli_run(struct cs_session *s, const struct cli_input *in,
 	}
 	if (err > 0)		/* an output stopped the run and said why */
 		return 1;
+	if (cs_session_warning(s))	/* e.g. a recording cut short */
+		cli_warn("%s", cs_session_warning(s));
 	if (!in->quiet || in->stats)
 		cli_print_stats(stderr, cs_session_stats(s), in->stats);
 	return 0;

@@ -1,4 +1,4 @@
-#include "util/errbuf.h"
+#include "lib/util/errbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
