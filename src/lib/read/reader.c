@@ -222,9 +222,9 @@ static int open_file(struct cs_reader *r, size_t size)
 				"%" PRIu64 " bytes, 104 expected", r->path, h.size);
 	r->feat.info.data_offset = h.data.offset;
 	r->feat.info.data_size = h.data.size;
-	if (h.data.offset % 8 || h.data.offset > size)
+	if (h.data.offset % 8 || h.data.offset < sizeof(h) || h.data.offset > size)
 		return cs_error(r->eb, -EBADMSG, "%s: data section offset %#"
-				PRIx64 " is misaligned or past the end of the "
+				PRIx64 " is misaligned, inside the header or past the end of the "
 				"file (%zu bytes)", r->path, h.data.offset, size);
 	r->pos = h.data.offset;
 	if (!h.data.size) {
@@ -376,6 +376,12 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 	}
 	if (fstat(r->fd, &st) < 0) {
 		err = cs_error(r->eb, -errno, "%s: %s", r->path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = cs_error(r->eb, -EISDIR, "%s: is a directory (the "
+			       "perf record --threads layout is not read)",
+			       r->path);
 		goto fail;
 	}
 	regular = S_ISREG(st.st_mode);
@@ -595,8 +601,6 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 				    size - 16, r->swap, &why);
 		if (err == -EBADMSG)
 			return rerr(r, type, off, why ? why : "malformed feature");
-		if (!err && feat == CS_FEAT_CLOCK_DATA)
-			break;
 		break;
 	}
 	case CS_RECORD_HEADER_BUILD_ID: {

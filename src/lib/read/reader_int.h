@@ -42,8 +42,9 @@ int cs_zstream_next(struct cs_zstream *z, bool swap, void **rec,
 		    size_t *size, const char **why);
 /* Bytes of a record begun but not finished (for the end-of-data check). */
 size_t cs_zstream_pending(const struct cs_zstream *z);
-/* Drops n payload bytes that follow a record (AUXTRACE inside a stream):
- * returns 0 or -EBADMSG if fewer are there. */
+/* Drops n payload bytes that follow a record (AUXTRACE inside a stream).
+ * They are dropped as they are decompressed; bytes still owed at the end
+ * of the data show in cs_zstream_pending(). Returns 0. */
 int cs_zstream_skip(struct cs_zstream *z, uint64_t n);
 
 /* ---- feature sections (features.c) ---- */
