@@ -1,0 +1,206 @@
+/* cmd_inject.c - `callstitch inject`: a perf.data that old tools read. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "lib/util/errbuf.h"
+#include "lib/write/writer.h"
+#include "out/inject.h"
+
+static const char usage_text[] =
+	"usage: callstitch inject -o FILE [-i FILE] [--passthrough]\n"
+	"\n"
+	"Rewrites a profile with deferred user callchains into an ordinary\n"
+	"perf.data: every sample gets its whole stack back (kernel part, then\n"
+	"the user part from its deferred record), the deferred records are\n"
+	"dropped and the deferral bits cleared, so tools that predate deferral\n"
+	"(perf 6.1 report/script, ...) show full stacks. Side band, build ids\n"
+	"and header metadata are kept. A sample whose user stack never came\n"
+	"keeps its kernel part; the summary counts them.\n"
+	"\n"
+	"  -o, --output FILE     where to write (- for stdout: pipe mode unless a file)\n"
+	"      --passthrough     copy every record unchanged, in file order (no\n"
+	"                        stitching); only the container is rewritten\n"
+	"                        (attrs of at most 128 bytes, no compression)\n"
+	CLI_INPUT_HELP
+	"  -h, --help            this text\n";
+
+enum { OPT_PASSTHROUGH = 0x2000 };
+
+static const struct option long_options[] = {
+	{ "output",      required_argument, NULL, 'o' },
+	{ "passthrough", no_argument,       NULL, OPT_PASSTHROUGH },
+	{ "help",        no_argument,       NULL, 'h' },
+	CLI_INPUT_OPTIONS,
+	{ NULL, 0, NULL, 0 }
+};
+
+static struct cs_session *open_input(const struct cli_input *in, bool passthrough)
+{
+	struct cs_session_opts o = {
+		.path = in->input ? in->input : "perf.data",
+		.fd = -1,
+		.kallsyms = in->kallsyms,
+		.symfs = in->symfs,
+		/* passthrough: records as they are, in the order they are */
+		.no_merge = passthrough,
+		.ordered_off = passthrough,
+	};
+	struct cs_session *s = NULL;
+	int err = cs_session_open(&o, &s);
+
+	if (err < 0) {
+		cli_error("%s", s ? cs_session_error(s) : strerror(-err));
+		cs_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void summary(const char *output, const struct cs_inject_stats *st,
+		    bool passthrough)
+{
+	if (passthrough) {
+		fprintf(stderr, "callstitch: inject: copied %" PRIu64 " samples and %"
+			PRIu64 " other records to %s\n", st->samples, st->records,
+			output);
+		return;
+	}
+	fprintf(stderr, "callstitch: inject: wrote %" PRIu64 " samples to %s: %"
+		PRIu64 " stitched, %" PRIu64 " stitched late, %" PRIu64
+		" kernel-only (user stack never came; kernel part kept), %" PRIu64
+		" as recorded; %" PRIu64 " other records; %" PRIu64
+		" deferred records dropped", st->samples, output, st->stitched,
+		st->stitched_late, st->kernel_only, st->original, st->records,
+		st->deferred_dropped);
+	if (st->newer_dropped)
+		fprintf(stderr, "; %" PRIu64 " records of types perf 6.1 does not"
+			" know dropped", st->newer_dropped);
+	if (st->truncated)
+		fprintf(stderr, "; %" PRIu64 " user stacks cut to fit a record",
+			st->truncated);
+	fputc('\n', stderr);
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	struct cli_input in = { 0 };
+	struct cs_inject_opts iopts = { 0 };
+	struct cs_writer_opts wopts = { 0 };
+	struct cs_writer *w = NULL;
+	struct cs_inject *inj = NULL;
+	struct cs_session *s = NULL;
+	struct cs_errbuf eb = { { 0 } };
+	const char *output = NULL;
+	char *tmp = NULL;
+	int opt, fd = -1, rc = 1, err;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "o:i:qh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_PASSTHROUGH:
+			iopts.passthrough = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			if (cli_input_option(&in, opt, optarg))
+				break;
+			fputs(usage_text, stderr);
+			return 129;
+		}
+	}
+	if (optind < argc) {
+		cli_error("inject: unexpected argument '%s'", argv[optind]);
+		fputs(usage_text, stderr);
+		return 129;
+	}
+	if (!output) {
+		cli_error("inject: no output file: use -o FILE (or -o - for stdout)");
+		return 129;
+	}
+	iopts.input = in.input ? in.input : "perf.data";
+
+	s = open_input(&in, iopts.passthrough);
+	if (!s)
+		return 1;
+
+	if (!strcmp(output, "-")) {
+		struct stat sb;
+
+		fd = STDOUT_FILENO;
+		/* a file at offset 0 gets a file-mode header; anything else
+		 * (a pipe, a terminal) the stream format */
+		wopts.pipe = fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+			     lseek(fd, 0, SEEK_CUR) != 0;
+	} else {
+		/* written beside the target and renamed at the end, so a
+		 * failed run never leaves a half file under the real name */
+		if (asprintf(&tmp, "%s.tmp.%ld", output, (long)getpid()) < 0) {
+			tmp = NULL;
+			cli_error("inject: out of memory");
+			goto out;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			cli_error("inject: cannot create %s: %s", tmp, strerror(errno));
+			free(tmp);
+			tmp = NULL;
+			goto out;
+		}
+	}
+	err = cs_writer_open(output, fd, &wopts, &eb, &w);
+	if (err < 0) {
+		cli_error("%s", eb.msg[0] ? eb.msg : strerror(-err));
+		goto out;
+	}
+	if (cs_inject_new(w, &iopts, &inj)) {
+		cli_error("inject: out of memory");
+		goto out;
+	}
+	rc = cli_run(s, &in, &cs_inject_ops, inj);
+	if (rc && cs_inject_error(inj)[0])
+		cli_error("%s", cs_inject_error(inj));
+	if (!rc && tmp) {
+		int close_err;
+
+		cs_writer_free(w);
+		w = NULL;
+		close_err = close(fd) ? errno : 0;
+		fd = -1;
+		if (close_err) {
+			cli_error("inject: writing %s: %s", output, strerror(close_err));
+			rc = 1;
+		} else if (rename(tmp, output)) {
+			cli_error("inject: cannot rename %s to %s: %s", tmp, output,
+				  strerror(errno));
+			rc = 1;
+		}
+	}
+	if (!rc && !in.quiet)
+		summary(output, cs_inject_stats(inj), iopts.passthrough);
+out:
+	cs_writer_free(w);
+	if (tmp) {
+		if (fd >= 0)
+			close(fd);
+		if (rc)
+			unlink(tmp);
+		free(tmp);
+	}
+	cs_inject_free(inj);
+	cs_session_free(s);
+	return rc;
+}

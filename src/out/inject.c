@@ -1,0 +1,246 @@
+/* inject.c - stitched samples back into an ordinary perf.data (see inject.h). */
+#include "out/inject.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/perf_abi.h"
+#include "lib/util/errbuf.h"
+#include "lib/write/encode.h"
+#include "lib/write/writer.h"
+
+/* a record is at most 64 KiB; a re-encoded sample is no bigger */
+#define RECORD_MAX 65535
+
+struct cs_inject {
+	struct cs_writer *w;
+	bool passthrough;
+	const char *path;		/* the input, for messages */
+	struct cs_inject_stats st;
+	struct cs_errbuf eb;
+	uint64_t buf[(RECORD_MAX + 1) / 8];
+};
+
+static int fail_writer(struct cs_inject *inj, int err)
+{
+	const char *msg = cs_writer_error(inj->w);
+
+	cs_error(&inj->eb, err, "%s", msg && *msg ? msg : strerror(-err));
+	return 1;
+}
+
+static bool host_big_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 0;
+}
+
+static int inject_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_inject *inj = ctx;
+	const struct cs_file_info *info = cs_session_info(s);
+	size_t n = cs_session_nr_evsels(s);
+	int err = 0;
+
+	if (!n) {
+		cs_error(&inj->eb, -EINVAL, "inject: the input names no events before "
+			 "its data (a pipe?): inject needs a perf.data file");
+		return 1;
+	}
+	/* records reach outputs in the file's byte order; the writer wants
+	 * native ones, and re-swapping every record type is not done yet */
+	if (info && info->big_endian != host_big_endian()) {
+		cs_error(&inj->eb, -ENOTSUP, "inject: the input is %s-endian; only "
+			 "files in this machine's byte order can be rewritten",
+			 info->big_endian ? "big" : "little");
+		return 1;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct cs_evsel *ev = cs_session_evsel(s, i);
+		struct cs_perf_attr attr = *ev->attr;
+
+		if (!inj->passthrough)
+			attr.flags &= ~(CS_ATTR_DEFER_CALLCHAIN | CS_ATTR_DEFER_OUTPUT);
+		err = cs_writer_add_event(inj->w, &attr, ev->name, ev->ids, ev->nr_ids);
+	}
+	if (!err && info) {
+		static const struct { int feat; size_t off; } strs[] = {
+			{ CS_FEAT_HOSTNAME, offsetof(struct cs_file_info, hostname) },
+			{ CS_FEAT_OSRELEASE, offsetof(struct cs_file_info, os_release) },
+			{ CS_FEAT_VERSION, offsetof(struct cs_file_info, perf_version) },
+			{ CS_FEAT_ARCH, offsetof(struct cs_file_info, arch) },
+			{ CS_FEAT_CPUDESC, offsetof(struct cs_file_info, cpudesc) },
+		};
+
+		for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]) && !err; i++) {
+			const char *v = *(const char *const *)((const char *)info + strs[i].off);
+
+			if (v)
+				err = cs_writer_set_string(inj->w, strs[i].feat, v);
+		}
+		/* the reader joined the words; one word shows the same line */
+		if (!err && info->cmdline)
+			err = cs_writer_set_cmdline(inj->w, 1, &info->cmdline);
+		if (!err && (info->nr_cpus_online || info->nr_cpus_avail))
+			err = cs_writer_set_nr_cpus(inj->w, info->nr_cpus_online,
+						    info->nr_cpus_avail);
+	}
+	if (!err)
+		err = cs_writer_begin(inj->w);
+	return err ? fail_writer(inj, err) : 0;
+}
+
+static int copy(struct cs_inject *inj, const struct cs_event *ev)
+{
+	int err = cs_writer_write(inj->w, ev->bytes, ev->size);
+
+	return err ? fail_writer(inj, err) : 0;
+}
+
+static int inject_event(void *ctx, const struct cs_event *ev)
+{
+	struct cs_inject *inj = ctx;
+
+	switch (ev->type) {
+	/* absorbed by the reader into the header (attrs, features, build
+	 * ids) or unpacked into the records that follow: the writer makes
+	 * its own */
+	case CS_RECORD_HEADER_ATTR:
+	case CS_RECORD_HEADER_EVENT_TYPE:
+	case CS_RECORD_HEADER_TRACING_DATA:
+	case CS_RECORD_HEADER_BUILD_ID:
+	case CS_RECORD_HEADER_FEATURE:
+	case CS_RECORD_COMPRESSED:
+	case CS_RECORD_COMPRESSED2:
+		return 0;
+	case CS_RECORD_FINISHED_ROUND:
+		if (!inj->passthrough)
+			return 0;	/* samples come late: see inject.h */
+		break;
+	case CS_RECORD_AUXTRACE:
+		/* its payload follows the record outside header.size */
+		cs_error(&inj->eb, -ENOTSUP, "%s: AUXTRACE record at offset %#" PRIx64
+			 ": AUX area data cannot be rewritten", inj->path, ev->offset);
+		return 1;
+	default:
+		if (!inj->passthrough && ev->type >= CS_RECORD_COMPRESSED2) {
+			inj->st.newer_dropped++;
+			return 0;
+		}
+	}
+	inj->st.records++;
+	return copy(inj, ev);
+}
+
+static int inject_deferred(void *ctx, const struct cs_event *ev)
+{
+	struct cs_inject *inj = ctx;
+
+	if (!inj->passthrough) {
+		inj->st.deferred_dropped++;
+		return 0;
+	}
+	inj->st.records++;
+	return copy(inj, ev);
+}
+
+static int inject_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_inject *inj = ctx;
+	const struct cs_event *ev = s->event;
+	uint64_t nr = s->chain_nr;
+	long len;
+
+	inj->st.samples++;
+	switch (s->state) {
+	case CS_CHAIN_STITCHED:		inj->st.stitched++; break;
+	case CS_CHAIN_STITCHED_LATE:	inj->st.stitched_late++; break;
+	case CS_CHAIN_KERNEL_ONLY:	inj->st.kernel_only++; break;
+	default:			inj->st.original++; break;
+	}
+	if (inj->passthrough || s->state == CS_CHAIN_ORIGINAL ||
+	    s->state == CS_CHAIN_UNMERGED)
+		return copy(inj, ev);
+	if (!ev->evsel) {
+		cs_error(&inj->eb, -EINVAL, "%s: sample at offset %#" PRIx64
+			 " names no event of the file", inj->path, ev->offset);
+		return 1;
+	}
+	for (;;) {
+		len = cs_encode_sample(ev->evsel->attr, &ev->sample, s->chain, nr,
+				       inj->buf, sizeof(inj->buf));
+		if (len != -EINVAL)
+			break;
+		/* too big for one record: the outermost user frames go, never
+		 * the kernel part */
+		uint64_t keep = nr;
+
+		for (uint64_t i = 0; i < nr; i++)
+			if (s->chain[i] == CS_CONTEXT_USER) {
+				keep = i + 2;
+				break;
+			}
+		if (nr <= keep)
+			break;
+		if (nr == s->chain_nr)
+			inj->st.truncated++;
+		nr = nr - keep > 64 ? nr - 64 : keep;
+	}
+	if (len < 0) {
+		cs_error(&inj->eb, (int)len, "%s: sample at offset %#" PRIx64
+			 " cannot be re-encoded with its %" PRIu64 "-entry stack: %s",
+			 inj->path, ev->offset, s->chain_nr, strerror((int)-len));
+		return 1;
+	}
+	len = cs_writer_write(inj->w, inj->buf, (size_t)len);
+	return len ? fail_writer(inj, (int)len) : 0;
+}
+
+static int inject_end(void *ctx, struct cs_session *s)
+{
+	struct cs_inject *inj = ctx;
+	int err = cs_writer_finish(inj->w);
+
+	(void)s;
+	return err ? fail_writer(inj, err) : 0;
+}
+
+const struct cs_output_ops cs_inject_ops = {
+	.begin = inject_begin,
+	.sample = inject_sample,
+	.deferred = inject_deferred,
+	.event = inject_event,
+	.end = inject_end,
+};
+
+int cs_inject_new(struct cs_writer *w, const struct cs_inject_opts *o,
+		  struct cs_inject **out)
+{
+	struct cs_inject *inj = calloc(1, sizeof(*inj));
+
+	*out = inj;
+	if (!inj)
+		return -ENOMEM;
+	inj->w = w;
+	inj->passthrough = o && o->passthrough;
+	inj->path = o && o->input ? o->input : "input";
+	return 0;
+}
+
+const struct cs_inject_stats *cs_inject_stats(const struct cs_inject *inj)
+{
+	return &inj->st;
+}
+
+const char *cs_inject_error(const struct cs_inject *inj)
+{
+	return inj->eb.msg;
+}
+
+void cs_inject_free(struct cs_inject *inj)
+{
+	free(inj);
+}

@@ -1,0 +1,67 @@
+/* inject.h - rewrites a profile into a perf.data that tools predating
+ * deferred callchains read (perf 6.1 and the like).
+ *
+ * Stitched samples are re-encoded with their whole stack: kernel part,
+ * PERF_CONTEXT_USER, user ips. A sample whose user part never came keeps
+ * its kernel part alone (the USER_DEFERRED marker and cookie are dropped:
+ * old perf refuses the unknown marker). Type-22 records are dropped, the
+ * deferral bits cleared in the attrs, and everything else is copied: side
+ * band, build ids, and the header features the writer knows. Record types
+ * newer than perf 6.1 (>= 83: COMPRESSED2, BPF_METADATA, SCHEDSTAT_*) are
+ * dropped and counted, since 6.1 stops at the first one.
+ *
+ * Samples leave the stitcher after the records that completed them, so the
+ * output is not in time order; no FINISHED_ROUND is written, which tells a
+ * reader to sort the whole file (perf does).
+ *
+ * Passthrough copies every record unchanged (type 22 and the deferral bits
+ * included) in file order, FINISHED_ROUNDs too: only the container is
+ * rewritten (attrs of at most 128 bytes, no compression).
+ */
+#ifndef CS_INJECT_H
+#define CS_INJECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+
+struct cs_writer;
+struct cs_inject;			/* opaque */
+
+struct cs_inject_opts {
+	bool passthrough;
+	const char *input;		/* the input's name, for messages */
+};
+
+struct cs_inject_stats {
+	uint64_t samples;		/* samples written */
+	uint64_t stitched;		/* ... with a deferred user part put back */
+	uint64_t stitched_late;
+	uint64_t kernel_only;		/* ... with the kernel part only */
+	uint64_t original;		/* ... as recorded */
+	uint64_t truncated;		/* ... whose user part had to be cut to fit */
+	uint64_t records;		/* other records written */
+	uint64_t deferred_dropped;	/* type-22 records left out */
+	uint64_t newer_dropped;		/* records perf 6.1 cannot read, left out */
+};
+
+/* An inject writing through w, which must be open and not begun: the
+ * output adds the events and features in its begin callback and finishes
+ * the file in its end callback. w stays the caller's. Returns 0 and the
+ * output in *out (caller frees), or -ENOMEM. */
+int cs_inject_new(struct cs_writer *w, const struct cs_inject_opts *o,
+		  struct cs_inject **out);
+
+/* Run the session with these ops and the inject as ctx; with passthrough,
+ * open the session with no_merge and ordered_off. A callback that fails
+ * returns 1 with the reason in cs_inject_error(). */
+extern const struct cs_output_ops cs_inject_ops;
+
+const struct cs_inject_stats *cs_inject_stats(const struct cs_inject *inj);
+/* The reason of the last failure, "" if none; owned by inj. */
+const char *cs_inject_error(const struct cs_inject *inj);
+
+void cs_inject_free(struct cs_inject *inj);
+
+#endif
