@@ -419,7 +419,8 @@ static void entry_sym_text(const struct cs_report *r, uint32_t frame,
 
 		snprintf(buf, len, "[%c] %s", mode, frame_sym_text(r, frame, tmp, sizeof(tmp)));
 	} else {
-		snprintf(buf, len, "[%c] 0x%016" PRIx64, mode, k->addr);
+		/* perf's "%-#.*llx": no 0x before a zero */
+		snprintf(buf, len, "[%c] %#.16" PRIx64, mode, k->addr);
 	}
 }
 
@@ -556,6 +557,29 @@ static uint64_t node_count(const struct graph *g, uint32_t id)
 	return st.count;
 }
 
+/* Siblings of equal weight: perf keeps them in the order of its callchain
+ * keys (dso, then symbol address); user before kernel and then the
+ * symbol's address comes closest without its pointer order. */
+static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
+{
+	uint32_t pa, pb, fa, fb;
+	uint64_t x;
+	const struct cs_agg_key *ka, *kb;
+	const struct cs_location *la, *lb;
+
+	node_info(g, a, &pa, &fa, &x);
+	node_info(g, b, &pb, &fb, &x);
+	ka = cs_agg_frame_key(g->r->stacks, fa);
+	kb = cs_agg_frame_key(g->r->stacks, fb);
+	if ((ka->flags & F_KERNEL) != (kb->flags & F_KERNEL))
+		return ka->flags & F_KERNEL ? 1 : -1;
+	la = cs_agg_frame_loc(g->r->stacks, fa);
+	lb = cs_agg_frame_loc(g->r->stacks, fb);
+	if (la->sym_start != lb->sym_start)
+		return la->sym_start < lb->sym_start ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 static int cmp_node(const void *pa, const void *pb, void *ctx)
 {
 	const struct graph *g = ctx;
@@ -564,7 +588,7 @@ static int cmp_node(const void *pa, const void *pb, void *ctx)
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	return a < b ? -1 : a > b;
+	return node_tie(g, a, b);
 }
 
 /* Which frames of a stack an entry's call graph shows, as perf does: the
