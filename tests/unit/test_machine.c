@@ -179,7 +179,7 @@ static void fork_copies_comm_and_maps_threads_share_them(void **state)
 	cs_machine_free(m);
 }
 
-static void exec_drops_the_old_images_maps(void **state)
+static void exec_keeps_maps_until_the_new_image_replaces_them(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
 	struct cs_location loc;
@@ -189,10 +189,13 @@ static void exec_drops_the_old_images_maps(void **state)
 	feed(m, mmap_event(PID, 0x400000, 0x1000, 0, "/bin/sh", NULL));
 	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
 	assert_string_equal(loc.dso_name, "/bin/sh");
+	/* samples later in the execve call still carry the old stack */
 	feed(m, comm_event(PID, PID, "prog", true));
 	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
-	assert_null(loc.dso_name);
-	assert_null(loc.sym);
+	assert_string_equal(loc.dso_name, "/bin/sh");
+	feed(m, mmap_event(PID, 0x400000, 0x2000, 0, "/bin/prog", NULL));
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/prog");
 	assert_string_equal(cs_machine_comm(m, PID, PID), "prog");
 	/* EXIT keeps the thread: late samples still need its name */
 	struct cs_event ex = fork_event(PID, PID, PID, PID);
@@ -513,7 +516,7 @@ int main(void)
 		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
 		cmocka_unit_test(many_maps_are_found_by_binary_search),
 		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
-		cmocka_unit_test(exec_drops_the_old_images_maps),
+		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
 		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
 		cmocka_unit_test(build_id_mismatch_is_refused),
 		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),

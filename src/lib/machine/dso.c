@@ -88,6 +88,53 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 	return d;
 }
 
+/* /tmp/perf-PID.map: "START SIZE name" lines (hex), written by JITs */
+static bool is_perf_map(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, "/tmp/perf-", 10) && n > 14 &&
+	       !strcmp(name + n - 4, ".map");
+}
+
+static void load_perf_map(struct cs_dso *d)
+{
+	FILE *f = fopen(d->name, "r");
+	char line[4096];
+
+	d->status = CS_DSO_NO_FILE;
+	if (!f)
+		return;
+	if (cs_symtab_new(&d->syms)) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned long long start, size;
+		size_t len;
+
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		len = strcspn(p, "\n");
+		if (len && cs_symtab_add(d->syms, start, size, CS_SYM_GLOBAL, p,
+					 len, NULL))
+			break;
+	}
+	fclose(f);
+	d->status = CS_DSO_LOADED;
+	if (cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
+		cs_symtab_free(d->syms);
+		d->syms = NULL;
+	}
+}
+
 static bool pseudo_name(const char *name)
 {
 	return name[0] == '[' || !strncmp(name, "//anon", 6) ||
@@ -258,6 +305,10 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 
 	if (d->status != CS_DSO_NOT_LOADED)
 		return;
+	if (is_perf_map(d->name)) {
+		load_perf_map(d);
+		return;
+	}
 	if (pseudo_name(d->name)) {
 		d->status = CS_DSO_NOT_A_FILE;
 		return;

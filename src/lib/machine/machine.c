@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -75,7 +76,8 @@ struct cs_machine {
 	char *kallsyms_path;		/* NULL: none to load */
 	uint64_t next_space;
 	uint64_t kernel_space;
-	uint64_t kernel_start;		/* of the [kernel.kallsyms] map; 0: unknown */
+	uint64_t kernel_start;		/* the [kernel.kallsyms] map; */
+	uint64_t kernel_end;		/* both 0: not in the file */
 	struct cache_ent *cache;
 };
 
@@ -337,16 +339,9 @@ static int on_comm(struct cs_machine *m, const struct cs_event *ev)
 	t->comm = c;
 	t->pid = ev->comm.pid;
 	t->exited = false;
-	if (ev->misc & CS_MISC_COMM_EXEC) {
-		/* a new program: the old image's maps are gone; the new one's
-		 * MMAPs follow */
-		struct proc *p = proc_findnew(m, ev->comm.pid);
-
-		if (!p)
-			return -ENOMEM;
-		p->maps.nr = 0;
-		p->maps.space = m->next_space++;
-	}
+	/* exec keeps the maps, as perf does: samples later in the execve
+	 * call still carry the old image's user stack, and the new image's
+	 * MMAPs replace what they overlap */
 	return 0;
 }
 
@@ -394,9 +389,30 @@ static void known_build_id(const struct cs_machine *m, const char *path,
 		}
 }
 
+/* perf's rule for anonymous and file-less executable maps */
+static bool jit_candidate(const struct cs_event *ev)
+{
+	const struct cs_mmap *mm = &ev->mmap;
+	const char *f = mm->filename;
+	bool exec, anon, no_dso;
+
+	if (ev->type == CS_RECORD_MMAP2)
+		exec = mm->prot & PROT_EXEC;
+	else
+		exec = !(ev->misc & CS_MISC_MMAP_DATA);
+	anon = !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+	       !strncmp(f, "/anon_hugepage", 14) || (mm->flags & MAP_HUGETLB);
+	no_dso = !strncmp(f, "[stack", 6) || !strncmp(f, "/SYSV", 5) ||
+		 !strcmp(f, "[heap]");
+	return exec && (anon || no_dso);
+}
+
 static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 {
 	const struct cs_mmap *mm = &ev->mmap;
+	const char *name;
+	char jit[64];
+	uint64_t pgoff;
 	uint8_t mode = ev->misc & CS_MISC_CPUMODE_MASK;
 	const uint8_t *id = NULL;
 	size_t id_size = 0;
@@ -410,23 +426,34 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 		if (mode == CS_MISC_KERNEL && mm->filename &&
 		    !strncmp(mm->filename, "[kernel.kallsyms]", 17)) {
 			m->kernel_start = mm->start;
+			m->kernel_end = mm->len && mm->start + mm->len > mm->start ?
+					mm->start + mm->len : UINT64_MAX;
 			m->kernel_space = m->next_space++;
 		}
 		return 0;
+	}
+	name = mm->filename;
+	pgoff = mm->pgoff;
+	if (jit_candidate(ev)) {
+		/* executable memory without a file: JIT code, whose symbols a
+		 * runtime may list in /tmp/perf-PID.map; its addresses are
+		 * their own offsets */
+		snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", mm->pid);
+		name = jit;
+		pgoff = mm->start;
 	}
 	if (mm->has_build_id) {
 		id = mm->build_id;
 		id_size = mm->build_id_size;
 	} else {
-		known_build_id(m, mm->filename, &id, &id_size);
+		known_build_id(m, name, &id, &id_size);
 	}
-	dso = cs_dso_findnew(m->dsos, mm->filename, strlen(mm->filename), id,
-			     id_size);
+	dso = cs_dso_findnew(m->dsos, name, strlen(name), id, id_size);
 	p = proc_findnew(m, mm->pid);
 	if (!dso || !p)
 		return -ENOMEM;
 	p->maps.space = m->next_space++;
-	return cs_maps_insert(&p->maps, mm->start, mm->len, mm->pgoff, dso);
+	return cs_maps_insert(&p->maps, mm->start, mm->len, pgoff, dso);
 }
 
 static int on_ksymbol(struct cs_machine *m, const struct cs_event *ev)
@@ -539,16 +566,20 @@ static void load_kernel(struct cs_machine *m)
 			goto done;
 		}
 	}
-	/* /proc files report size 0: read them in chunks */
-	for (;;) {
-		char *nb;
+	/* /proc files report size 0 and come a page per read: grow the
+	 * buffer geometrically, never per read */
+	for (size_t cap = 0;;) {
 		ssize_t n;
 
-		nb = realloc(buf, len + (1 << 20));
-		if (!nb)
-			break;
-		buf = nb;
-		n = read(fd, buf + len, 1 << 20);
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap ? cap * 2 : 4u << 20);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap = cap ? cap * 2 : 4u << 20;
+		}
+		n = read(fd, buf + len, cap - len);
 		if (n <= 0)
 			break;
 		len += (size_t)n;
@@ -593,8 +624,10 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 		load_kernel(m);
 	s = m->kernel ? cs_symtab_find(m->kernel, addr) : NULL;
 	if (!s) {
-		/* below the kernel's map: no dso at all, as perf shows it */
-		if (m->kernel_start && addr < m->kernel_start)
+		/* outside the kernel's map, an address without a symbol has
+		 * no dso at all, as perf shows it */
+		if (m->kernel_end &&
+		    (addr < m->kernel_start || addr >= m->kernel_end))
 			loc->dso_name = NULL;
 		return;
 	}
