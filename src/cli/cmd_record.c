@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"      --drain-ms N      at stop, wait up to N ms for deferred user\n"
 		"                        stacks still due (default %d, 0 = off)\n"
 		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
-		"  -q, --quiet           no progress and no summary\n"
+		"  -q, --quiet           no progress, notices or summary (errors only)\n"
 		"  -h, --help            this text\n",
 		DEFAULT_FREQ, DEFAULT_DRAIN_MS, DEFAULT_PAGES);
 }
@@ -259,7 +259,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("record: -o - writes binary data: redirect stdout to a file or pipe");
 		return 129;
 	}
-	o.notice = on_notice;
+	if (!quiet)
+		o.notice = on_notice;
 	o.ctx = &ui;
 	if (ui.tty && !quiet)
 		o.progress = on_progress;
@@ -271,6 +272,8 @@ int cmd_record(int argc, char **argv)
 		cli_error("record: %s", eb.msg[0] ? eb.msg : strerror(-err));
 		return 1;
 	}
+	if (quiet)
+		return 0;
 	if (res.lost || res.lost_samples)
 		cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a larger -m "
 			 "or a lower -F)", res.lost + res.lost_samples);
@@ -278,7 +281,6 @@ int cmd_record(int argc, char **argv)
 		cli_warn("%" PRIu64 " samples still wait for their deferred user stack "
 			 "after %.0f ms of drain (their tasks stayed in the kernel); "
 			 "they keep their kernel part", res.still_waiting, res.drain_ns / 1e6);
-	if (!quiet)
-		summary(&o, &res);
+	summary(&o, &res);
 	return 0;
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# record_targets.sh - -p and -t record running tasks and stop when they
+# end; the command line says what is wrong in one line; a terminal gets a
+# live status line, a pipe does not.
+source "$CS_ROOT/tests/lib.sh"
+cd "$T"
+W=$CS_WORKLOADS/deepstack
+PERF=/usr/bin/perf
+STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
+
+# -p: every thread of a running process, until it exits
+"$W" 1.5 2 20 &
+pid=$!
+sleep 0.3
+timeout 20 $CS record -g -e cpu-clock -p $pid -o p.data 2>p.err
+check "-p stops by itself when the process exits" [ $? -eq 0 ]
+wait $pid
+$PERF script -i p.data -F pid >p.pids 2>/dev/null
+check_eq "-p records only that process" "$pid" "$(sort -u p.pids | tr -d ' ')"
+$CS script -q --no-inline -i p.data >p.txt 2>/dev/null
+ord=$($STACKS order p.txt deepstack)
+check "-p: the process was named and mapped from /proc ($ord)" \
+	[ "${ord#*/}" -gt 50 -a "${ord%/*}" -eq "${ord#*/}" ]
+check "-p follows every thread (both workers)" \
+	[ "$($PERF script -i p.data -F tid 2>/dev/null | sort -u | wc -l)" -ge 2 ]
+
+# -t: one thread of it
+"$W" 1.5 2 20 &
+pid=$!
+sleep 0.3
+tid=$(ls /proc/$pid/task | sort -n | tail -1)
+timeout 20 $CS record -g -e cpu-clock -t $tid -o t.data 2>t.err
+check "-t stops by itself when the thread exits" [ $? -eq 0 ]
+wait $pid
+check_eq "-t records only that thread" "$tid" \
+	"$($PERF script -i t.data -F tid 2>/dev/null | sort -u | tr -d ' ')"
+
+# the command line
+$CS record --help >help.txt
+check "--help exits 0" [ $? -eq 0 ]
+check "--help names --call-graph fp,defer" grep -q -- "--call-graph" help.txt
+check "--help names --drain-ms" grep -q -- "--drain-ms" help.txt
+
+err() {			# err "what" ARGS: exit 129 and one line naming it
+	local what=$1; shift
+	$CS record "$@" >/dev/null 2>e.err
+	local rc=$?
+	check "$what: exits 129 ($rc)" [ $rc -eq 129 ]
+	check "$what: says so" grep -q "^callstitch: " e.err
+}
+err "no target" -g
+err "an unknown event" -e bogus -- true
+err "an unknown call graph mode" --call-graph dwarf -- true
+err "-F 0" -F 0 -- true
+err "-m not a power of two" -m 3 -- true
+err "--drain-ms not a number" --drain-ms soon -- true
+
+$CS record -o nothere.data -- /nonexistent/program 2>ne.err
+check "a command that cannot run fails" [ $? -eq 1 ]
+check "and says why in one line" grep -q "^callstitch: record: cannot run '/nonexistent/program': No such file or directory$" ne.err
+check "and leaves no file behind" [ ! -e nothere.data ]
+
+$CS record -p 999999999 -o nopid.data 2>np.err
+check "-p of no process fails" [ $? -ne 0 ]
+check "and names the pid" grep -q "no such process: 999999999" np.err
+$CS record -a -p 1 -o x.data 2>ap.err
+check "-a with -p is refused" [ $? -ne 0 ]
+check "and says to pick one" grep -q "choose one of -a, -p and -t" ap.err
+
+# an existing perf.data is kept as perf.data.old, as perf does
+$CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
+$CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
+check "the previous perf.data becomes perf.data.old" [ -s perf.data -a -s perf.data.old ]
+
+# progress: a status line on a terminal, nothing on a pipe
+script -qec "$CS record -e cpu-clock -o tty.data -- $W 1 1 5" /dev/null >tty.out
+check "a terminal gets a live status line" grep -q $'\r\\[ callstitch record: [0-9]* samples, [0-9.]* MB written, [0-9]* lost \\]' tty.out
+$CS record -e cpu-clock -o notty.data -- "$W" 1 1 5 2>notty.err
+check "a pipe gets no status line" sh -c "! grep -q \$'\r' notty.err"
+$CS record -q -G -o quiet.data -- "$W" 0.1 1 5 2>quiet.err
+check_eq "-q says nothing, not even a fallback" "" "$(cat quiet.err)"
