@@ -17,9 +17,11 @@ static const char usage[] =
 	"their context markers named, the cookie of each deferred sample and\n"
 	"each CALLCHAIN_DEFERRED record with its cookie and user stack. Records\n"
 	"inside COMPRESSED payloads show the offset of their payload and +z.\n"
+	"A stream (pipe mode) tells its events and features as records: its\n"
+	"summary comes at the end.\n"
 	"\n"
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n"
-	"  -x, --hex             also show the raw bytes of each record\n"
+	"  -x, --hex             also show the bytes of each record (native order)\n"
 	"      --header-only     only the header, events and features\n"
 	"      --no-stats        no per-type totals at the end\n"
 	"  -h, --help            this text\n";

@@ -187,8 +187,6 @@ static void header(FILE *f, struct cs_reader *r)
 	fputc('\n', f);
 	for (size_t i = 0; i < cs_evlist_count(l); i++)
 		attr_line(f, cs_evlist_get(l, i));
-	if (in->pipe_mode)
-		fputs("# (pipe mode: events and features arrive as records)\n", f);
 	cs_reader_for_each_build_id(r, bid_line, f);
 	fputs("#\n", f);
 }
@@ -612,14 +610,24 @@ int cs_dump(struct cs_reader *r, FILE *f, const struct cs_dump_opts *o,
 	struct cs_record rec;
 	struct cs_event ev;
 	uint64_t zoff = UINT64_MAX;
+	bool pipe;
 	int err;
 
 	if (!counts)
 		counts = &local;
 	memset(counts, 0, sizeof(*counts));
-	header(f, r);
-	if (o->header_only)
-		return 0;
+	pipe = cs_reader_info(r)->pipe_mode;
+	if (!pipe) {
+		header(f, r);
+		if (o->header_only)
+			return 0;
+	} else {
+		/* a stream tells its events and features as records: the
+		 * summary comes after them, at the end */
+		fprintf(f, "# callstitch dump of %s (pipe mode: events and "
+			"features arrive as records, summed up at the end)\n",
+			cs_reader_path(r));
+	}
 	while ((err = cs_reader_next(r, &rec)) > 0) {
 		bool inner;
 
@@ -627,6 +635,8 @@ int cs_dump(struct cs_reader *r, FILE *f, const struct cs_dump_opts *o,
 				rec.offset, cs_reader_path(r), &ev, eb);
 		if (err)
 			break;
+		if (pipe && o->header_only)
+			continue;
 		inner = rec.offset == zoff && rec.type != CS_RECORD_COMPRESSED &&
 			rec.type != CS_RECORD_COMPRESSED2;
 		if (rec.type == CS_RECORD_COMPRESSED ||
@@ -638,7 +648,11 @@ int cs_dump(struct cs_reader *r, FILE *f, const struct cs_dump_opts *o,
 	}
 	if (err < 0)
 		return err;
-	if (!o->no_stats)
+	if (pipe) {
+		fputc('\n', f);
+		header(f, r);
+	}
+	if (!o->no_stats && !o->header_only)
 		totals(f, counts);
 	return 0;
 }

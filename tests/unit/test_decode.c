@@ -327,7 +327,7 @@ struct fix {
 	struct cs_errbuf eb;
 };
 
-static int one_event(void **state, uint64_t sample_type)
+static int one_event(void **state, uint64_t sample_type, uint64_t flags)
 {
 	static struct fix f;
 	struct cs_perf_attr a;
@@ -338,7 +338,7 @@ static int one_event(void **state, uint64_t sample_type)
 	a.size = CS_PERF_ATTR_SIZE_VER7;
 	a.type = CS_PERF_TYPE_SOFTWARE;
 	a.sample_type = sample_type;
-	a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_DEFER_CALLCHAIN;
+	a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_DEFER_CALLCHAIN | flags;
 	assert_int_equal(cs_evlist_new(&f.l), 0);
 	assert_int_equal(cs_evlist_add(f.l, &a, NULL, ids, 2), 0);
 	*state = &f;
@@ -348,14 +348,21 @@ static int one_event(void **state, uint64_t sample_type)
 static int setup_spec(void **state)
 {
 	return one_event(state, CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
-			 CS_SAMPLE_CALLCHAIN | CS_SAMPLE_PERIOD);
+			 CS_SAMPLE_CALLCHAIN | CS_SAMPLE_PERIOD, 0);
 }
+
+#define WIDE (CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID | \
+	      CS_SAMPLE_TIME | CS_SAMPLE_ID | CS_SAMPLE_STREAM_ID | \
+	      CS_SAMPLE_CPU | CS_SAMPLE_PERIOD)
 
 static int setup_wide(void **state)
 {
-	return one_event(state, CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP |
-			 CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ID |
-			 CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD);
+	return one_event(state, WIDE, CS_ATTR_BUILD_ID);
+}
+
+static int setup_wide_no_build_id(void **state)
+{
+	return one_event(state, WIDE, 0);
 }
 
 static int teardown(void **state)
@@ -494,6 +501,34 @@ static void mmap2_with_build_id(void **state)
 	assert_int_equal(ev.mmap.prot, 5);
 	assert_string_equal(ev.mmap.filename, "/usr/bin");
 	assert_int_equal(ev.mmap.start, 0x400000);
+}
+
+/* The kernel sets the build-id bit on the one record it writes for every
+ * event watching a mapping; an event that did not ask for build ids gets
+ * the inode form under that bit. */
+static void mmap2_build_id_bit_without_build_id_attr_is_the_inode_form(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_MMAP2, CS_MISC_USER | CS_MISC_MMAP_BUILD_ID);
+	pair(&b, 20, 21);
+	put(&b, 0x400000); put(&b, 0x1000); put(&b, 0);
+	pair(&b, 8, 1);				/* maj 8: looks like a size */
+	put(&b, 4242); put(&b, 0);		/* ino, generation */
+	pair(&b, 5, 2);
+	put(&b, 0x0000000000612f2fULL);		/* "//a" */
+	pair(&b, 20, 21); put(&b, 1); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
+	assert_false(ev.mmap.has_build_id);
+	assert_int_equal(ev.mmap.maj, 8);
+	assert_int_equal(ev.mmap.min, 1);
+	assert_int_equal(ev.mmap.ino, 4242);
+	assert_string_equal(ev.mmap.filename, "//a");
 }
 
 static void fork_exit_lost_ksymbol(void **state)
@@ -660,6 +695,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(trailer_fields_come_from_the_end, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(unterminated_strings_are_ebadmsg, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(mmap2_with_build_id, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(mmap2_build_id_bit_without_build_id_attr_is_the_inode_form, setup_wide_no_build_id, teardown),
 		cmocka_unit_test_setup_teardown(fork_exit_lost_ksymbol, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(record_shorter_than_its_trailer_is_ebadmsg, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(every_kernel_type_cut_short_is_ebadmsg_not_a_crash, setup_wide, teardown),

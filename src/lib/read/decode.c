@@ -351,16 +351,15 @@ static void kernel_body(uint32_t type, uint16_t misc, struct cur *c,
 		ev->mmap.start = u64(c, "start");
 		ev->mmap.len = u64(c, "len");
 		ev->mmap.pgoff = u64(c, "pgoff");
-		if (misc & CS_MISC_MMAP_BUILD_ID) {
-			ev->mmap.has_build_id = true;
-			if (need(c, 24, "build id")) {
-				/* u8 size, 3 bytes of padding, 20 bytes of id */
+		if (mmap2_has_build_id(misc, lay, c->p, c->end)) {
+			/* u8 size, 3 bytes of padding, 20 bytes of id */
+			need(c, 24, "build id");
+			if (!c->why) {
+				ev->mmap.has_build_id = true;
 				ev->mmap.build_id_size = c->p[0];
 				memcpy(ev->mmap.build_id, c->p + 4, 20);
 				c->p += 24;
 			}
-			if (ev->mmap.build_id_size > 20 && !c->why)
-				c->why = "build id size over 20";
 		} else {
 			ev->mmap.maj = u32(c, "maj");
 			ev->mmap.min = u32(c, "min");

@@ -87,6 +87,7 @@ static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
 
 	l->sample_type = st;
 	l->read_format = a->read_format;
+	l->attr_flags = a->flags;
 	l->trailer_size = cs_attr_trailer_size(a);
 	l->sample_time_pos = -1;
 	if (st & CS_SAMPLE_TIME)

@@ -259,7 +259,7 @@ static void swap_kernel_body(uint32_t type, uint16_t misc, struct scur *c,
 	case CS_RECORD_MMAP2:
 		s32(c, "pid"); s32(c, "tid");
 		s64n(c, 3, "start, len, pgoff");
-		if (misc & CS_MISC_MMAP_BUILD_ID) {
+		if (mmap2_has_build_id(misc, lay, c->p, c->end)) {
 			skip(c, 24, "build id");
 		} else {
 			s32(c, "maj"); s32(c, "min");
