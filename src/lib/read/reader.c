@@ -209,7 +209,9 @@ static int open_file(struct cs_reader *r, size_t size)
 				strerror(errno));
 	r->map = m;
 	r->map_size = size;
-	madvise(m, size, MADV_SEQUENTIAL | MADV_WILLNEED);
+	/* advice values are not bits: one call each */
+	madvise(m, size, MADV_SEQUENTIAL);
+	madvise(m, size, MADV_WILLNEED);
 	memcpy(&h, r->map, sizeof(h));
 	if (r->swap) {
 		uint64_t *w = (uint64_t *)&h;
