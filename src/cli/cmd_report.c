@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"                        optionally the least percentage of a branch\n"
 		"                        (e.g. caller,0.5 or graph,0.5,callee)\n"
 		"      --percent-limit N hide entries below N percent\n"
+		"      --no-inline       no frames for inlined functions (from DWARF)\n"
 		"  -n, --show-nr-samples a Samples column\n"
 		"      --pid PID[,PID]   only these processes\n"
 		"      --tid TID[,TID]   only these threads\n"
@@ -45,6 +46,7 @@ enum {
 	OPT_PID,
 	OPT_TID,
 	OPT_COMM,
+	OPT_NO_INLINE,
 };
 
 /* "caller", "callee", "none", "graph", a number, comma-separated. */
@@ -92,6 +94,7 @@ int cmd_report(int argc, char **argv)
 		{ "pid",             required_argument, NULL, OPT_PID },
 		{ "tid",             required_argument, NULL, OPT_TID },
 		{ "comm",            required_argument, NULL, OPT_COMM },
+		{ "no-inline",       no_argument,       NULL, OPT_NO_INLINE },
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,6 +118,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_CHILDREN:	o.no_children = false; break;
 		case OPT_NO_CHILDREN:	o.no_children = true; break;
 		case 'n':		o.show_nr_samples = true; break;
+		case OPT_NO_INLINE:	run.no_inline = true; break;
 		case 's':
 			if (cs_report_parse_sort(&o, optarg, bad, sizeof(bad))) {
 				cli_error("report: --sort: unknown or repeated key '%s'"

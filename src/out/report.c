@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "out/out_inlines.h"
 #include "out/out_names.h"
 #include "out/stack_agg.h"
 
@@ -14,6 +15,8 @@
 #define F_KERNEL	(1u << 0)
 #define F_COOKIE	(1u << 1)
 #define F_MISSING	(1u << 2)	/* reason in bits 8.. */
+#define F_INLINED	(1u << 3)	/* a function inlined at the address */
+#define F_INLINED_SAME	(1u << 4)	/* ... named as the function it is in */
 
 #define NO_PARENT	UINT32_MAX
 
@@ -105,9 +108,16 @@ static bool is_kernel(const struct cs_frame *f)
 
 /* Frames are the same when their symbol and dso are; an address without
  * a symbol is its own frame, as in perf. */
-static void frame_key(const struct cs_frame *f, struct cs_agg_key *k)
+static void frame_key(const struct cs_frame *f, uint8_t inl,
+		      struct cs_agg_key *k)
 {
 	memset(k, 0, sizeof(*k));
+	if (inl) {
+		k->sym = f->loc.sym;
+		k->dso = f->loc.dso_name;
+		k->flags = inl == CS_OUT_INLINED ? F_INLINED : F_INLINED_SAME;
+		return;
+	}
 	switch (f->kind) {
 	case CS_FRAME_MISSING_USER:
 		k->flags = F_MISSING | ((uint32_t)f->missing << 8);
@@ -151,7 +161,7 @@ static int ev_reserve(struct cs_report *r, unsigned int evsel)
 
 int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		  uint32_t tid, const char *comm, const struct cs_frame *frames,
-		  size_t nr, uint64_t period)
+		  const uint8_t *inlined, size_t nr, uint64_t period)
 {
 	struct cs_agg_key k = {
 		.sym = comm ? comm : ":unknown",
@@ -167,7 +177,7 @@ int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 	if (!err)
 		err = cs_agg_frame_copy(r->threads, &k, &thread);
 	for (size_t i = 0; !err && i < nr; i++) {
-		frame_key(&frames[i], &k);
+		frame_key(&frames[i], inlined ? inlined[i] : 0, &k);
 		err = cs_agg_frame(r->stacks, &k, &frames[i].loc, &r->ids[i]);
 	}
 	if (!err)
@@ -205,6 +215,7 @@ struct entry {
 struct occurrence {
 	uint32_t stack;
 	uint32_t pos;			/* index of the entry's frame */
+	bool self;			/* the entry is the stack's innermost */
 };
 
 /* Everything worked out for one event at write time. */
@@ -304,6 +315,12 @@ static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 	return 0;
 }
 
+static bool is_inlined(const struct cs_report *r, uint32_t frame)
+{
+	return cs_agg_frame_key(r->stacks, frame)->flags &
+	       (F_INLINED | F_INLINED_SAME);
+}
+
 static bool wants_graph(const struct cs_report *r)
 {
 	return r->o.graph != CS_REPORT_GRAPH_NONE;
@@ -323,7 +340,7 @@ static int view_build(struct view *v)
 
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		for (size_t s = 0; s < nr && !err; s++) {
-			uint32_t depth;
+			uint32_t depth, leaf;
 
 			cs_agg_stack(r->stacks, (uint32_t)s, &st);
 			if (cs_agg_frame_key(r->threads, st.tag)->flags != v->evsel)
@@ -332,22 +349,30 @@ static int view_build(struct view *v)
 				v->total_count += st.count;
 				v->total_period += st.period;
 			}
-			depth = children ? st.nr : (st.nr ? 1 : 0);
+			/* inlined functions are frames of the graphs, never
+			 * entries: the innermost entry is the first real frame */
+			leaf = 0;
+			while (leaf + 1 < st.nr && is_inlined(r, st.frames[leaf]))
+				leaf++;
+			depth = !st.nr ? 0 : children ? st.nr - leaf : 1;
 			/* the innermost frame first; then, as perf walks the
 			 * chain, outermost first for caller graphs, so that a
 			 * recursive function's graph starts at its outermost
 			 * call (innermost first for callee graphs) */
 			for (uint32_t k = 0; k < depth; k++) {
-				uint32_t pos = k == 0 || r->o.graph == CS_REPORT_GRAPH_CALLEE
-					       ? k : depth - k;
+				uint32_t pos = k == 0 ? leaf :
+					r->o.graph == CS_REPORT_GRAPH_CALLEE ? leaf + k : st.nr - k;
 				uint32_t id;
 				struct entry *e;
+
+				if (k && is_inlined(r, st.frames[pos]))
+					continue;
 
 				err = view_entry(v, st.tag, st.frames[pos], &id);
 				if (err)
 					break;
 				e = &v->e[id];
-				if (pass == 0 && pos == 0) {
+				if (pass == 0 && k == 0) {
 					e->self_count += st.count;
 					e->self_period += st.period;
 				}
@@ -355,7 +380,7 @@ static int view_build(struct view *v)
 					continue;
 				e->stamp = (uint32_t)(s + 1);
 				if (pass == 0) {
-					uint32_t len = pos ? pos + 1 : st.nr;
+					uint32_t len = k ? pos + 1 : st.nr;
 
 					e->child_count += st.count;
 					e->child_period += st.period;
@@ -364,7 +389,7 @@ static int view_build(struct view *v)
 						e->max_depth = len;
 				} else if (wants_graph(r)) {
 					v->occ[e->occ_off + e->occ_nr++] =
-						(struct occurrence){ (uint32_t)s, pos };
+						(struct occurrence){ (uint32_t)s, pos, k == 0 };
 				}
 			}
 		}
@@ -399,6 +424,10 @@ static const char *frame_sym_text(const struct cs_report *r, uint32_t frame,
 		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
 	if (k->flags & F_COOKIE) {
 		snprintf(buf, len, "[cookie %#" PRIx64 "]", k->addr);
+		return buf;
+	}
+	if (k->flags & F_INLINED) {
+		snprintf(buf, len, "%s (inlined)", k->sym);
 		return buf;
 	}
 	if (k->sym)
@@ -528,6 +557,7 @@ struct graph {
 	uint32_t *root_child, nr_root;
 	uint64_t total;			/* the event's period: percentages */
 	double min_percent;		/* branches below are hidden */
+	char text[1024];		/* a frame's name, being printed */
 };
 
 static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
@@ -596,10 +626,10 @@ static int cmp_node(const void *pa, const void *pb, void *ctx)
  * it is a caller in (Children) bring the part from the entry to the
  * innermost frame. Caller order runs outermost first, callee the reverse.
  * Frames are stored innermost first, so index 0 is the innermost. */
-static void chain_span(uint32_t nr, uint32_t pos, enum cs_report_graph order,
-		       uint32_t *from, uint32_t *to)
+static void chain_span(uint32_t nr, const struct occurrence *oc,
+		       enum cs_report_graph order, uint32_t *from, uint32_t *to)
 {
-	uint32_t outer = pos ? pos : nr - 1;
+	uint32_t outer = oc->self ? nr - 1 : oc->pos;
 
 	if (order == CS_REPORT_GRAPH_CALLER) {
 		*from = outer;
@@ -625,7 +655,7 @@ static int graph_build(struct graph *g, const struct view *v,
 		int step;
 
 		cs_agg_stack(r->stacks, oc->stack, &st);
-		chain_span(st.nr, oc->pos, r->o.graph, &from, &to);
+		chain_span(st.nr, oc, r->o.graph, &from, &to);
 		step = from > to ? -1 : 1;
 		for (uint32_t j = from;; j += step) {
 			key[0] = parent;
@@ -743,7 +773,6 @@ static void graph_line(FILE *out, int left, int depth, uint64_t mask)
 static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
 			   int depth, uint64_t mask, int left)
 {
-	char tmp[64];
 	uint32_t shown = shown_children(g, c, nr);
 
 	for (uint32_t k = 0; k < shown; k++) {
@@ -765,7 +794,7 @@ static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
 				else
 					fputs("          ", g->out);
 			}
-			fprintf(g->out, "%s\n", frame_sym_text(g->r, f, tmp, sizeof(tmp)));
+			fprintf(g->out, "%s\n", frame_sym_text(g->r, f, g->text, sizeof(g->text)));
 			first = false;
 			if (n == last)
 				break;
@@ -781,7 +810,6 @@ static int graph_print(const struct view *v, const struct entry *e,
 {
 	struct graph g = { .r = v->r, .out = out, .total = v->total_period,
 			   .min_percent = v->r->o.graph_min_percent };
-	char tmp[64];
 	int left = 12;
 	const uint32_t *roots;
 	uint32_t nr_roots;
@@ -811,7 +839,7 @@ static int graph_print(const struct view *v, const struct entry *e,
 			node_info(&g, n, &p, &f, &per);
 			margin(out, left);
 			fprintf(out, "%s%s\n", first ? "---" : "   ",
-				frame_sym_text(v->r, f, tmp, sizeof(tmp)));
+				frame_sym_text(v->r, f, g.text, sizeof(g.text)));
 			if (n == last)
 				break;
 			n = run_next(&g, n);

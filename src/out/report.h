@@ -64,11 +64,13 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out);
 void cs_report_free(struct cs_report *r);
 
 /* Adds a sample of event `evsel` (an index) given its resolved frames,
- * innermost first. comm may be NULL and is copied; the frames' strings
- * must outlive r. Returns 0 or -ENOMEM. */
+ * innermost first, and for each a cs_out_inline kind (out_inlines.h;
+ * inlined may be NULL: none is). Inlined functions show in call graphs
+ * only. comm may be NULL and is copied; the frames' strings must outlive
+ * r. Returns 0 or -ENOMEM. */
 int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		  uint32_t tid, const char *comm, const struct cs_frame *frames,
-		  size_t nr, uint64_t period);
+		  const uint8_t *inlined, size_t nr, uint64_t period);
 
 /* Samples and period added for an event. */
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel);
@@ -93,6 +95,9 @@ struct cs_report_run {
 	size_t nr_comms;
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
+	bool no_inline;			/* leave inlined functions out */
+	struct cs_frame *expanded;	/* frames with inlined functions */
+	uint8_t *inlined;
 	uint64_t filtered;		/* samples the filters left out */
 };
 extern const struct cs_output_ops cs_report_ops;

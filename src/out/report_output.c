@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/out_inlines.h"
 #include "out/out_names.h"
 #include "out/report.h"
 
@@ -34,7 +35,9 @@ static int run_begin(void *ctx, struct cs_session *s)
 
 	run->machine = cs_session_machine(s);
 	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
-	return run->frames ? 0 : -ENOMEM;
+	run->expanded = malloc(CS_FRAMES_MAX * sizeof(*run->expanded));
+	run->inlined = malloc(CS_FRAMES_MAX);
+	return run->frames && run->expanded && run->inlined ? 0 : -ENOMEM;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -55,8 +58,13 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
+	if (run->no_inline)
+		return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
+				     run->frames, NULL, n, smp->period);
+	n = cs_out_expand_inlines(run->machine, smp->pid, run->frames, n,
+				  run->expanded, run->inlined, CS_FRAMES_MAX);
 	return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
-			     run->frames, n, smp->period);
+			     run->expanded, run->inlined, n, smp->period);
 }
 
 static void header_str(FILE *out, const char *what, const char *v)
@@ -152,7 +160,10 @@ static int run_end(void *ctx, struct cs_session *s)
 void cs_report_run_release(struct cs_report_run *run)
 {
 	free(run->frames);
-	run->frames = NULL;
+	free(run->expanded);
+	free(run->inlined);
+	run->frames = run->expanded = NULL;
+	run->inlined = NULL;
 }
 
 const struct cs_output_ops cs_report_ops = {

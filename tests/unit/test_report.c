@@ -56,10 +56,10 @@ static void add_profile(struct cs_report *r)
 	struct cs_frame s3[] = { kf("sys"), uf("c"), uf("main") };
 
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s1, 3, 100), 0);
-	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s2, 2, 100), 0);
+		assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s1, NULL, 3, 100), 0);
+	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", s2, NULL, 2, 100), 0);
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(cs_report_add(r, 0, 10, 12, "work", s3, 3, 100), 0);
+		assert_int_equal(cs_report_add(r, 0, 10, 12, "work", s3, NULL, 3, 100), 0);
 }
 
 static void self_overheads_sum_to_the_samples(void **state)
@@ -100,7 +100,7 @@ static void children_count_each_sample_once_per_entry(void **state)
 	(void)state;
 	add_profile(r);
 	/* recursion: f is on the stack three times, counted once */
-	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", rec, 4, 800), 0);
+	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", rec, NULL, 4, 800), 0);
 	t = written(r);
 	assert_string_equal(t,
 		"#\n"
@@ -165,11 +165,11 @@ static void caller_graph_draws_like_perf(void **state)
 
 	(void)state;
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, 3, 1), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, NULL, 3, 1), 0);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, 3, 1), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, NULL, 3, 1), 0);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", z, 4, 1), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", z, NULL, 4, 1), 0);
 	t = written(r);
 	assert_string_equal(t,
 		"#\n"
@@ -208,8 +208,8 @@ static void callee_graph_starts_at_the_entry_and_hides_small_branches(void **sta
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, 3, 1), 0);
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, 3, 1), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, NULL, 3, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, NULL, 3, 1), 0);
 	t = written(r);
 	assert_string_equal(t,
 		"#\n"
@@ -244,9 +244,9 @@ static void unknown_symbols_and_missing_user_stacks_are_entries(void **state)
 	char *t;
 
 	(void)state;
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 2, 1), 0);
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 2, 1), 0);
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", b, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", b, NULL, 2, 1), 0);
 	t = written(r);
 	assert_non_null(strstr(t, "    66.67%    66.67%  w        libx.so            [.] 0x0000000000001234\n"));
 	assert_non_null(strstr(t, "    33.33%     0.00%  w        [unknown]          [.] [user stack missing: lost]\n"));
@@ -266,9 +266,9 @@ static void events_get_sections_of_their_own(void **state)
 	FILE *m;
 
 	(void)state;
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, 1, 10), 0);
-	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, 1, 30), 0);
-	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, 1, 30), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, NULL, 1, 10), 0);
+	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, NULL, 1, 30), 0);
+	assert_int_equal(cs_report_add(r, 2, 1, 1, "w", a, NULL, 1, 30), 0);
 	m = open_memstream(&text, &len);
 	assert_int_equal(cs_report_write(r, m, names, 3), 0);
 	fclose(m);
@@ -288,7 +288,7 @@ static void children_graph_starts_at_the_outermost_call(void **state)
 	char *t;
 
 	(void)state;
-	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", s, 4, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", s, NULL, 4, 1), 0);
 	t = written(r);
 	assert_non_null(strstr(t,
 		"   100.00%   100.00%  w        work           [.] leaf\n"
@@ -314,6 +314,41 @@ static void children_graph_starts_at_the_outermost_call(void **state)
 	cs_report_free(r);
 }
 
+/* inlined functions are frames of the graph after the function they sit
+ * in, "(inlined)" unless named as it; never entries */
+static void inlined_functions_show_in_graphs_only(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){ .no_children = true });
+	struct cs_frame s[] = { kf("sys"), uf("__read_inline"), uf("w"), uf("w"),
+				uf("main") };
+	uint8_t inl[] = { 0, CS_OUT_INLINED, CS_OUT_INLINED_SAME, 0, 0 };
+	char *t;
+
+	(void)state;
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", s, inl, 5, 1), 0);
+	t = written(r);
+	assert_non_null(strstr(t,
+		"   100.00%  w        [kernel.kallsyms]  [k] sys\n"
+		"            |\n"
+		"            ---main\n"
+		"               w\n"
+		"               w\n"
+		"               __read_inline (inlined)\n"
+		"               sys\n"));
+	free(t);
+	cs_report_free(r);
+
+	/* a sample in user mode: the entry is the function, not what was
+	 * inlined into it */
+	r = report((struct cs_report_opts){ .graph = CS_REPORT_GRAPH_NONE });
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", s + 1, inl + 1, 4, 1), 0);
+	t = written(r);
+	assert_non_null(strstr(t, "   100.00%   100.00%  w        work           [.] w\n"));
+	assert_null(strstr(t, "__read_inline"));
+	free(t);
+	cs_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +360,7 @@ int main(void)
 		cmocka_unit_test(unknown_symbols_and_missing_user_stacks_are_entries),
 		cmocka_unit_test(events_get_sections_of_their_own),
 		cmocka_unit_test(children_graph_starts_at_the_outermost_call),
+		cmocka_unit_test(inlined_functions_show_in_graphs_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,33 @@
+/* out_inlines.h - a stack with the functions inlined at its user addresses,
+ * for the summarising outputs (report, folded), as perf shows them.
+ *
+ * perf puts each function the compiler inlined at a user address into the
+ * stack as a frame of its own, innermost first, before the frame of the
+ * function it was inlined into ("read" then "__GI___libc_read (inlined)"
+ * in a caller-ordered graph). Doing the same keeps our stacks and perf's
+ * alike.
+ */
+#ifndef CS_OUT_INLINES_H
+#define CS_OUT_INLINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <callstitch/callstitch.h>
+#include "out/frames.h"
+
+enum cs_out_inline {
+	CS_OUT_NOT_INLINED = 0,
+	CS_OUT_INLINED,			/* a function inlined here */
+	CS_OUT_INLINED_SAME,		/* inlined, named as the frame itself */
+};
+
+/* Copies in[0..n) to out, each user frame preceded by copies of itself
+ * renamed (loc.sym) to the functions inlined at its address, innermost
+ * first; kinds[i] says which out[i] are such copies. Returns how many
+ * frames out holds (at most cap). Names belong to the machine. */
+size_t cs_out_expand_inlines(struct cs_machine *m, uint32_t pid,
+			     const struct cs_frame *in, size_t n,
+			     struct cs_frame *out, uint8_t *kinds, size_t cap);
+
+#endif
