@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"      --comm            put the process name first, as the root frame\n"
 		"      --annotate        append _[k] to kernel frames\n"
 		"      --period          count the sample period, not samples\n"
+		"      --no-inline       no frames for inlined functions (from DWARF)\n"
 		"      --pid PID[,PID]   only these processes\n"
 		"      --tid TID[,TID]   only these threads\n"
 		"  -h, --help            this help\n");
@@ -40,6 +41,7 @@ enum {
 	OPT_PERIOD,
 	OPT_PID,
 	OPT_TID,
+	OPT_NO_INLINE,
 };
 
 int cmd_folded(int argc, char **argv)
@@ -55,6 +57,7 @@ int cmd_folded(int argc, char **argv)
 		{ "period",    no_argument,       NULL, OPT_PERIOD },
 		{ "pid",       required_argument, NULL, OPT_PID },
 		{ "tid",       required_argument, NULL, OPT_TID },
+		{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,6 +79,7 @@ int cmd_folded(int argc, char **argv)
 		case OPT_COMM:		o.comm = true; break;
 		case OPT_ANNOTATE:	o.annotate = true; break;
 		case OPT_PERIOD:	o.use_period = true; break;
+		case OPT_NO_INLINE:	run.no_inline = true; break;
 		case OPT_PID:
 		case OPT_TID:
 			err = cs_id_list_parse(c == OPT_PID ? &pids : &tids, optarg);

@@ -7,8 +7,10 @@
  * and one drawn from `perf script | stackcollapse-perf.pl` line up:
  * function arguments dropped, ';' turned into ':', an unknown symbol shown
  * as its dso's base name in brackets ("[libc.so.6]") or "[unknown]".
- * A kernel-only sample (its user stack never came) gets a last-outermost
- * marker frame naming why, e.g. "[user stack missing: lost]".
+ * Functions inlined at a user address are frames of their own, as perf
+ * script prints them. A kernel-only sample (its user stack never came) has
+ * a marker as its outermost frame naming why, e.g.
+ * "[user stack missing: lost]".
  *
  * Lines are sorted, so the output of one profile is always the same.
  */
@@ -64,8 +66,11 @@ uint64_t cs_folded_total(const struct cs_folded *f);
 struct cs_folded_run {
 	struct cs_folded *folded;
 	FILE *out;
+	bool no_inline;			/* no frames for inlined functions */
 	struct cs_machine *machine;	/* set by begin */
-	struct cs_frame *frames;	/* CS_FRAMES_MAX, allocated by begin */
+	struct cs_frame *frames;	/* CS_FRAMES_MAX each, allocated by begin */
+	struct cs_frame *expanded;
+	uint8_t *inlined;
 };
 extern const struct cs_output_ops cs_folded_ops;
 /* Frees what begin allocated (not the aggregator). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "out/folded.h"
+#include "out/out_inlines.h"
 #include "out/out_names.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
@@ -15,7 +16,9 @@ static int run_begin(void *ctx, struct cs_session *s)
 
 	r->machine = cs_session_machine(s);
 	r->frames = malloc(CS_FRAMES_MAX * sizeof(*r->frames));
-	return r->frames ? 0 : -ENOMEM;
+	r->expanded = malloc(CS_FRAMES_MAX * sizeof(*r->expanded));
+	r->inlined = malloc(CS_FRAMES_MAX);
+	return r->frames && r->expanded && r->inlined ? 0 : -ENOMEM;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -31,6 +34,13 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_resolve(r->machine, s, r->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
+	if (!r->no_inline) {
+		n = cs_out_expand_inlines(r->machine, smp->pid, r->frames, n,
+					  r->expanded, r->inlined, CS_FRAMES_MAX);
+		return cs_folded_add(f, r->expanded, n, cs_folded_wants_comm(f) ?
+				     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
+				     NULL, smp->period);
+	}
 	return cs_folded_add(f, r->frames, n, cs_folded_wants_comm(f) ?
 			     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
 			     NULL, smp->period);
@@ -47,7 +57,10 @@ static int run_end(void *ctx, struct cs_session *s)
 void cs_folded_run_release(struct cs_folded_run *r)
 {
 	free(r->frames);
-	r->frames = NULL;
+	free(r->expanded);
+	free(r->inlined);
+	r->frames = r->expanded = NULL;
+	r->inlined = NULL;
 }
 
 const struct cs_output_ops cs_folded_ops = {
