@@ -59,8 +59,18 @@ size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 			    CS_MISSING_NONE);
 			continue;
 		}
-		mode = marker_mode(ip);
-		if (ip == CS_CONTEXT_USER_DEFERRED && i + 1 < s->chain_nr) {
+		if (ip != CS_CONTEXT_GUEST &&
+		    marker_mode(ip) == CS_MISC_CPUMODE_UNKNOWN) {
+			/* not a context the ABI defines: the chain is corrupt
+			 * and, as perf does, none of it is shown */
+			return 0;
+		}
+		if (ip != CS_CONTEXT_GUEST)
+			mode = marker_mode(ip);
+		if (ip == CS_CONTEXT_USER_DEFERRED) {
+			/* a deferred marker without its cookie is not one */
+			if (i + 1 == s->chain_nr)
+				return 0;
 			/* the raw view: the entry after the marker is the
 			 * cookie, not an address */
 			put(m, pid, out, cap, n++, s->chain[++i], CS_MISC_USER,

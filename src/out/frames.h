@@ -30,7 +30,8 @@ struct cs_frame {
 
 /* Fills out[0..cap) with the frames of s, innermost first, and returns how
  * many there are (which may exceed cap: only cap are filled). A sample
- * without a callchain yields one frame: its ip. */
+ * without a callchain yields one frame: its ip. A chain holding a context
+ * value the ABI does not define is corrupt and yields none (as in perf). */
 size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 			 struct cs_frame *out, size_t cap);
 

@@ -409,8 +409,13 @@ static void kernel_addresses_resolve_through_kallsyms(void **state)
 	assert_int_equal(loc.sym_offset, 0x23);
 	assert_string_equal(loc.dso_name, "[kernel.kallsyms]");
 	assert_true(loc.kernel);
-	/* a kernel address in a user-mode chain is still the kernel's */
+	/* a kernel address in the user part of a chain is garbage from an
+	 * unwinder, shown unknown as perf does */
 	cs_machine_resolve(m, PID, CS_MISC_USER, 0xffffffff81000201, &loc);
+	assert_null(loc.sym);
+	assert_null(loc.dso_name);
+	/* with no cpumode, the address decides */
+	cs_machine_resolve(m, PID, CS_MISC_CPUMODE_UNKNOWN, 0xffffffff81000201, &loc);
 	assert_string_equal(loc.sym, "helper");
 	cs_machine_free(m);
 	unlink(path);
@@ -498,6 +503,13 @@ static void frames_follow_markers_cookies_and_missing_parts(void **state)
 	/* more frames than room: counted, not written past cap */
 	n = cs_frames_resolve(m, &s, f, 1);
 	assert_int_equal(n, 3);
+
+	/* a context value the ABI does not define: corrupt, nothing shown */
+	uint64_t corrupt[] = { CS_CONTEXT_USER, 0x401000, (uint64_t)-1 };
+	s.chain = corrupt;
+	s.chain_nr = 3;
+	s.state = CS_CHAIN_ORIGINAL;
+	assert_int_equal(cs_frames_resolve(m, &s, f, 8), 0);
 
 	/* no callchain: the ip */
 	s.chain = NULL;

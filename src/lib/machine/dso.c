@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define DSO_HASH_BITS 10
 
@@ -20,6 +22,7 @@ struct bid_file {			/* a file under symfs and its build id */
 
 struct cs_dso_table {
 	char *symfs;
+	bool local;
 	struct cs_dso *hash[1u << DSO_HASH_BITS];
 	struct bid_file *index;		/* symfs files by build id, built once */
 	size_t nr_index, cap_index;
@@ -28,12 +31,13 @@ struct cs_dso_table {
 	const struct cs_dso *first_mismatch;
 };
 
-int cs_dso_table_new(const char *symfs, struct cs_dso_table **out)
+int cs_dso_table_new(const char *symfs, bool local, struct cs_dso_table **out)
 {
 	struct cs_dso_table *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
+	t->local = local;
 	if (symfs && *symfs) {
 		size_t n = strlen(symfs);
 
@@ -297,6 +301,63 @@ static bool debug_file(struct cs_dso_table *t, const struct cs_dso *d,
 	return false;
 }
 
+/* This process's vdso, copied to a file for the ELF reader: the kernel
+ * maps the same image into every process. */
+static bool own_vdso(char *path, size_t size)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	unsigned long start, end;
+	char line[256];
+	bool ok = false;
+	FILE *f;
+	int fd;
+
+	if (!base || !(f = fopen("/proc/self/maps", "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &start, &end) == 2 && start == base) {
+			ok = true;
+			break;
+		}
+	fclose(f);
+	if (!ok)
+		return false;
+	snprintf(path, size, "/tmp/callstitch-vdso.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return false;
+	ok = write(fd, (const void *)base, end - start) == (ssize_t)(end - start);
+	close(fd);
+	if (!ok)
+		unlink(path);
+	return ok;
+}
+
+static void load_vdso(struct cs_dso *d)
+{
+	char path[64];
+
+	d->status = CS_DSO_NO_FILE;
+	if (!own_vdso(path, sizeof(path)))
+		return;
+	if (cs_elf_info_read(path, &d->info) == 0 &&
+	    (!d->build_id_size || !d->info.build_id_size ||
+	     (d->info.build_id_size == d->build_id_size &&
+	      !memcmp(d->info.build_id, d->build_id, d->build_id_size)))) {
+		d->status = CS_DSO_LOADED;
+		if (!cs_symtab_new(&d->syms) &&
+		    (cs_elf_load_symbols(path, d->syms) <= 0 ||
+		     cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms))) {
+			cs_symtab_free(d->syms);
+			d->syms = NULL;
+		}
+	} else if (d->info.build_id_size) {
+		d->status = CS_DSO_BUILD_ID_MISMATCH;
+	}
+	unlink(path);
+}
+
 void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 {
 	char name[4096], found[4096], dbg[4096];
@@ -305,6 +366,10 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 
 	if (d->status != CS_DSO_NOT_LOADED)
 		return;
+	if (!strcmp(d->name, "[vdso]") && t->local && !t->symfs) {
+		load_vdso(d);
+		return;
+	}
 	if (is_perf_map(d->name)) {
 		load_perf_map(d);
 		return;

@@ -42,9 +42,10 @@ struct cs_dso {
 	struct cs_dso *next;		/* hash chain */
 };
 
-/* symfs may be NULL. Returns 0 and a table in *out (caller frees), or
- * -ENOMEM. */
-int cs_dso_table_new(const char *symfs, struct cs_dso_table **out);
+/* symfs may be NULL. local: the profile was recorded on this host, so
+ * [vdso] is this process's own vdso. Returns 0 and a table in *out
+ * (caller frees), or -ENOMEM. */
+int cs_dso_table_new(const char *symfs, bool local, struct cs_dso_table **out);
 
 /* The dso for (name, build id), created if new (owned by the table).
  * NULL on -ENOMEM. */

@@ -206,7 +206,7 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 	if (!m)
 		return -ENOMEM;
 	m->cache = calloc(1u << CACHE_BITS, sizeof(*m->cache));
-	if (!m->cache || cs_dso_table_new(o->symfs, &m->dsos))
+	if (!m->cache || cs_dso_table_new(o->symfs, recorded_here(o), &m->dsos))
 		goto nomem;
 	if (o->kallsyms)
 		m->kallsyms_path = strdup(o->kallsyms);
@@ -646,11 +646,8 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	const struct cs_sym *s;
 	uint64_t off;
 
-	if (!map) {
-		if (kernel_addr(addr))
-			resolve_kernel(m, addr, loc);
-		return;
-	}
+	if (!map)			/* kernel-looking garbage included: */
+		return;			/* perf shows it unknown too */
 	d = map->dso;
 	cs_dso_load(m->dsos, d);
 	off = addr - map->start + map->pgoff;

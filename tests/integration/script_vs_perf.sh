@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# script_vs_perf.sh - on profiles recorded here by /usr/bin/perf (6.1, no
+# deferral), `callstitch script` prints the same samples, addresses and
+# symbols as `perf script`.
+#
+# Known differences of perf 6.1, compared around: it prints user addresses
+# relative to their dso (7.3 prints them absolute, as we do), pads tids to
+# 5 columns (7.3: 7), shows no inlined frames, and keeps naming a thread
+# after its EXIT (7.3 names later samples ":TID", as we do).
+source "$CS_ROOT/tests/lib.sh"
+
+PERF=/usr/bin/perf
+W=$CS_WORKLOADS/deepstack
+if [ ! -x "$PERF" ]; then skip "script vs perf" "no /usr/bin/perf"; exit 0; fi
+if [ ! -x "$W" ]; then skip "script vs perf" "no $W (make workloads)"; exit 0; fi
+
+# lockstep compare of perf's and our text, normalised as said above;
+# prints "lines N same S exited E unresolved U differ D" and the first
+# differences as "#" lines
+cat >"$T/cmp.awk" <<'AWK'
+function norm(l,    f, a) {
+	if (l ~ /^\t/) {
+		split(l, f, " ")
+		a = f[1]; sub(/^\t */, "", a)
+		if (length(a) < 16 || substr(a, 1, 4) != "ffff")
+			sub(/^\t *[0-9a-f]+ /, "\tU ", l)
+		return l
+	}
+	gsub(/ +/, " ", l)
+	return l
+}
+{
+	if ((getline o < ours) <= 0) { short = 1; exit }
+	lines++
+	p = norm($0); q = norm(o)
+	if (p == q) { same++; next }
+	# perf 7.3 and we name samples after the thread's EXIT ":TID"
+	if (q ~ /^:[0-9]+ / && substr(q, index(q, " ")) == substr(p, index(p, " "))) {
+		exited++; next
+	}
+	# a binary rebuilt since it was recorded (build id differs): we
+	# refuse its symbols, perf 6.1 uses the new file's
+	if (unresolved_ok && q ~ /^\tU \[unknown\] \(/ && p ~ /^\tU / &&
+	    substr(q, index(q, "(")) == substr(p, index(p, "("))) {
+		unresolved++; next
+	}
+	differ++
+	if (differ <= 5) printf "# line %d\n#  perf: %s\n#  ours: %s\n", NR, $0, o > "/dev/stderr"
+}
+END {
+	if (!short && (getline o < ours) > 0) short = 1
+	printf "lines %d same %d exited %d unresolved %d differ %d%s\n",
+		lines, same, exited, unresolved, differ, short ? " (lengths differ)" : ""
+}
+AWK
+
+# run NAME UNRESOLVED_OK perf-record-args...
+run() {
+	local name=$1 unres=$2 sum; shift 2
+	if ! "$PERF" record -q -o "$T/$name.data" "$@" >"$T/$name.rec" 2>&1; then
+		skip "$name: script equals perf script" \
+			"perf record failed: $(grep -v '^$' "$T/$name.rec" | tail -1)"
+		return
+	fi
+	"$PERF" script -i "$T/$name.data" >"$T/$name.perf" 2>"$T/$name.perf.err"
+	if ! $CS script -q --no-inline -i "$T/$name.data" >"$T/$name.ours" 2>"$T/$name.err"; then
+		notok "$name: script failed: $(tail -1 "$T/$name.err")"
+		return
+	fi
+	sum=$(awk -v ours="$T/$name.ours" -v unresolved_ok="$unres" -f "$T/cmp.awk" \
+		"$T/$name.perf" 2>"$T/$name.diff")
+	set -- $sum
+	if [ "${10}" = 0 ] && [ $# = 10 ] && [ "$2" -gt 0 ] &&
+	   grep -q 'deep_h+' "$T/$name.ours"; then
+		ok "$name: script equals perf script ($sum)"
+	else
+		notok "$name: $sum"
+		cat "$T/$name.diff"
+	fi
+	check_eq "$name: same number of samples" \
+		"$(grep -c '^$' "$T/$name.perf")" "$(grep -c '^$' "$T/$name.ours")"
+}
+
+run task 0 -g -e cpu-clock -F 2000 -- "$W" 1
+run syswide 1 -a -g -e cpu-clock -F 1000 -- "$W" 1
