@@ -79,3 +79,13 @@ $CS record -e cpu-clock -o notty.data -- "$W" 1 1 5 2>notty.err
 check "a pipe gets no status line" sh -c "! grep -q \$'\r' notty.err"
 $CS record -q -G -o quiet.data -- "$W" 0.1 1 5 2>quiet.err
 check_eq "-q says nothing, not even a fallback" "" "$(cat quiet.err)"
+
+# a ring too small for the rate: the kernel drops records, we count them
+$CS record -m 1 -F 20000 -g -e cpu-clock -o lost.data -- "$W" 0.5 2 200 2>lost.err
+nl=$(sed -n 's/.*warning: \([0-9]*\) samples lost.*/\1/p' lost.err)
+check "a one-page ring loses samples and says how many ($nl)" [ "${nl:-0}" -gt 0 ]
+$CS script -q --stats -i lost.data >/dev/null 2>lost.stats
+got=$(awk '/^ +lost events/ { e = $NF } /^ +lost samples/ { s = $NF } END { print e + s }' lost.stats)
+check_eq "the file's LOST records add up to the same number" "$nl" "$got"
+$PERF script -i lost.data >/dev/null 2>&1
+check "perf 6.1 reads a file with LOST records" [ $? -eq 0 ]
