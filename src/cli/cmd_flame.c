@@ -11,7 +11,7 @@
 #include "out/flame.h"
 
 static const char usage_text[] =
-	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel]\n"
+	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel] [--no-inline]\n"
 	"\n"
 	"Writes the profile's stitched stacks as an interactive flame graph: one\n"
 	"self-contained HTML file (inline script and style, no network needed).\n"
@@ -20,15 +20,17 @@ static const char usage_text[] =
 	"  -o, --output FILE     where to write the page (default flame.html; - for stdout)\n"
 	"      --title TEXT      the page's title (default: \"Flame graph of INPUT\")\n"
 	"      --no-kernel       leave kernel frames out (user stacks only)\n"
+	"      --no-inline       no frames for functions inlined at user addresses\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
-enum { OPT_TITLE = 0x2000, OPT_NO_KERNEL };
+enum { OPT_TITLE = 0x2000, OPT_NO_KERNEL, OPT_NO_INLINE };
 
 static const struct option long_options[] = {
 	{ "output",    required_argument, NULL, 'o' },
 	{ "title",     required_argument, NULL, OPT_TITLE },
 	{ "no-kernel", no_argument,       NULL, OPT_NO_KERNEL },
+	{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 	{ "help",      no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -99,6 +101,9 @@ int cmd_flame(int argc, char **argv)
 			break;
 		case OPT_NO_KERNEL:
 			fopts.no_kernel = true;
+			break;
+		case OPT_NO_INLINE:
+			fopts.no_inline = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

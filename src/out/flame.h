@@ -82,6 +82,7 @@ void cs_flame_free(struct cs_flame *f);
 
 struct cs_flame_output_opts {
 	bool no_kernel;			/* leave kernel frames out */
+	bool no_inline;			/* no frames for inlined functions */
 };
 
 /* Returns 0 and an output in *out (caller frees), or -ENOMEM. Run a

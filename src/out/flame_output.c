@@ -6,7 +6,8 @@
  * draws, so the tree's work grows with the unique stacks, not the samples.
  * Frames are named like the folded output names them (an unknown symbol
  * as its dso's base name in brackets, the missing-user marker by
- * cs_out_missing_user_name()), so the two views of a profile agree.
+ * cs_out_missing_user_name(), a thread never named as ":TID", inlined
+ * functions as frames of their own), so the two views of a profile agree.
  */
 #include "out/flame.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "out/out_inlines.h"
 #include "out/out_names.h"
 #include "out/frames.h"
 #include "out/stack_agg.h"
@@ -26,14 +28,17 @@
 #define KEY_EVENT	0x10u
 #define KEY_COMM	0x20u
 #define KEY_COOKIE	0x40u
+#define KEY_INLINED	0x80u		/* a function inlined at the address */
 #define KEY_WHY_SHIFT	8		/* the missing reason of a marker */
 
 struct cs_flame_output {
 	struct cs_flame *tree;
 	struct cs_agg *agg;
-	bool no_kernel;
+	bool no_kernel, no_inline;
 	struct cs_machine *machine;
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused by every sample */
+	struct cs_frame *expanded;	/* CS_FRAMES_MAX: frames + inlined ones */
+	uint8_t *inlined;		/* CS_FRAMES_MAX: enum cs_out_inline */
 	uint32_t *stack;		/* CS_FRAMES_MAX + 2 */
 	char *event_names;
 };
@@ -71,7 +76,9 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 	const struct cs_sample *smp = &st->event->sample;
 	const struct cs_evsel *ev = st->event->evsel;
 	size_t n = cs_frames_resolve(fo->machine, st, fo->frames, CS_FRAMES_MAX);
+	const struct cs_frame *frames = fo->frames;
 	size_t depth = 0;
+	char tidname[16];
 	struct cs_agg_key key = {
 		.sym = ev && ev->name ? ev->name : "[unknown event]",
 		.flags = CS_FLAME_OTHER | KEY_EVENT,
@@ -80,11 +87,20 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;	/* cannot happen: a record holds fewer */
+	if (!fo->no_inline) {
+		/* functions inlined at user addresses as frames of their own,
+		 * as perf, script and folded show them */
+		n = cs_out_expand_inlines(fo->machine, smp->pid, fo->frames, n,
+					  fo->expanded, fo->inlined, CS_FRAMES_MAX);
+		frames = fo->expanded;
+	} else {
+		memset(fo->inlined, CS_OUT_NOT_INLINED, n);
+	}
 	err = push(fo, &depth, &key, true);
 	if (err)
 		return err;
 	key = (struct cs_agg_key){
-		.sym = cs_machine_comm(fo->machine, smp->pid, smp->tid),
+		.sym = cs_out_comm(fo->machine, smp->pid, smp->tid, tidname),
 		.flags = CS_FLAME_OTHER | KEY_COMM,
 	};
 	err = push(fo, &depth, &key, true);
@@ -92,7 +108,8 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 		return err;
 	/* frames come innermost first; the tree wants the root first */
 	for (size_t i = n; i-- > 0;) {
-		const struct cs_frame *fr = &fo->frames[i];
+		const struct cs_frame *fr = &frames[i];
+		uint32_t inl = fo->inlined[i] != CS_OUT_NOT_INLINED ? KEY_INLINED : 0;
 
 		if (fr->kind == CS_FRAME_MISSING_USER) {
 			key = (struct cs_agg_key){
@@ -108,7 +125,7 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 						   CS_FLAME_KERNEL };
 		} else {
 			key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
-						   CS_FLAME_USER };
+						   CS_FLAME_USER | inl };
 		}
 		err = push(fo, &depth, &key, false);
 		if (err)
@@ -137,6 +154,11 @@ static long tree_frame(struct cs_flame_output *fo, const struct cs_agg_key *k)
 				      NULL, kind);
 	if (k->flags & (KEY_EVENT | KEY_COMM))
 		return cs_flame_frame(fo->tree, k->sym ? k->sym : "[unknown]", NULL, kind);
+	if (k->sym && (k->flags & KEY_INLINED)) {
+		/* the hover says where it was inlined */
+		snprintf(name, sizeof(name), "inlined in %s", k->dso ? k->dso : "[unknown]");
+		return cs_flame_frame(fo->tree, k->sym, name, kind);
+	}
 	if (k->sym)
 		return cs_flame_frame(fo->tree, k->sym, k->dso, kind);
 	if (!k->dso)
@@ -191,9 +213,13 @@ int cs_flame_output_new(const struct cs_flame_output_opts *o,
 	if (!fo)
 		return -ENOMEM;
 	fo->no_kernel = o && o->no_kernel;
+	fo->no_inline = o && o->no_inline;
 	fo->frames = calloc(CS_FRAMES_MAX, sizeof(*fo->frames));
+	fo->expanded = calloc(CS_FRAMES_MAX, sizeof(*fo->expanded));
+	fo->inlined = calloc(CS_FRAMES_MAX, 1);
 	fo->stack = calloc(CS_FRAMES_MAX + 2, sizeof(*fo->stack));
-	if (!fo->frames || !fo->stack || cs_flame_new(&fo->tree) ||
+	if (!fo->frames || !fo->expanded || !fo->inlined || !fo->stack ||
+	    cs_flame_new(&fo->tree) ||
 	    cs_agg_new(&fo->agg)) {
 		cs_flame_output_free(fo);
 		return -ENOMEM;
@@ -240,6 +266,8 @@ void cs_flame_output_free(struct cs_flame_output *fo)
 	cs_flame_free(fo->tree);
 	cs_agg_free(fo->agg);
 	free(fo->frames);
+	free(fo->expanded);
+	free(fo->inlined);
 	free(fo->stack);
 	free(fo->event_names);
 	free(fo);

@@ -17,6 +17,9 @@ KALLSYMS=$(fixture linux-7.3.4/kallsyms)
 mkdir -p "$T/symfs/opt/fixt"
 ln -s "$FIXTURES/linux-7.3.4/bin/workload" "$T/symfs/opt/fixt/workload"
 ln -s /usr "$T/symfs/usr"
+# and the synthetic profile's binary at its path
+mkdir -p "$T/symfs$(dirname "$CS_WORKLOADS/deepstack")"
+ln -s "$CS_WORKLOADS/deepstack" "$T/symfs$CS_WORKLOADS/deepstack"
 
 # the deferral bits, type 22 and the cookies are gone; the rest stays
 check_header() {
@@ -146,6 +149,20 @@ if "$CS_TOOLS/flame_synth" "$T/synth.data" "$T/synth.kallsyms" "$CS_WORKLOADS/de
 		# the 10 samples of tid 101 keep exactly their 4 kernel frames
 		frames=$(awk '/^synth +101 /{s=1; next} /^$/{s=0} s' "$T/synth.perf.txt" | wc -l)
 		check_eq "synth: kernel-only samples keep their kernel part in perf 6.1" 40 "$frames"
+		# -o -: the stream format into a pipe, file format into a file
+		"$CS" inject -q -i "$T/synth.data" -o - |
+			"$PERF" script -i - --kallsyms "$T/synth.kallsyms" --symfs "$T/symfs" \
+			>"$T/pipe.txt" 2>/dev/null
+		same_file "synth: -o - into a pipe reads the same in perf 6.1" "$T/synth.perf.txt" "$T/pipe.txt"
+		"$CS" inject -q -i "$T/synth.data" -o - >"$T/stdout.data"
+		"$PERF" script -i "$T/stdout.data" --kallsyms "$T/synth.kallsyms" \
+			--symfs "$T/symfs" >"$T/stdout.txt" 2>/dev/null
+		if grep -q 'burn_cpu+0x4 (.*deepstack)' "$T/synth.perf.txt"; then
+			ok "synth: perf 6.1 resolves the user frames"
+		else
+			notok "synth: perf 6.1 resolves the user frames"
+		fi
+		same_file "synth: -o - into a file reads the same in perf 6.1" "$T/synth.perf.txt" "$T/stdout.txt"
 	fi
 else
 	notok "flame_synth writes the known profile"; sed 's/^/#   /' "$T/synth.err"
