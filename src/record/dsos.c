@@ -283,7 +283,7 @@ static void mark(struct cs_dsos *d, uint32_t pid, uint64_t ip)
 	}
 }
 
-static void see_sample(struct cs_dsos *d, const void *rec, size_t size)
+static void mark_sample(struct cs_dsos *d, const void *rec, size_t size)
 {
 	struct cs_rec_sample s;
 	uint8_t mode;
@@ -331,7 +331,7 @@ int cs_dsos_see(struct cs_dsos *d, const void *rec, size_t size)
 	memcpy(&h, rec, sizeof(h));
 	switch (h.type) {
 	case CS_RECORD_SAMPLE:
-		see_sample(d, rec, size);
+		mark_sample(d, rec, size);
 		return 0;
 	case CS_RECORD_MMAP:
 	case CS_RECORD_MMAP2:
