@@ -11,6 +11,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "abi/perf_abi.h"
+#include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
 #include "out/inject.h"
@@ -63,6 +65,50 @@ static struct cs_session *open_input(const struct cli_input *in, bool passthroug
 		return NULL;
 	}
 	return s;
+}
+
+static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
+			const uint8_t *build_id, size_t size, const char *path)
+{
+	return cs_writer_add_build_id(ctx, pid, misc, build_id, size, path);
+}
+
+/*
+ * Header metadata the session does not hand to outputs: the BUILD_ID
+ * feature (which binaries the samples were taken in, so that old tools
+ * pick the right ones) and CPUID. Read from the input's header with a
+ * reader of its own; the file is mapped, so this costs a second header
+ * parse, not a second read. A stream (-i -) cannot be opened twice: its
+ * build ids are lost (and inject refuses streams anyway, see inject.h).
+ */
+static int copy_metadata(const char *path, struct cs_writer *w)
+{
+	struct cs_errbuf eb = { { 0 } };
+	struct cs_reader *r = NULL;
+	const void *data;
+	size_t size;
+	int err;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	err = cs_reader_open(path, -1, &eb, &r);
+	if (err) {
+		cli_error("%s", eb.msg[0] ? eb.msg : strerror(-err));
+		return err;
+	}
+	err = cs_reader_for_each_build_id(r, add_build_id, w);
+	if (!err && !cs_reader_feature(r, CS_FEAT_CPUID, &data, &size) && size > 4) {
+		/* a perf header string: u32 length, then NUL-padded bytes */
+		uint32_t len;
+
+		memcpy(&len, data, sizeof(len));
+		if (len <= size - 4 && memchr((const char *)data + 4, '\0', len))
+			err = cs_writer_set_string(w, CS_FEAT_CPUID, (const char *)data + 4);
+	}
+	if (err)
+		cli_error("%s", cs_writer_error(w)[0] ? cs_writer_error(w) : strerror(-err));
+	cs_reader_free(r);
+	return err;
 }
 
 static void summary(const char *output, const struct cs_inject_stats *st,
@@ -166,6 +212,8 @@ int cmd_inject(int argc, char **argv)
 		cli_error("%s", eb.msg[0] ? eb.msg : strerror(-err));
 		goto out;
 	}
+	if (copy_metadata(iopts.input, w))
+		goto out;
 	if (cs_inject_new(w, &iopts, &inj)) {
 		cli_error("inject: out of memory");
 		goto out;

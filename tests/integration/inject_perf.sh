@@ -168,6 +168,33 @@ else
 	notok "flame_synth writes the known profile"; sed 's/^/#   /' "$T/synth.err"
 fi
 
+# a profile perf 6.1 recorded here (no deferral): inject must lose nothing
+# perf shows, build ids included
+if [ "$have_perf" = 1 ] &&
+   "$PERF" record -q -e cpu-clock -F 2000 -g -o "$T/p61.data" -- \
+	"$CS_WORKLOADS/deepstack" 0.3 >/dev/null 2>"$T/p61.rec.err"; then
+	if "$CS" inject -q -i "$T/p61.data" -o "$T/p61.inj.data" 2>"$T/p61.err"; then
+		"$PERF" script -i "$T/p61.data" >"$T/p61.a" 2>/dev/null
+		"$PERF" script -i "$T/p61.inj.data" >"$T/p61.b" 2>/dev/null
+		if [ -s "$T/p61.a" ]; then
+			same_file "perf record file: perf 6.1 script shows the same after inject" \
+				"$T/p61.a" "$T/p61.b"
+		else
+			notok "perf record file: perf 6.1 script shows samples"
+		fi
+		same_file "perf record file: build ids are kept" \
+			<("$PERF" buildid-list -i "$T/p61.data" 2>/dev/null) \
+			<("$PERF" buildid-list -i "$T/p61.inj.data" 2>/dev/null)
+		same_file "perf record file: cpuid is kept" \
+			<("$PERF" report --header-only -i "$T/p61.data" 2>/dev/null | grep '^# cpuid') \
+			<("$PERF" report --header-only -i "$T/p61.inj.data" 2>/dev/null | grep '^# cpuid')
+	else
+		notok "perf record file: inject runs"; sed 's/^/#   /' "$T/p61.err" | head -3
+	fi
+else
+	skip "inject of a perf 6.1 recording" "perf record does not work here: $(head -1 "$T/p61.rec.err" 2>/dev/null)"
+fi
+
 # errors
 "$CS" inject -i "$FIXTURES/linux-7.3.4/task-defer.data" >/dev/null 2>"$T/e0"
 check_eq "inject without -o exits 129" 129 "$?"
