@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# kernel_qemu.sh - records on a real kernel with deferred user callchains:
+# boots Debian's newest cloud kernel under qemu (tests/kernel/), records
+# there with `callstitch record --call-graph fp,defer` per task, system-wide,
+# and twice while threads sit in long system calls (drain window off, then
+# on), and checks the files here with `callstitch script --stats` and
+# `callstitch dump`.
+#
+# Skipped (never passed) when this machine cannot download or boot the
+# kernel. CS_KERNEL_DIR (default build/kernel) holds the cached download.
+source "$CS_ROOT/tests/lib.sh"
+
+KDIR=${CS_KERNEL_DIR:-$CS_ROOT/build/kernel}
+OUT=$KDIR/run/out
+
+echo "# kernel test: fetch, build the initramfs, boot (log: $T/guest-side.log)"
+"$CS_ROOT/tests/kernel/run.sh" "$KDIR" >"$T/guest-side.log" 2>&1
+rc=$?
+sed 's/^/#   /' "$T/guest-side.log" | grep -v '^#   \(CS-RUN\|  \)' | tail -40
+if [ $rc = 77 ]; then
+	skip "records on a kernel with deferred callchains under qemu" \
+		"$(grep -E '^(fetch|initramfs|boot): ' "$T/guest-side.log" | tail -1)"
+	exit 0
+fi
+if [ $rc != 0 ]; then
+	notok "the guest ran the recordings and its files came back (exit $rc)"
+	[ -f "$KDIR/run/console.log" ] && tail -30 "$KDIR/run/console.log" | sed 's/^/#   console: /'
+	exit 0
+fi
+ok "the guest ran the recordings and its files came back"
+
+. "$KDIR/kernel.env"
+guest_rel=$(sed -n 's/^uname -r: //p' "$OUT/guest.log")
+echo "# kernel: $guest_rel (Debian package of $KREL)"
+check_eq "the guest runs the fetched kernel" "$KREL" "$guest_rel"
+
+KALLSYMS=$OUT/kallsyms
+SYMFS=$KDIR/initramfs
+
+# stat FILE NAME: one row of the --stats table
+stat() { sed -n "s/^ *$2  *\([0-9][0-9]*\)\$/\1/p" "$1" | head -1; }
+
+# deepstack: read() from libc is the leaf (its wrapper keeps no frame, so
+# do_syscalls itself may not show), then the recursion and deep_h..deep_a.
+DEEP_CHAIN='do_syscalls|burn_cpu|recurse,deep_h,deep_g,deep_f,deep_e,deep_d,deep_c,deep_b,deep_a'
+LONG_CHAIN='big_read|pipe_write|ls_inner,ls_middle,ls_outer'
+
+declare -A END_WAITING
+for name in task-defer syswide-defer drain-off drain-on; do
+	f=$OUT/$name.data
+	rec_rc=$(sed -n "s/^CS-RESULT: $name //p" "$OUT/guest.log")
+	if [ "$rec_rc" != 0 ] || [ ! -s "$f" ]; then
+		notok "$name: record in the guest (exit ${rec_rc:-none})"
+		sed 's/^/#   /' "$OUT/$name.out" 2>/dev/null | tail -10
+		continue
+	fi
+	ok "$name: record in the guest"
+	sed 's/^/#   guest: /' "$OUT/$name.out" | tail -5
+
+	if ! "$CS" script -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --stats \
+		>"$T/$name.script" 2>"$T/$name.stats"; then
+		notok "$name: script --stats reads it"
+		sed 's/^/#   /' "$T/$name.stats" | tail -5
+		continue
+	fi
+	ok "$name: script --stats reads it"
+	sed 's/^/#   /' "$T/$name.stats"
+
+	s=$T/$name.stats
+	deferred=$(stat "$s" 'deferred records')
+	samples=$(stat "$s" samples)
+	with=$(stat "$s" 'with deferred user stack')
+	stitched=$(stat "$s" stitched)
+	late=$(stat "$s" 'stitched late')
+	konly=$(stat "$s" kernel-only)
+	recorded=$(stat "$s" 'as recorded')
+	by_reason=0
+	for r in lost superseded exited end; do
+		by_reason=$((by_reason + $(stat "$s" $r)))
+	done
+	END_WAITING[$name]=$(stat "$s" end)
+	echo "# $name: $deferred type-22 records; $samples samples, $with deferred:" \
+		"$stitched stitched, $late stitched late, $konly kernel-only" \
+		"(${END_WAITING[$name]} waiting at stop), $recorded as recorded"
+
+	check "$name: has type-22 records ($deferred)" test "${deferred:-0}" -gt 0
+	dumped=$("$CS" dump -i "$f" 2>&1 | sed -n 's/^ *CALLCHAIN_DEFERRED events: *\([0-9]*\).*/\1/p')
+	check_eq "$name: dump counts the same type-22 records" "$deferred" "$dumped"
+	check "$name: has samples with deferred user stacks ($with)" test "${with:-0}" -gt 0
+	check_eq "$name: every deferred sample is stitched or kernel-only" \
+		"$with" "$((stitched + late + konly))"
+	check_eq "$name: every kernel-only sample has its reason" "$konly" "$by_reason"
+	check_eq "$name: every sample is deferred or as recorded" \
+		"$samples" "$((with + recorded))"
+
+	case $name in
+	drain-*) chain=$LONG_CHAIN ;;
+	*)       chain=$DEEP_CHAIN ;;
+	esac
+	read -r _ good _ full _ bad < <(awk -v chain="$chain" \
+		-f "$CS_ROOT/tests/kernel/order.awk" "$T/$name.script" 2>"$T/$name.order")
+	sed 's/^/#   /' "$T/$name.order" | head -40
+	echo "# $name: $good kernel samples with the workload's stack in order ($full from its innermost function), $bad out of order"
+	check "$name: the workload's functions follow the kernel frames, caller->callee ($full whole stacks)" \
+		test "${full:-0}" -gt 0 -a "${bad:-1}" -eq 0
+done
+
+off=${END_WAITING[drain-off]:-}
+on=${END_WAITING[drain-on]:-}
+if [ -n "$off" ] && [ -n "$on" ]; then
+	echo "# drain window: $off samples waiting at stop with --drain-ms 0, $on with the default 500 ms"
+	check "stopping inside long system calls leaves samples waiting without a drain ($off)" \
+		test "$off" -gt 0
+	check "the drain window reduces the samples waiting at stop ($off -> $on)" \
+		test "$on" -lt "$off"
+else
+	notok "drain window compared (a drain recording is missing)"
+fi

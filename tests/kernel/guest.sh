@@ -1,0 +1,49 @@
+# tests/kernel/guest.sh - what the kernel test records inside the guest
+# (run by /init with busybox sh; the files it leaves in the current
+# directory, /out, come back to the host).
+#
+#   task-defer.data     per task:    record --call-graph fp,defer -- deepstack
+#   syswide-defer.data  system-wide: record -a --call-graph fp,defer -- deepstack
+#   drain-off.data      system-wide, stopped while longsys's threads sit in
+#   drain-on.data       long system calls: --drain-ms 0, then the default
+#
+# Each recording runs under a timeout so that one hang costs its own file
+# only. "CS-RESULT: name rc" lines tell the host how each one ended.
+FREQ=${FREQ:-1000}
+# the drain pair samples faster: more samples wait inside each long call,
+# so the difference the drain makes stands well clear of chance
+DRAIN_FREQ=${DRAIN_FREQ:-4000}
+
+echo "uname -r: $(uname -r)"
+echo "uname -a: $(uname -a)"
+echo "cpus: $(grep -c ^processor /proc/cpuinfo)"
+echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)"
+echo "perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+
+run() {
+	name=$1
+	shift
+	echo "CS-RUN: $name: $*"
+	timeout -s KILL 90 "$@" >"$name.out" 2>&1
+	rc=$?
+	sed "s/^/  $name: /" "$name.out"
+	echo "CS-RESULT: $name $rc"
+}
+
+run task-defer callstitch record -e cpu-clock -F "$FREQ" --call-graph fp,defer \
+	-o task-defer.data -- /cs/deepstack 2 2 40
+run syswide-defer callstitch record -a -e cpu-clock -F "$FREQ" --call-graph fp,defer \
+	-o syswide-defer.data -- /cs/deepstack 2 2 40
+
+# longsys keeps running across both recordings, so each one stops while
+# its threads are in the middle of long reads and a blocked pipe write.
+/cs/longsys 12 2 30 &
+ls_pid=$!
+sleep 1
+run drain-off callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" --call-graph fp,defer \
+	--drain-ms 0 -o drain-off.data -- sleep 2
+run drain-on callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" --call-graph fp,defer \
+	-o drain-on.data -- sleep 2
+wait $ls_pid
+echo "longsys exit: $?"
+ls -l /out
