@@ -131,6 +131,11 @@
 	var matched = null;	/* Uint8Array per node while a search is on */
 
 	function render() {
+		if (!total) {
+			chart.innerHTML = '<div id="error">This profile has no samples.</div>';
+			chart.style.height = 'auto';
+			return;
+		}
 		var W = chart.clientWidth || 1000;
 		var zv = value[zoom] || 1, zs = start[zoom];
 		var minFrac = MIN_PX / W;

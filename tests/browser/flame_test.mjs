@@ -7,7 +7,9 @@
 //     "zoom":   { "click": "name", "frames": { ... }, "gone": ["name", ...] },
 //     "search": [ { "query": "...", "regex": false, "share": "35.0%",
 //                   "matches": ["name", ...] }, ... ],
-//     "hover":  { "name": "...", "details": ["text", ...] } }
+//     "hover":  { "name": "...", "details": ["text", ...] },
+//     "kinds":  { "name": "user" | "kernel" | "missing" | "other", ... } }
+// or { "empty": true } for a profile without samples (a message, no graph).
 // Every frame of that name on screen is measured; the widths must equal the
 // listed fractions (in any order). Prints TAP lines like tests/lib.sh.
 import { chromium } from 'playwright-core';
@@ -84,6 +86,24 @@ try {
 	page.on('request', (r) => { if (!r.url().startsWith('file:')) requests.push(r.url()); });
 
 	await page.goto(pathToFileURL(page_path).href);
+	if (spec.empty) {
+		await page.waitForSelector('#chart #error', { timeout: 10000 });
+		const msg = await page.textContent('#chart #error');
+		if (/no samples/.test(msg) && !errors.length)
+			ok(`a profile without samples says so: "${msg}"`);
+		else
+			notok('a profile without samples', `message "${msg}", errors ${errors.join('; ')}`);
+		await page.screenshot({ path: shot_path });
+		process.exitCode = failed ? 1 : 0;
+	} else {
+		await run(page, errors, requests);
+	}
+} finally {
+	await browser.close();
+}
+process.exit(failed ? 1 : 0);
+
+async function run(page, errors, requests) {
 	await page.waitForSelector('#chart .f', { timeout: 10000 });
 	if (errors.length)
 		notok('page loads without script errors', errors.join('\n'));
@@ -99,6 +119,32 @@ try {
 	}
 
 	check_frames('whole profile', await widths(page), spec.frames);
+
+	// kinds: user frames warm, kernel blue, the missing-stack marker violet,
+	// process/event sand (hue ranges of flame_template.js's colour())
+	const HUES = { other: [40, 60], user: [0, 55], kernel: [180, 225], missing: [270, 290] };
+	const KIND = { other: 0, user: 1, kernel: 2, missing: 3 };
+	for (const [name, kind] of Object.entries(spec.kinds || {})) {
+		const got = await page.evaluate((n) => {
+			const el = [...document.querySelectorAll('#chart .f')].find((e) => e.textContent === n);
+			if (!el)
+				return null;
+			const [r, g, b] = getComputedStyle(el).backgroundColor.match(/\d+/g).map((v) => v / 255);
+			const max = Math.max(r, g, b), min = Math.min(r, g, b), d = max - min;
+			let h = 0;
+			if (d) {
+				if (max === r) h = ((g - b) / d + 6) % 6;
+				else if (max === g) h = (b - r) / d + 2;
+				else h = (r - g) / d + 4;
+			}
+			return { cls: el.className, hue: Math.round(h * 60) };
+		}, name);
+		const [lo, hi] = HUES[kind];
+		if (got && got.cls.split(' ').includes('k' + KIND[kind]) && got.hue >= lo && got.hue <= hi)
+			ok(`${name} is drawn as a ${kind} frame (hue ${got.hue})`);
+		else
+			notok(`${name} is drawn as a ${kind} frame`, JSON.stringify(got));
+	}
 
 	if (spec.hover) {
 		const el = page.locator('#chart .f', { hasText: spec.hover.name }).first();
@@ -193,7 +239,4 @@ try {
 		notok('no script errors during the test', errors.join('\n'));
 	else
 		ok('no script errors during the test');
-} finally {
-	await browser.close();
 }
-process.exit(failed ? 1 : 0);

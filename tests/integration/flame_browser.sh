@@ -43,3 +43,12 @@ if [ -s "$T/flame.png" ] && [ "$(head -c 8 "$T/flame.png" | od -An -tx1 | tr -d 
 else
 	notok "the screenshot is a PNG"
 fi
+
+# a profile without samples: a message, not an empty box or an error
+if "$CS_TOOLS/flame_synth" "$T/empty.data" "$T/empty.kallsyms" "$CS_WORKLOADS/deepstack" empty \
+	2>"$T/empty.err" && "$CS" flame -q -i "$T/empty.data" -o "$T/empty.html"; then
+	CHROMIUM=$CHROMIUM timeout 120 node "$BROWSER_DIR/flame_test.mjs" "$T/empty.html" \
+		"$BROWSER_DIR/empty_spec.json" "$T/empty.png" || echo "not ok - the empty-page browser test failed"
+else
+	notok "an empty profile's page is written"; sed 's/^/#   /' "$T/empty.err"
+fi

@@ -51,7 +51,8 @@ def walk(d):
     self_total = 0
     for i in range(n):
         f, v, nch = nodes[3 * i: 3 * i + 3]
-        if not (0 <= f < len(frames) // 3) or v <= 0 or nch < 0:
+        # only the root of an empty profile holds no samples
+        if not (0 <= f < len(frames) // 3) or nch < 0 or v < 0 or (v == 0 and n > 1):
             fail(f"node {i} is bad: {nodes[3 * i: 3 * i + 3]}")
         if stack:
             top = stack[-1]

@@ -1,7 +1,7 @@
 /* flame_synth - a small deferred-callchain profile whose stacks and counts
  * are known, for the flame graph and inject tests.
  *
- *   flame_synth OUT.data KALLSYMS BINARY
+ *   flame_synth OUT.data KALLSYMS BINARY [empty]
  *
  * Writes OUT.data (one cpu-clock event with defer_callchain and
  * defer_output, as a 6.19+ kernel records it), a kallsyms file for its
@@ -17,6 +17,7 @@
  *   15  user mode with an ordinary (not deferred) user chain
  *   10  in a read() system call on tid 101 whose record never comes: the
  *       recording ends first (kernel-only, reason "end")
+ * With "empty", only the side band: a profile without samples.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -171,8 +172,8 @@ int main(int argc, char **argv)
 	uint64_t ids[] = { 7 };
 	FILE *k;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: flame_synth OUT.data KALLSYMS BINARY\n");
+	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "empty"))) {
+		fprintf(stderr, "usage: flame_synth OUT.data KALLSYMS BINARY [empty]\n");
 		return 2;
 	}
 	load_binary(argv[3]);
@@ -236,6 +237,9 @@ int main(int argc, char **argv)
 		put(cs_encode_comm(&attr, &c, false, &id, buf, sizeof(buf)));
 	}
 
+	if (argc == 5)
+		goto finish;
+
 	const uint64_t spin[] = { uaddr("burn_cpu"), uaddr("recurse"), uaddr("deep_c"),
 				  uaddr("deep_b"), uaddr("deep_a"), uaddr("main") };
 	const uint64_t sys_user[] = { uaddr("do_syscalls"), uaddr("deep_b"),
@@ -280,11 +284,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 10; i++)
 		sample(PID + 1, CS_MISC_KERNEL, chain, 7);
 
+finish:
 	if (cs_writer_finish(w)) {
 		fprintf(stderr, "flame_synth: %s\n", cs_writer_error(w));
 		return 1;
 	}
 	cs_writer_free(w);
+	if (argc == 5)
+		return 0;
 
 	printf("synth;main;deep_a;deep_b;deep_c;recurse;burn_cpu 50\n");
 	printf("synth;main;deep_a;deep_b;do_syscalls;entry_SYSCALL_64;do_syscall_64;ksys_read;vfs_read 25\n");
