@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,14 +216,27 @@ static enum verdict try_file(const struct cs_dso *d, const char *path,
 	return MATCH;
 }
 
+/* A path that fits, or false: a cut path must never be opened. */
+__attribute__((format(printf, 3, 4)))
+static bool fmt_path(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return r >= 0 && (size_t)r < size;
+}
+
 /* .build-id/xx/rest in dir: a file, or perf's cache directory with "elf" */
-static int build_id_path(char *buf, size_t size, const char *dir,
-			 const struct cs_dso *d, const char *suffix)
+static bool build_id_path(char *buf, size_t size, const char *dir,
+			  const struct cs_dso *d, const char *suffix)
 {
 	char hex[41];
 
 	cs_build_id_hex(d->build_id, d->build_id_size, hex);
-	return snprintf(buf, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
+	return fmt_path(buf, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
 			suffix);
 }
 
@@ -235,27 +249,29 @@ static bool locate(struct cs_dso_table *t, struct cs_dso *d, const char *name,
 	int n = 0;
 
 	if (t->symfs) {
-		snprintf(cand[n++], sizeof(cand[0]), "%s%s", t->symfs, name);
+		n += fmt_path(cand[n], sizeof(cand[0]), "%s%s", t->symfs, name);
 		if (have_id) {
-			build_id_path(cand[n++], sizeof(cand[0]), t->symfs, d, "");
-			build_id_path(cand[n++], sizeof(cand[0]), t->symfs, d, "/elf");
+			n += build_id_path(cand[n], sizeof(cand[0]), t->symfs, d, "");
+			n += build_id_path(cand[n], sizeof(cand[0]), t->symfs, d, "/elf");
 		}
 	}
 	if (have_id && home && *home) {
 		char dir[4096];
 
-		snprintf(dir, sizeof(dir), "%s/.debug", home);
-		build_id_path(cand[n++], sizeof(cand[0]), dir, d, "");
-		build_id_path(cand[n++], sizeof(cand[0]), dir, d, "/elf");
+		if (fmt_path(dir, sizeof(dir), "%s/.debug", home)) {
+			n += build_id_path(cand[n], sizeof(cand[0]), dir, d, "");
+			n += build_id_path(cand[n], sizeof(cand[0]), dir, d, "/elf");
+		}
 	}
 	/* outside symfs only when the build id proves it is the same file */
 	if (!t->symfs || have_id)
-		snprintf(cand[n++], sizeof(cand[0]), "%s", name);
+		n += fmt_path(cand[n], sizeof(cand[0]), "%s", name);
 
 	for (int i = 0; i < n; i++) {
 		switch (try_file(d, cand[i], &d->info)) {
 		case MATCH:
-			snprintf(found, size, "%s", cand[i]);
+			if (!fmt_path(found, size, "%s", cand[i]))
+				break;
 			return true;
 		case MISMATCH:
 			mismatch = true;
@@ -267,10 +283,9 @@ static bool locate(struct cs_dso_table *t, struct cs_dso *d, const char *name,
 	if (t->symfs && have_id) {
 		const char *p = index_find(t, d);
 
-		if (p && try_file(d, p, &d->info) == MATCH) {
-			snprintf(found, size, "%s", p);
+		if (p && try_file(d, p, &d->info) == MATCH &&
+		    fmt_path(found, size, "%s", p))
 			return true;
-		}
 	}
 	memset(&d->info, 0, sizeof(d->info));
 	d->status = mismatch ? CS_DSO_BUILD_ID_MISMATCH : CS_DSO_NO_FILE;
@@ -292,9 +307,10 @@ static bool debug_file(struct cs_dso_table *t, const struct cs_dso *d,
 	for (int i = 0; i < 2; i++) {
 		if (i == 0 && !t->symfs)
 			continue;
-		snprintf(dir, sizeof(dir), "%s/usr/lib/debug",
-			 i == 0 ? t->symfs : "");
-		build_id_path(buf, size, dir, &probe, ".debug");
+		if (!fmt_path(dir, sizeof(dir), "%s/usr/lib/debug",
+			      i == 0 ? t->symfs : "") ||
+		    !build_id_path(buf, size, dir, &probe, ".debug"))
+			continue;
 		if (try_file(&probe, buf, &info) == MATCH && info.has_symtab)
 			return true;
 	}
@@ -379,7 +395,10 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 		return;
 	}
 	/* the file was replaced after it was mapped; its name still leads */
-	snprintf(name, sizeof(name), "%s", d->name);
+	if (!fmt_path(name, sizeof(name), "%s", d->name)) {
+		d->status = CS_DSO_NO_FILE;
+		return;
+	}
 	n = strlen(name);
 	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
 		name[n - 10] = '\0';
