@@ -2,7 +2,7 @@
 """record_stacks.py - reads `perf script` / `callstitch script` text for the
 record tests (an independent parse of perf script's default layout).
 
-    record_stacks.py compare [--empty-ok N] A.txt B.txt
+    record_stacks.py compare [--empty-ok N] [--names-of COMM] A.txt B.txt
                                              the same samples (tid, time) with
                                              the same stacks, in any order of
                                              equal times; prints what differs
@@ -72,7 +72,7 @@ def resolved(f):
     return not f[1].startswith("[unknown]")
 
 
-def same_frame(a, b):
+def same_frame(a, b, names=True):
     x, y = int(a[0], 16), int(b[0], 16)
     if x != y:
         # perf 6.1 prints some user frames dso-relative: the page offset
@@ -81,12 +81,12 @@ def same_frame(a, b):
             return False
     # where both name the symbol, the name must agree (perf 6.1 leaves
     # PLT entries unnamed: "@plt")
-    if "@plt+" in a[1] and "@plt+" in b[1]:
+    if not names or "@plt+" in a[1] and "@plt+" in b[1]:
         return True
     return a[1] == b[1] or not (resolved(a) and resolved(b))
 
 
-def compare(pa, pb, empty_ok=0):
+def compare(pa, pb, empty_ok=0, names_of=None):
     a, b = sorted(parse(pa), key=key), sorted(parse(pb), key=key)
     empty = 0
     if len(a) != len(b):
@@ -103,7 +103,7 @@ def compare(pa, pb, empty_ok=0):
             why = f"{len(x['frames'])} vs {len(y['frames'])} frames"
         else:
             for i, (fa, fb) in enumerate(zip(x["frames"], y["frames"])):
-                if not same_frame(fa, fb):
+                if not same_frame(fa, fb, names_of is None or x["comm"] == names_of):
                     why = f"frame {i}: {fa} vs {fb}"
                     break
         if why:
@@ -159,10 +159,18 @@ def attrs(path):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "compare":
-        return compare(sys.argv[2], sys.argv[3])
-    if len(sys.argv) == 6 and sys.argv[1] == "compare" and sys.argv[2] == "--empty-ok":
-        return compare(sys.argv[4], sys.argv[5], int(sys.argv[3]))
+    if len(sys.argv) >= 4 and sys.argv[1] == "compare":
+        args, empty_ok, names_of = sys.argv[2:], 0, None
+        while len(args) > 2 and args[0].startswith("--"):
+            if args[0] == "--empty-ok":
+                empty_ok = int(args[1])
+            elif args[0] == "--names-of":
+                names_of = args[1]
+            else:
+                break
+            args = args[2:]
+        if len(args) == 2:
+            return compare(args[0], args[1], empty_ok, names_of)
     if len(sys.argv) == 3 and sys.argv[1] == "count":
         print(len(parse(sys.argv[2])))
         return 0
