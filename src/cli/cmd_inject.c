@@ -18,7 +18,7 @@
 #include "out/inject.h"
 
 static const char usage_text[] =
-	"usage: callstitch inject -o FILE [-i FILE] [--passthrough]\n"
+	"usage: callstitch inject -o FILE [-i FILE] [--passthrough] [-z[N]]\n"
 	"\n"
 	"Rewrites a profile with deferred user callchains into an ordinary\n"
 	"perf.data: every sample gets its whole stack back (kernel part, then\n"
@@ -32,14 +32,18 @@ static const char usage_text[] =
 	"      --passthrough     copy every record unchanged, in file order (no\n"
 	"                        stitching); only the container is rewritten\n"
 	"                        (attrs of at most 128 bytes, no compression)\n"
+	"  -z, --compress[=N]    zstd-compress the records (level N, default 1),\n"
+	"                        as perf record -z does and perf 6.1 reads\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
 enum { OPT_PASSTHROUGH = 0x2000 };
+#define ZSTD_LEVEL_MAX 22
 
 static const struct option long_options[] = {
 	{ "output",      required_argument, NULL, 'o' },
 	{ "passthrough", no_argument,       NULL, OPT_PASSTHROUGH },
+	{ "compress",    optional_argument, NULL, 'z' },
 	{ "help",        no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -150,11 +154,24 @@ int cmd_inject(int argc, char **argv)
 	int opt, fd = -1, rc = 1, err;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:i:qh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:i:qhz::", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
 			break;
+		case 'z': {
+			char *end;
+			long level = optarg ? strtol(optarg, &end, 10) : 1;
+
+			if (optarg && (*end || end == optarg || level < 1 ||
+				       level > ZSTD_LEVEL_MAX)) {
+				cli_error("inject: --compress level '%s' is not 1..%d",
+					  optarg, ZSTD_LEVEL_MAX);
+				return 129;
+			}
+			wopts.zstd_level = (int)level;
+			break;
+		}
 		case OPT_PASSTHROUGH:
 			iopts.passthrough = true;
 			break;

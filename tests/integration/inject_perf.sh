@@ -185,6 +185,10 @@ if [ "$have_perf" = 1 ] &&
 		same_file "perf record file: build ids are kept" \
 			<("$PERF" buildid-list -i "$T/p61.data" 2>/dev/null) \
 			<("$PERF" buildid-list -i "$T/p61.inj.data" 2>/dev/null)
+		"$CS" inject -q -z -i "$T/p61.data" -o "$T/p61.z.data" &&
+			"$PERF" script -i "$T/p61.z.data" >"$T/p61.c" 2>/dev/null
+		same_file "perf record file: -z writes compressed records perf 6.1 reads" \
+			"$T/p61.a" "$T/p61.c"
 		same_file "perf record file: cpuid is kept" \
 			<("$PERF" report --header-only -i "$T/p61.data" 2>/dev/null | grep '^# cpuid') \
 			<("$PERF" report --header-only -i "$T/p61.inj.data" 2>/dev/null | grep '^# cpuid')
@@ -214,3 +218,5 @@ else
 fi
 "$CS" inject --help | grep -q -- '--passthrough'
 check_eq "inject --help lists --passthrough" 0 "$?"
+"$CS" inject -z0 -i "$FIXTURES/linux-7.3.4/task-defer.data" -o "$T/z0.data" 2>"$T/e3"
+check_eq "inject -z0 is refused with 129" 129 "$?"
