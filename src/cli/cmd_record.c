@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/util/errbuf.h"
@@ -106,6 +107,20 @@ static void summary(const struct cs_record_opts *o, const struct cs_record_resul
 		fprintf(stderr, ", %" PRIu64 " with a deferred user stack; drained %.0f ms",
 			res->waiting.deferred_samples, res->drain_ns / 1e6);
 	fprintf(stderr, ") ]\n");
+}
+
+/* As perf: the command's own status when it ended by itself. */
+static int exit_status(const struct cs_record_result *res)
+{
+	int st = res->workload_status;
+
+	if (res->stop_signal || st == -1)
+		return 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -272,15 +287,16 @@ int cmd_record(int argc, char **argv)
 		cli_error("record: %s", eb.msg[0] ? eb.msg : strerror(-err));
 		return 1;
 	}
-	if (quiet)
-		return 0;
-	if (res.lost || res.lost_samples)
-		cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a larger -m "
-			 "or a lower -F)", res.lost + res.lost_samples);
-	if (res.still_waiting)
-		cli_warn("%" PRIu64 " samples still wait for their deferred user stack "
-			 "after %.0f ms of drain (their tasks stayed in the kernel); "
-			 "they keep their kernel part", res.still_waiting, res.drain_ns / 1e6);
-	summary(&o, &res);
-	return 0;
+	if (!quiet) {
+		if (res.lost || res.lost_samples)
+			cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a "
+				 "larger -m or a lower -F)", res.lost + res.lost_samples);
+		if (res.still_waiting)
+			cli_warn("%" PRIu64 " samples still wait for their deferred user "
+				 "stack after %.0f ms of drain (their tasks stayed in the "
+				 "kernel); they keep their kernel part", res.still_waiting,
+				 res.drain_ns / 1e6);
+		summary(&o, &res);
+	}
+	return exit_status(&res);
 }

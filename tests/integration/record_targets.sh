@@ -89,3 +89,10 @@ got=$(awk '/^ +lost events/ { e = $NF } /^ +lost samples/ { s = $NF } END { prin
 check_eq "the file's LOST records add up to the same number" "$nl" "$got"
 $PERF script -i lost.data >/dev/null 2>&1
 check "perf 6.1 reads a file with LOST records" [ $? -eq 0 ]
+
+# as perf record: the command's own exit status
+$CS record -q -e cpu-clock -o st.data -- sh -c 'exit 3'
+check_eq "the command's exit status is ours" 3 $?
+$CS record -q -e cpu-clock -o sig.data -- sh -c 'kill -KILL $$'
+check_eq "a command killed by a signal gives 128 + the signal" 137 $?
+check "and its file is still whole" $PERF script -i sig.data -F tid >/dev/null 2>&1
