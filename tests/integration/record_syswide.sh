@@ -84,4 +84,5 @@ sleep 1
 kill -INT $rec
 wait $rec
 check "record -a without a command stops on SIGINT and exits 0" [ $? -eq 0 ]
-check "and its file is whole" $PERF script -i idle.data -F tid >/dev/null
+perf_reads() { $PERF script -i "$1" -F tid >/dev/null 2>&1; }
+check "and its file is whole" perf_reads idle.data

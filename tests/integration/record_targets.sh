@@ -95,4 +95,5 @@ $CS record -q -e cpu-clock -o st.data -- sh -c 'exit 3'
 check_eq "the command's exit status is ours" 3 $?
 $CS record -q -e cpu-clock -o sig.data -- sh -c 'kill -KILL $$'
 check_eq "a command killed by a signal gives 128 + the signal" 137 $?
-check "and its file is still whole" $PERF script -i sig.data -F tid >/dev/null 2>&1
+perf_reads() { $PERF script -i "$1" -F tid >/dev/null 2>&1; }
+check "and its file is still whole" perf_reads sig.data
