@@ -291,11 +291,15 @@ int cmd_record(int argc, char **argv)
 		if (res.lost || res.lost_samples)
 			cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a "
 				 "larger -m or a lower -F)", res.lost + res.lost_samples);
-		if (res.still_waiting)
+		if (res.still_waiting && o.drain_ms)
 			cli_warn("%" PRIu64 " samples still wait for their deferred user "
 				 "stack after %.0f ms of drain (their tasks stayed in the "
 				 "kernel); they keep their kernel part", res.still_waiting,
 				 res.drain_ns / 1e6);
+		else if (res.still_waiting)
+			cli_warn("%" PRIu64 " samples still wait for their deferred user "
+				 "stack (no drain: --drain-ms 0); they keep their kernel part",
+				 res.still_waiting);
 		summary(&o, &res);
 	}
 	return exit_status(&res);
