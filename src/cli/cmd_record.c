@@ -148,12 +148,11 @@ int cmd_record(int argc, char **argv)
 		.drain_ms = DEFAULT_DRAIN_MS,
 		.mmap_pages = DEFAULT_PAGES,
 		.version = "callstitch " CS_VERSION,
-		.self_argc = argc,
-		.self_argv = (const char *const *)argv,
 	};
 	struct cs_record_result res;
 	struct cs_errbuf eb = { { 0 } };
 	struct ui ui = { .tty = isatty(STDERR_FILENO) };
+	const char **self;
 	bool quiet = false;
 	uint64_t v;
 	int c, err;
@@ -280,7 +279,20 @@ int cmd_record(int argc, char **argv)
 	if (ui.tty && !quiet)
 		o.progress = on_progress;
 
+	/* the header's cmdline, as perf writes its own: "callstitch record ..." */
+	self = calloc((size_t)argc + 2, sizeof(*self));
+	if (!self) {
+		cli_error("record: %s", strerror(ENOMEM));
+		return 1;
+	}
+	self[0] = "callstitch";
+	for (int i = 0; i < argc; i++)
+		self[i + 1] = argv[i];
+	o.self_argc = argc + 1;
+	o.self_argv = self;
+
 	err = cs_record_run(&o, &res, &eb);
+	free(self);
 	if (ui.live)
 		fputs("\r\033[K", stderr);
 	if (err) {

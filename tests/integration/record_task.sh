@@ -66,7 +66,7 @@ check "the dummy carries mmap2, comm and task" \
 $PERF report -i task.data --header-only >header.txt 2>&1
 check "perf sees one id per CPU for each event" \
 	grep -q "name = cpu-clock, , id = { [0-9]*\(, [0-9]*\)\{$((ncpu - 1))\} }" header.txt
-check "the header says which command was recorded" grep -q "^# cmdline : .*record -g -o task.data -- $W 1 2 30" header.txt
+check "the header says which command was recorded" grep -q "^# cmdline : callstitch record -g -o task.data -- $W 1 2 30 *$" header.txt
 check "the header says how many CPUs" grep -q "^# nrcpus online : $ncpu" header.txt
 check "the header says where it was recorded" grep -q "^# os release : $(uname -r)" header.txt
 
