@@ -86,6 +86,14 @@ for name in task-defer syswide-defer drain-off drain-on; do
 	check "$name: has type-22 records ($deferred)" test "${deferred:-0}" -gt 0
 	dumped=$("$CS" dump -i "$f" 2>&1 | sed -n 's/^ *CALLCHAIN_DEFERRED events: *\([0-9]*\).*/\1/p')
 	check_eq "$name: dump counts the same type-22 records" "$deferred" "$dumped"
+	# the raw view: each deferred sample ends with its cookie, each
+	# type-22 record shows as a DEFERRED CALLCHAIN entry
+	"$CS" script --no-merge-callchains -i "$f" --kallsyms "$KALLSYMS" \
+		--symfs "$SYMFS" >"$T/$name.nomerge" 2>/dev/null
+	check_eq "$name: unmerged view shows each type-22 record" "$deferred" \
+		"$(grep -c 'DEFERRED CALLCHAIN \[cookie: ' "$T/$name.nomerge")"
+	check_eq "$name: unmerged view shows each deferred sample's cookie" "$with" \
+		"$(grep -c '(cookie) (\[unknown\])$' "$T/$name.nomerge")"
 	check "$name: has samples with deferred user stacks ($with)" test "${with:-0}" -gt 0
 	check_eq "$name: every deferred sample is stitched or kernel-only" \
 		"$with" "$((stitched + late + konly))"

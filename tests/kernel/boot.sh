@@ -12,14 +12,17 @@
 # its checksums are verified.
 #
 # Exits 0 when the guest finished and its files are whole; 77 when the
-# kernel could not be booted here at all (no qemu, never reached /init): a
-# skip; 1 when the guest ran but did not finish or its files are bad.
+# kernel could not be booted here at all (no qemu, or neither KVM nor TCG
+# got the kernel to print its banner): a skip; 1 when the kernel started
+# but the guest did not finish (our /init failed, a recording hung) or its
+# files are bad.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 KDIR=$(realpath -m "${1:-build/kernel}")
 LIMIT=${CS_KERNEL_TIMEOUT:-300}
 BOOT_LIMIT=${CS_KERNEL_BOOT_TIMEOUT:-120}	# until /init runs
 say()  { echo "boot: $*" >&2; }
+ulimit -c 0	# an aborting qemu leaves no core file behind
 skip() { say "$*"; exit 77; }
 
 QEMU=$(command -v qemu-system-x86_64 || true)
@@ -31,8 +34,8 @@ mkdir -p "$RUN/out"
 truncate -s 512M "$RUN/disk.img"
 
 # $1 = kvm or tcg. Returns 0 when the guest said "done", 2 when the
-# accelerator could not run the kernel, 3 when the kernel never reached
-# /init, 1 when the guest started but did not finish in time.
+# accelerator could not run the kernel, 3 when the kernel never started,
+# 1 when the kernel started but the guest did not finish.
 boot() {
 	local accel
 	if [ "$1" = kvm ]; then
@@ -41,13 +44,22 @@ boot() {
 		accel=(-accel tcg,thread=multi -cpu max)
 	fi
 	: >"$RUN/console.log"
-	"$QEMU" "${accel[@]}" -m 2048 -smp 2 -display none -vga none \
+	rm -f "$RUN/qemu.pid" "$RUN/qemu.rc"
+	# In a subshell whose stderr is dropped: bash would report an
+	# aborting qemu there. qemu itself logs to qemu-$1.log.
+	( "$QEMU" "${accel[@]}" -m 2048 -smp 2 -display none -vga none \
 		-monitor none -serial "file:$RUN/console.log" -no-reboot -nic none \
+		-pidfile "$RUN/qemu.pid" \
 		-kernel "$VMLINUZ" -initrd "$KDIR/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4" \
+		-append "console=ttyS0 panic=-1 loglevel=6" \
 		-drive "file=$RUN/disk.img,format=raw,if=virtio,cache=unsafe" \
-		</dev/null >"$RUN/qemu-$1.log" 2>&1 &
+		</dev/null >"$RUN/qemu-$1.log" 2>&1
+	  echo $? >"$RUN/qemu.rc" ) 2>/dev/null &
 	local pid=$! start=$SECONDS started=0 rc
+	stop_qemu() {
+		[ -s "$RUN/qemu.pid" ] && kill "$(cat "$RUN/qemu.pid")" 2>/dev/null
+		wait $pid 2>/dev/null || true
+	}
 	while kill -0 $pid 2>/dev/null; do
 		if [ $started = 0 ] && grep -q '^CS-GUEST: init' "$RUN/console.log"; then
 			started=1
@@ -57,22 +69,25 @@ boot() {
 		# instruction of the kernel's decompressor: qemu then stops
 		# the guest and waits, so look for its message.
 		if grep -q 'KVM internal error\|failed to set MSR' "$RUN/qemu-$1.log"; then
-			kill $pid; wait $pid 2>/dev/null || true
+			stop_qemu
 			return 2
 		fi
 		if { [ $started = 0 ] && [ $((SECONDS - start)) -ge "$BOOT_LIMIT" ]; } ||
 		   [ $((SECONDS - start)) -ge "$LIMIT" ]; then
 			say "$1: time limit reached after $((SECONDS - start)) s, stopping qemu"
-			kill $pid; wait $pid 2>/dev/null || true
-			[ $started = 1 ] && return 1
-			return 3
+			stop_qemu
+			break
 		fi
 		sleep 0.2
 	done
-	wait $pid && rc=0 || rc=$?
+	wait $pid 2>/dev/null || true
+	rc=$(cat "$RUN/qemu.rc" 2>/dev/null || echo killed)
 	say "$1: qemu exited ($rc) after $((SECONDS - start)) s"
 	grep -q '^CS-GUEST: done' "$RUN/console.log" && return 0
 	grep -q '^CS-GUEST: init' "$RUN/console.log" && return 1
+	# The banner says the kernel ran: from there on a failure is ours
+	# (an initramfs the kernel cannot use), not this machine's.
+	grep -q 'Linux version' "$RUN/console.log" && return 1
 	[ "$1" = kvm ] && return 2
 	return 3
 }
@@ -91,11 +106,11 @@ if [ -z "$tried" ] || [ $rc = 2 ]; then
 fi
 case $rc in
 0) ;;
-1) say "the guest started but did not finish; see $RUN/console.log"
-   grep '^CS-GUEST: error' "$RUN/console.log" >&2 || true
+1) say "the kernel started but the guest did not finish; see $RUN/console.log"
+   grep -E '^CS-GUEST: error|Kernel panic|not syncing' "$RUN/console.log" >&2 || true
    exit 1 ;;
 *) tail -5 "$RUN/console.log" | sed 's/^/boot:   /' >&2
-   skip "the kernel did not reach /init under qemu; see $RUN/console.log" ;;
+   skip "the kernel did not start under qemu here; see $RUN/console.log" ;;
 esac
 
 tar -xf "$RUN/disk.img" -C "$RUN/out" || { say "no tar archive on the guest's disk"; exit 1; }

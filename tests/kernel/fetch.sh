@@ -142,29 +142,31 @@ if [ ! -f "$ROOT/.unpacked" ]; then
 				skip "cannot download $p (see $APTDIR/download.log)"
 		fi
 	done
-	rm -rf "$ROOT"
+	rm -rf "$ROOT" "$KDIR/modules.tmp"
 	mkdir -p "$ROOT"
-	for p in "$img" "linux-modules-$KREL"; do
-		dpkg-deb -x "$(ls "$KDIR/deb/${p}_"*.deb | sort -V | tail -1)" "$ROOT"
-	done
+	deb() { ls "$KDIR/deb/${1}_"*.deb | sort -V | tail -1; }
+	dpkg-deb -x "$(deb "$img")" "$ROOT"
+	# Of the modules only virtio-blk is needed (a module in the cloud
+	# flavour); busybox insmod cannot read xz, so the guest gets it
+	# decompressed. The rest is not kept: thousands of files under
+	# build/ would slow down every make that scans it.
+	dpkg-deb -x "$(deb "linux-modules-$KREL")" "$KDIR/modules.tmp"
+	ko=$(find "$KDIR/modules.tmp" -name 'virtio_blk.ko*' | head -1)
+	case $ko in
+	"")    ;;	# built in
+	*.xz)  xz -dc "$ko" >"$ROOT/virtio_blk.ko" ;;
+	*.zst) zstd -qdc "$ko" >"$ROOT/virtio_blk.ko" ;;
+	*.gz)  gzip -dc "$ko" >"$ROOT/virtio_blk.ko" ;;
+	*)     cp "$ko" "$ROOT/virtio_blk.ko" ;;
+	esac
+	rm -rf "$KDIR/modules.tmp"
 	touch "$ROOT/.unpacked"
 fi
 
 VMLINUZ=$(find "$ROOT" -name 'vmlinuz*' -type f | head -1)
 [ -n "$VMLINUZ" ] || { say "no vmlinuz in $img"; exit 1; }
-# virtio-blk is a module in the cloud flavour; busybox insmod cannot read
-# xz, so the guest gets it decompressed. Absent means built in.
 VIRTIO_BLK=
-ko=$(find "$ROOT" -name 'virtio_blk.ko*' | head -1)
-if [ -n "$ko" ]; then
-	VIRTIO_BLK=$KDIR/virtio_blk-$KREL.ko
-	case $ko in
-	*.xz)  xz -dc "$ko" >"$VIRTIO_BLK" ;;
-	*.zst) zstd -qdc "$ko" >"$VIRTIO_BLK" ;;
-	*.gz)  gzip -dc "$ko" >"$VIRTIO_BLK" ;;
-	*)     cp "$ko" "$VIRTIO_BLK" ;;
-	esac
-fi
+[ -f "$ROOT/virtio_blk.ko" ] && VIRTIO_BLK=$ROOT/virtio_blk.ko
 cat >"$KDIR/kernel.env" <<EOT
 KREL='$KREL'
 VMLINUZ='$VMLINUZ'

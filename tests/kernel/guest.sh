@@ -24,7 +24,7 @@ run() {
 	name=$1
 	shift
 	echo "CS-RUN: $name: $*"
-	timeout -s KILL 90 "$@" >"$name.out" 2>&1
+	timeout -s KILL 60 "$@" >"$name.out" 2>&1
 	rc=$?
 	sed "s/^/  $name: /" "$name.out"
 	echo "CS-RESULT: $name $rc"

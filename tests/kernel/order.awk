@@ -11,7 +11,9 @@
 # all its kernel frames come before all its user frames, and the chain
 # functions in it, repeats (recursion) folded, are one unbroken run of
 # chain ending at the outermost level: the user stack was put back whole
-# and in order. Prints "good N full N bad N" (full: good ones whose run
+# and in order. One gap is allowed right after the innermost user frame:
+# a frame-pointer unwind whose sample IP is in a prologue or epilogue, or
+# in a libc wrapper that keeps no frame, misses that function's caller. Prints "good N full N bad N" (full: good ones whose run
 # starts at the innermost level), and the first bad samples on stderr.
 BEGIN {
 	n = split(chain, lv, ",")
@@ -23,7 +25,7 @@ BEGIN {
 	good = full = bad = 0
 }
 function kaddr(a) { return length(a) == 16 && substr(a, 1, 4) == "ffff" }
-function judge(   i, ok, seen_user, first, last, l, nu) {
+function judge(   i, ok, seen_user, first, last, l, nu, gap_ok) {
 	if (nf == 0)
 		return
 	if (!kaddr(addr[1]))
@@ -37,25 +39,29 @@ function judge(   i, ok, seen_user, first, last, l, nu) {
 	ok = 1
 	seen_user = 0
 	first = last = 0
+	gap_ok = 0
 	for (i = 1; i <= nf; i++) {
 		if (kaddr(addr[i])) {
 			if (seen_user)
 				ok = 0		# a kernel frame under a user frame
 			continue
 		}
-		seen_user = 1
-		if (!(sym[i] in level))
+		if (!(sym[i] in level)) {
+			seen_user = 1
 			continue
+		}
 		l = level[sym[i]]
 		if (l == last)
 			continue		# recursion
-		if (last != 0 && l != last + 1)
+		if (last != 0 && l != last + 1 && !(gap_ok && l == last + 2))
 			ok = 0			# out of order or a level missing
+		gap_ok = !seen_user		# this is the sample's own IP
+		seen_user = 1
 		if (first == 0)
 			first = l
 		last = l
 	}
-	if (last != n)
+	if (last != n && !(gap_ok && last == n - 1))
 		ok = 0				# the outermost level is missing
 	if (ok) {
 		good++
