@@ -16,7 +16,9 @@
 
 struct cs_inject {
 	struct cs_writer *w;
+	struct cs_session *s;		/* during the run */
 	bool passthrough;
+	bool started;			/* events and features handed to w */
 	const char *path;		/* the input, for messages */
 	struct cs_inject_stats st;
 	struct cs_errbuf eb;
@@ -38,16 +40,23 @@ static bool host_big_endian(void)
 	return *(const uint8_t *)&one == 0;
 }
 
-static int inject_begin(void *ctx, struct cs_session *s)
+/* Hands the events and the header metadata to the writer and starts its
+ * data. A file names its events in its header; a stream (perf record -o -)
+ * in HEADER_ATTR and HEADER_FEATURE records ahead of its data, which the
+ * reader has absorbed by the time the first other record comes out. */
+static int start(struct cs_inject *inj)
 {
-	struct cs_inject *inj = ctx;
+	struct cs_session *s = inj->s;
 	const struct cs_file_info *info = cs_session_info(s);
 	size_t n = cs_session_nr_evsels(s);
 	int err = 0;
 
+	if (inj->started)
+		return 0;
+	inj->started = true;
 	if (!n) {
-		cs_error(&inj->eb, -EINVAL, "inject: the input names no events before "
-			 "its data (a pipe?): inject needs a perf.data file");
+		cs_error(&inj->eb, -EINVAL, "%s: no event (attr) comes before the "
+			 "first record", inj->path);
 		return 1;
 	}
 	/* records reach outputs in the file's byte order; the writer wants
@@ -93,6 +102,46 @@ static int inject_begin(void *ctx, struct cs_session *s)
 	return err ? fail_writer(inj, err) : 0;
 }
 
+static int inject_begin(void *ctx, struct cs_session *s)
+{
+	struct cs_inject *inj = ctx;
+
+	inj->s = s;
+	/* a stream's events come as records: start at the first other one */
+	return cs_session_nr_evsels(s) ? start(inj) : 0;
+}
+
+/* A stream's build ids come as HEADER_BUILD_ID records (a file's are in
+ * its header: cmd_inject copies those). */
+static int add_build_id_record(struct cs_inject *inj, const struct cs_event *ev)
+{
+	const uint8_t *p = ev->bytes;
+	size_t size = ev->size, nlen;
+	uint8_t bid_size = 20;
+	int32_t pid;
+	int err;
+
+	/* header, pid, build id[20], size, 3 reserved, filename */
+	if (size < 8 + 4 + 24 + 1) {
+		cs_error(&inj->eb, -EBADMSG, "%s: HEADER_BUILD_ID record at offset %#"
+			 PRIx64 " is %zu bytes, too short", inj->path, ev->offset, size);
+		return 1;
+	}
+	if (ev->misc & CS_MISC_BUILD_ID_SIZE)
+		bid_size = p[12 + 20];
+	nlen = strnlen((const char *)p + 36, size - 36);
+	if (bid_size > 20 || nlen == size - 36) {
+		cs_error(&inj->eb, -EBADMSG, "%s: HEADER_BUILD_ID record at offset %#"
+			 PRIx64 ": build id of %u bytes or unterminated path", inj->path,
+			 ev->offset, bid_size);
+		return 1;
+	}
+	memcpy(&pid, p + 8, sizeof(pid));
+	err = cs_writer_add_build_id(inj->w, pid, ev->misc, p + 12, bid_size,
+				     (const char *)p + 36);
+	return err ? fail_writer(inj, err) : 0;
+}
+
 static int copy(struct cs_inject *inj, const struct cs_event *ev)
 {
 	int err = cs_writer_write(inj->w, ev->bytes, ev->size);
@@ -105,13 +154,15 @@ static int inject_event(void *ctx, const struct cs_event *ev)
 	struct cs_inject *inj = ctx;
 
 	switch (ev->type) {
-	/* absorbed by the reader into the header (attrs, features, build
-	 * ids) or unpacked into the records that follow: the writer makes
-	 * its own */
+	case CS_RECORD_HEADER_BUILD_ID:
+		if (cs_session_info(inj->s) && cs_session_info(inj->s)->pipe_mode)
+			return add_build_id_record(inj, ev);
+		return 0;
+	/* absorbed by the reader into the header (attrs, features) or
+	 * unpacked into the records that follow: the writer makes its own */
 	case CS_RECORD_HEADER_ATTR:
 	case CS_RECORD_HEADER_EVENT_TYPE:
 	case CS_RECORD_HEADER_TRACING_DATA:
-	case CS_RECORD_HEADER_BUILD_ID:
 	case CS_RECORD_HEADER_FEATURE:
 	case CS_RECORD_COMPRESSED:
 	case CS_RECORD_COMPRESSED2:
@@ -131,6 +182,8 @@ static int inject_event(void *ctx, const struct cs_event *ev)
 			return 0;
 		}
 	}
+	if (start(inj))
+		return 1;
 	inj->st.records++;
 	return copy(inj, ev);
 }
@@ -139,6 +192,8 @@ static int inject_deferred(void *ctx, const struct cs_event *ev)
 {
 	struct cs_inject *inj = ctx;
 
+	if (start(inj))
+		return 1;
 	if (!inj->passthrough) {
 		inj->st.deferred_dropped++;
 		return 0;
@@ -154,6 +209,8 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 	uint64_t nr = s->chain_nr;
 	long len;
 
+	if (start(inj))
+		return 1;
 	inj->st.samples++;
 	switch (s->state) {
 	case CS_CHAIN_STITCHED:		inj->st.stitched++; break;
@@ -202,9 +259,12 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 static int inject_end(void *ctx, struct cs_session *s)
 {
 	struct cs_inject *inj = ctx;
-	int err = cs_writer_finish(inj->w);
+	int err;
 
 	(void)s;
+	if (start(inj))		/* an input of nothing but its header */
+		return 1;
+	err = cs_writer_finish(inj->w);
 	return err ? fail_writer(inj, err) : 0;
 }
 

@@ -14,6 +14,9 @@
  * output is not in time order; no FINISHED_ROUND is written, which tells a
  * reader to sort the whole file (perf does).
  *
+ * A stream (perf record -o -) works too: its events and features arrive as
+ * records ahead of the data, its build ids as HEADER_BUILD_ID records.
+ *
  * Passthrough copies every record unchanged (type 22 and the deferral bits
  * included) in file order, FINISHED_ROUNDs too: only the container is
  * rewritten (attrs of at most 128 bytes, no compression).

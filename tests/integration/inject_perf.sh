@@ -189,6 +189,14 @@ if [ "$have_perf" = 1 ] &&
 			"$PERF" script -i "$T/p61.z.data" >"$T/p61.c" 2>/dev/null
 		same_file "perf record file: -z writes compressed records perf 6.1 reads" \
 			"$T/p61.a" "$T/p61.c"
+		# through a stream and back: build ids as HEADER_BUILD_ID records
+		"$CS" inject -q -i "$T/p61.data" -o - | "$CS" inject -q -i - -o "$T/p61.rt.data"
+		same_file "perf record file: a stream and back keeps the build ids" \
+			<("$PERF" buildid-list -i "$T/p61.data" 2>/dev/null) \
+			<("$PERF" buildid-list -i "$T/p61.rt.data" 2>/dev/null)
+		"$PERF" script -i "$T/p61.rt.data" >"$T/p61.d" 2>/dev/null
+		same_file "perf record file: a stream and back shows the same in perf 6.1" \
+			"$T/p61.a" "$T/p61.d"
 		same_file "perf record file: cpuid is kept" \
 			<("$PERF" report --header-only -i "$T/p61.data" 2>/dev/null | grep '^# cpuid') \
 			<("$PERF" report --header-only -i "$T/p61.inj.data" 2>/dev/null | grep '^# cpuid')
@@ -197,6 +205,21 @@ if [ "$have_perf" = 1 ] &&
 	fi
 else
 	skip "inject of a perf 6.1 recording" "perf record does not work here: $(head -1 "$T/p61.rec.err" 2>/dev/null)"
+fi
+# a stream perf 6.1 recorded (perf record -o -) read from stdin
+if [ "$have_perf" = 1 ] &&
+   "$PERF" record -q -e cpu-clock -F 2000 -g -o - -- "$CS_WORKLOADS/deepstack" 0.3 \
+	>"$T/stream.data" 2>/dev/null; then
+	if "$CS" inject -q -i - -o "$T/stream.inj.data" <"$T/stream.data" 2>"$T/stream.err"; then
+		"$PERF" script -i "$T/stream.data" >"$T/stream.a" 2>/dev/null
+		"$PERF" script -i "$T/stream.inj.data" >"$T/stream.b" 2>/dev/null
+		same_file "perf record -o - stream: perf 6.1 script shows the same after inject" \
+			"$T/stream.a" "$T/stream.b"
+	else
+		notok "perf record -o - stream: inject -i - runs"; sed 's/^/#   /' "$T/stream.err" | head -3
+	fi
+else
+	skip "inject of a perf 6.1 stream" "perf record -o - does not work here"
 fi
 
 # errors
