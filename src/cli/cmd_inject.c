@@ -82,8 +82,8 @@ static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
  * feature (which binaries the samples were taken in, so that old tools
  * pick the right ones) and CPUID. Read from the input's header with a
  * reader of its own; the file is mapped, so this costs a second header
- * parse, not a second read. A stream (-i -) cannot be opened twice: its
- * build ids are lost (and inject refuses streams anyway, see inject.h).
+ * parse, not a second read. A stream (-i -) cannot be opened twice, and
+ * needs not be: its build ids come as records, which inject.c copies.
  */
 static int copy_metadata(const char *path, struct cs_writer *w)
 {
