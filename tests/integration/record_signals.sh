@@ -18,7 +18,7 @@ samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 stop_with() {
 	local sig=$1 name=$2 rec rc n
 	shift 2
-	$CS record -g -e cpu-clock -o "$name.data" "$@" >"$name.out" 2>"$name.err" &
+	$CS record -g -e cpu-clock -F 1000 -o "$name.data" "$@" >"$name.out" 2>"$name.err" &
 	rec=$!
 	sleep 1
 	kill -"$sig" $rec
