@@ -63,13 +63,13 @@ for r in perf cs; do
 	wall=$(median "$tmp/$r" 1)
 	cpu=$(median "$tmp/$r" 2)
 	n=$(median "$tmp/$r" 3)
-	per=$(echo "if ($n > 0) $cpu * 1000000 / $n else 0" | bc -l)
+	per=$(awk -v c="$cpu" -v n="$n" 'BEGIN { print (n > 0 ? c * 1000000 / n : 0) }')
 	printf '%-20s %10.3f s %9.3fx %12.3f s %13.1f ms %10.0f\n' \
 		"$([ $r = perf ] && echo "perf record" || echo "callstitch record")" \
-		"$wall" "$(echo "$wall / $base" | bc -l)" "$cpu" "$per" "$n"
+		"$wall" "$(awk -v w="$wall" -v b="$base" 'BEGIN { print w / b }')" "$cpu" "$per" "$n"
 	eval "${r}_wall=$wall ${r}_cpu=$cpu ${r}_n=$n"
 done
-printf '\ncallstitch / perf: slowdown %.2fx, recorder CPU %.2fx, CPU per sample %.2fx\n' \
-	"$(echo "($cs_wall / $base) / ($perf_wall / $base)" | bc -l)" \
-	"$(echo "$cs_cpu / $perf_cpu" | bc -l)" \
-	"$(echo "($cs_cpu / $cs_n) / ($perf_cpu / $perf_n)" | bc -l)"
+awk -v cw="$cs_wall" -v pw="$perf_wall" -v cc="$cs_cpu" -v pc="$perf_cpu" \
+    -v cn="$cs_n" -v pn="$perf_n" 'BEGIN {
+	printf "\ncallstitch / perf: slowdown %.2fx, recorder CPU %.2fx, CPU per sample %.2fx\n",
+		cw / pw, (pc > 0 ? cc / pc : 0), (pc > 0 && cn > 0 ? (cc / cn) / (pc / pn) : 0) }'
