@@ -35,6 +35,12 @@ if grep -qF "$MSG" rec.err; then
 
 	$CS record -G -e cpu-clock -o g.data -- "$W" 0.2 1 5 2>g.err
 	check_eq "-G is --call-graph fp,defer" 1 "$(grep -cF "$MSG" g.err)"
+	$CS record -a -G -e cpu-clock -o wide.data -- "$W" 0.2 1 5 2>wide.err
+	check_eq "-a: the refusal is said once for all CPUs" 1 "$(grep -cF "$MSG" wide.err)"
+	wflags=$($STACKS attrs wide.data | cut -d' ' -f4 | tr '\n' ' ')
+	check "-a: no event asks deferral ($wflags)" \
+		[ $(( 0x${wflags%% *} & (DEFER_CALLCHAIN | DEFER_OUTPUT) )) -eq 0 -a \
+		  $(( 0x${wflags#* } & (DEFER_CALLCHAIN | DEFER_OUTPUT) )) -eq 0 ]
 else
 	skip "the refusal is said in one line, once" "this kernel ($(uname -r)) has deferred callchains"
 	check "the sampling event asks deferral" [ $(( 0x$sflags & DEFER_CALLCHAIN )) -ne 0 ]
