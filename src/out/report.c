@@ -493,50 +493,84 @@ struct sort_ctx {
 	const struct view *v;
 };
 
+/* The order of the Symbol column's text ("[.] name", "[k] 0x..."),
+ * without printing it: sorting a million entries must not format them. */
+static int cmp_sym(const struct cs_report *r, uint32_t fa, uint32_t fb)
+{
+	const struct cs_agg_key *a = cs_agg_frame_key(r->stacks, fa);
+	const struct cs_agg_key *b = cs_agg_frame_key(r->stacks, fb);
+	bool ka = a->flags & F_KERNEL, kb = b->flags & F_KERNEL;
+	char x[64], y[64];
+
+	if (fa == fb)
+		return 0;
+	if (ka != kb)
+		return ka ? 1 : -1;	/* '.' before 'k' */
+	if (!(a->flags & (F_MISSING | F_COOKIE)) && !(b->flags & (F_MISSING | F_COOKIE))) {
+		if (a->sym && b->sym)
+			return strcmp(a->sym, b->sym);
+		if (!a->sym && !b->sym)	/* both printed as 0x%016x */
+			return a->addr < b->addr ? -1 : a->addr > b->addr;
+	}
+	return strcmp(frame_sym_text(r, fa, x, sizeof(x)),
+		      frame_sym_text(r, fb, y, sizeof(y)));
+}
+
 static int cmp_keys(const struct view *v, const struct entry *a,
 		    const struct entry *b)
 {
-	char x[1024], y[1024];
-	uint64_t pa = thread_pidtid(v->r, a->thread);
-	uint64_t pb = thread_pidtid(v->r, b->thread);
-	int c;
+	const struct cs_report *r = v->r;
+	uint64_t pa = thread_pidtid(r, a->thread);
+	uint64_t pb = thread_pidtid(r, b->thread);
+	int c = 0;
 
-	for (size_t i = 0; i < v->r->o.nr_sort; i++) {
-		enum cs_report_key k = v->r->o.sort[i];
-
-		if (k == CS_REPORT_PID && (pa >> 32) != (pb >> 32))
-			return (pa >> 32) < (pb >> 32) ? -1 : 1;
-		if (k == CS_REPORT_TID && (uint32_t)pa != (uint32_t)pb)
-			return (uint32_t)pa < (uint32_t)pb ? -1 : 1;
-		if (k == CS_REPORT_PID || k == CS_REPORT_TID)
-			continue;
-		entry_col_text(v, a, k, x, sizeof(x));
-		entry_col_text(v, b, k, y, sizeof(y));
-		c = strcmp(x, y);
-		if (c)
-			return c;
+	for (size_t i = 0; !c && i < r->o.nr_sort; i++) {
+		switch (r->o.sort[i]) {
+		case CS_REPORT_PID:
+			if ((pa >> 32) != (pb >> 32))
+				c = (pa >> 32) < (pb >> 32) ? -1 : 1;
+			break;
+		case CS_REPORT_TID:
+			if ((uint32_t)pa != (uint32_t)pb)
+				c = (uint32_t)pa < (uint32_t)pb ? -1 : 1;
+			break;
+		case CS_REPORT_COMM:
+			c = strcmp(thread_comm(r, a->thread), thread_comm(r, b->thread));
+			break;
+		case CS_REPORT_DSO:
+			c = strcmp(dso_short(cs_agg_frame_key(r->stacks, a->frame)->dso),
+				   dso_short(cs_agg_frame_key(r->stacks, b->frame)->dso));
+			break;
+		case CS_REPORT_SYM:
+			c = cmp_sym(r, a->frame, b->frame);
+			break;
+		case CS_REPORT__NR_KEYS:
+			break;
+		}
 	}
-	return 0;
+	return c;
 }
+
+/* What entries sort on, packed so that sorting touches one small array:
+ * Children (or Self), depth (callers above callees), Self, then the keys. */
+struct sort_key {
+	uint64_t first, self;
+	int64_t depth;			/* negated for caller graphs */
+	uint32_t id;
+};
 
 static int cmp_entry(const void *pa, const void *pb, void *ctx)
 {
 	const struct view *v = ctx;
-	const struct entry *a = &v->e[*(const uint32_t *)pa];
-	const struct entry *b = &v->e[*(const uint32_t *)pb];
-	bool children = !v->r->o.no_children;
+	const struct sort_key *a = pa, *b = pb;
 
-	if (children && a->child_period != b->child_period)
-		return a->child_period > b->child_period ? -1 : 1;
-	/* perf puts a caller above its callees when they weigh the same */
-	if (children && a->max_depth != b->max_depth) {
-		int c = a->max_depth > b->max_depth ? -1 : 1;
-
-		return v->r->o.graph == CS_REPORT_GRAPH_CALLEE ? -c : c;
-	}
-	if (a->self_period != b->self_period)
-		return a->self_period > b->self_period ? -1 : 1;
-	return cmp_keys(v, a, b);
+	if (a->first != b->first)
+		return a->first > b->first ? -1 : 1;
+	if (a->depth != b->depth)
+		return a->depth < b->depth ? -1 : 1;
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	return cmp_keys(v, &v->e[a->id], &v->e[b->id]);
 }
 
 static double pct(uint64_t part, uint64_t total)
@@ -865,6 +899,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	struct view v = { .r = r, .evsel = evsel };
 	bool children = !r->o.no_children;
 	uint32_t *order = NULL;
+	struct sort_key *keys;
 	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
 	char text[1024];
 	int err;
@@ -881,9 +916,25 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	}
 	if (err)
 		goto out;
+	keys = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*keys));
+	if (!keys) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < v.nr_e; i++) {
+		const struct entry *e = &v.e[i];
+
+		keys[i].first = children ? e->child_period : e->self_period;
+		keys[i].self = e->self_period;
+		/* perf puts a caller above its callees when they weigh the same */
+		keys[i].depth = !children ? 0 : r->o.graph == CS_REPORT_GRAPH_CALLEE ?
+				(int64_t)e->max_depth : -(int64_t)e->max_depth;
+		keys[i].id = i;
+	}
+	qsort_r(keys, v.nr_e, sizeof(*keys), cmp_entry, &v);
 	for (uint32_t i = 0; i < v.nr_e; i++)
-		order[i] = i;
-	qsort_r(order, v.nr_e, sizeof(*order), cmp_entry, &v);
+		order[i] = keys[i].id;
+	free(keys);
 	for (; nr_show < v.nr_e; nr_show++) {
 		const struct entry *e = &v.e[order[nr_show]];
 		uint64_t p = children ? e->child_period : e->self_period;
@@ -974,7 +1025,11 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 				fprintf(out, "  %-*s", (int)width[nc + k], text);
 		}
 		fputc('\n', out);
-		if (wants_graph(r))
+		/* no branch of a graph outweighs its entry: below the
+		 * threshold there is nothing to draw */
+		if (wants_graph(r) &&
+		    pct(children ? e->child_period : e->self_period, v.total_period) >=
+		    r->o.graph_min_percent)
 			err = graph_print(&v, e, children ? e->child_period : e->self_period, out);
 	}
 	fputs("\n\n", out);
