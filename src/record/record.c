@@ -58,6 +58,7 @@ struct rec {
 	struct timespec last_progress;
 	bool writer_failed;
 	bool exec_failed;		/* the command never ran */
+	bool begun;			/* the data section was started */
 };
 
 static uint64_t now_ns(void)
@@ -431,16 +432,15 @@ static int open_events(struct rec *r)
 	return 0;
 }
 
-static int open_writer(struct rec *r)
+/* The output first: a path that cannot be written is refused before any
+ * event is opened. */
+static int open_output(struct rec *r)
 {
 	const struct cs_record_opts *o = r->o;
 	struct cs_writer_opts wo = {
 		.pipe = !strcmp(o->output, "-"),
 		.zstd_level = o->zstd_level,
 	};
-	struct cs_rec_evlist *l = r->l;
-	long avail = sysconf(_SC_NPROCESSORS_CONF);
-	int err;
 
 	if (!wo.pipe) {
 		struct stat st;
@@ -453,9 +453,17 @@ static int open_writer(struct rec *r)
 			rename(o->output, old);
 		}
 	}
-	err = cs_writer_open(o->output, -1, &wo, r->eb, &r->w);
-	if (err)
-		return err;
+	return cs_writer_open(o->output, -1, &wo, r->eb, &r->w);
+}
+
+/* The events and the header's metadata, then the data section begins. */
+static int begin_output(struct rec *r)
+{
+	const struct cs_record_opts *o = r->o;
+	struct cs_rec_evlist *l = r->l;
+	long avail = sysconf(_SC_NPROCESSORS_CONF);
+	int err;
+
 	err = cs_writer_add_event(r->w, &l->sample_attr, l->sample_name,
 				  l->sample_ids, l->nr_sample_ids);
 	if (!err)
@@ -470,7 +478,10 @@ static int open_writer(struct rec *r)
 					    avail > 0 ? (uint32_t)avail : (uint32_t)l->nr_cpus);
 	if (!err)
 		err = cs_writer_begin(r->w);
-	return err ? writer_error(r, err) : 0;
+	if (err)
+		return writer_error(r, err);
+	r->begun = true;
+	return 0;
 }
 
 static int synthesize(struct rec *r)
@@ -651,6 +662,7 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
 	struct sigaction old[5];
 	sigset_t block;
+	bool drop;
 	int err, err2;
 
 	memset(res, 0, sizeof(*res));
@@ -674,12 +686,11 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	sigaction(SIGCHLD, &sa_chld, &old[3]);
 	sigaction(SIGPIPE, &sa_ign, &old[4]);
 
-	if (o->argv) {
+	err = open_output(&r);
+	if (!err && o->argv)
 		err = start_child(&r);
-		if (err)
-			goto out;
-	}
-	err = open_events(&r);
+	if (!err)
+		err = open_events(&r);
 	if (!err)
 		err = setup_rings_poll(&r);
 	if (!err)
@@ -687,7 +698,7 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	if (!err)
 		err = cs_dsos_new(r.l->sample_attr.sample_type, &r.dsos);
 	if (!err)
-		err = open_writer(&r);
+		err = begin_output(&r);
 	if (!err)
 		err = synthesize(&r);
 	if (err)
@@ -721,9 +732,11 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	}
 out:
 	end_child(&r);
+	/* nothing was recorded: leave no file that looks like a profile */
+	drop = r.w && (r.exec_failed || !r.begun) && strcmp(o->output, "-");
 	cs_writer_free(r.w);
-	if (r.exec_failed && strcmp(o->output, "-"))
-		unlink(o->output);	/* the command never ran: nothing to keep */
+	if (drop)
+		unlink(o->output);
 	cs_dsos_free(r.dsos);
 	cs_waiting_free(r.waiting);
 	cs_rec_evlist_free(r.l);

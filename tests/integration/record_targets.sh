@@ -67,6 +67,18 @@ $CS record -a -p 1 -o x.data 2>ap.err
 check "-a with -p is refused" [ $? -ne 0 ]
 check "and says to pick one" grep -q "choose one of -a, -p and -t" ap.err
 
+$CS record -o /nonexistent/dir/x.data -- "$W" 0.1 1 5 2>nd.err
+check "an output that cannot be created fails" [ $? -eq 1 ]
+check_eq "before anything else is said" "callstitch: record: /nonexistent/dir/x.data: cannot create: No such file or directory" "$(cat nd.err)"
+if $PERF stat -e instructions -x, true 2>&1 | grep -q "not supported"; then
+	$CS record -e instructions -o noins.data -- "$W" 0.1 1 5 2>ni.err
+	check "a missing hardware event other than cycles fails" [ $? -eq 1 ]
+	check "and says which" grep -q "the instructions event is not supported here" ni.err
+	check "and leaves no file" [ ! -e noins.data ]
+else
+	skip "a missing hardware event other than cycles fails" "this machine counts instructions"
+fi
+
 # an existing perf.data is kept as perf.data.old, as perf does
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
