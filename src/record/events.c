@@ -160,14 +160,28 @@ static int open_sampling(struct cs_rec_evlist *l, pid_t pid, int cpu, bool first
 		int fd = sys_perf_event_open(&l->sample_attr, pid, cpu);
 		int err = -errno;
 
-		if (fd >= 0)
+		if (fd >= 0) {
+			if (first && l->user_only) {
+				snprintf(l->name_buf, sizeof(l->name_buf), "%s:u",
+					 l->sample_name);
+				l->sample_name = l->name_buf;
+			}
 			return fd;
+		}
 		if (!first)
 			return open_error(eb, err, l->sample_name, pid, cpu);
 		if (err == -EINVAL && (l->sample_attr.flags & CS_ATTR_DEFER_CALLCHAIN)) {
 			l->sample_attr.flags &= ~CS_ATTR_DEFER_CALLCHAIN;
 			l->track_attr.flags &= ~CS_ATTR_DEFER_OUTPUT;
 			l->defer_unsupported = true;
+			continue;
+		}
+		/* perf_event_paranoid >= 2 allows an unprivileged user only
+		 * user-space samples of their own tasks: take those, as perf */
+		if ((err == -EACCES || err == -EPERM) && pid != -1 &&
+		    !(l->sample_attr.flags & CS_ATTR_EXCLUDE_KERNEL)) {
+			l->sample_attr.flags |= CS_ATTR_EXCLUDE_KERNEL | CS_ATTR_EXCLUDE_HV;
+			l->user_only = true;
 			continue;
 		}
 		if ((err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP) &&

@@ -65,6 +65,8 @@ struct cs_rec_evlist {
 	bool defer_unsupported;		/* defer asked; kernel said EINVAL */
 	bool fell_back_cpu_clock;	/* cycles missing: cpu-clock instead */
 	bool no_build_id;		/* kernel refused build ids in MMAP2 */
+	bool user_only;			/* kernel samples not allowed: :u */
+	char name_buf[32];		/* sample_name with its :u */
 };
 
 /* Opens every event (disabled unless enable_on_exec lets exec start them),

@@ -369,6 +369,19 @@ static pid_t tgid_of(pid_t tid)
 	return p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
 }
 
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level;
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -426,6 +439,14 @@ static int open_events(struct rec *r)
 	if (r->l->fell_back_cpu_clock)
 		notice(o, "the cycles event is not supported here (no hardware PMU); "
 		       "recording cpu-clock instead");
+	if (r->l->user_only) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "kernel samples are not allowed here "
+			 "(perf_event_paranoid is %d): recording user space only",
+			 paranoid_level());
+		notice(o, msg);
+	}
 	if (r->l->defer_unsupported)
 		notice(o, "kernel does not support deferred callchains (Linux 6.19+); "
 		       "recording ordinary callchains");

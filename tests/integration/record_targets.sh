@@ -79,6 +79,25 @@ else
 	skip "a missing hardware event other than cycles fails" "this machine counts instructions"
 fi
 
+# an unprivileged user under perf_event_paranoid >= 2 gets user space only
+level=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$level" -ge 2 ] && [ "$level" -le 2 ]; then
+	# the test's own directory is root's alone
+	nobody=$(mktemp -d /tmp/callstitch-nobody.XXXXXX)
+	chmod 777 "$nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		$CS record -g -e cpu-clock -o "$nobody/u.data" -- "$W" 0.3 1 5 2>u.err
+	check "an unprivileged user records their command" [ $? -eq 0 ]
+	check "and is told kernel samples are not allowed" \
+		grep -q "kernel samples are not allowed here (perf_event_paranoid is $level): recording user space only" u.err
+	$PERF evlist -f -v -i "$nobody/u.data" >u.evlist 2>&1
+	check "the event is cpu-clock:u, excluding the kernel" grep -q "^cpu-clock:u: .*exclude_kernel: 1" u.evlist
+	check "its samples have user stacks" [ "$($PERF script -f -i "$nobody/u.data" 2>/dev/null | grep -c burn_cpu)" -gt 0 ]
+	rm -rf "$nobody"
+else
+	skip "an unprivileged user records their command" "needs root to become nobody, setpriv, and perf_event_paranoid 2 (it is $level)"
+fi
+
 # an existing perf.data is kept as perf.data.old, as perf does
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
