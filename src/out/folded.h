@@ -24,6 +24,7 @@
 
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
+#include "out/out_inlines.h"
 
 struct cs_folded;			/* opaque */
 
@@ -71,6 +72,7 @@ struct cs_folded_run {
 	struct cs_frame *frames;	/* CS_FRAMES_MAX each, allocated by begin */
 	struct cs_frame *expanded;
 	uint8_t *inlined;
+	struct cs_out_inline_cache *inline_cache;
 };
 extern const struct cs_output_ops cs_folded_ops;
 /* Frees what begin allocated (not the aggregator). */

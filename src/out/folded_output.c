@@ -18,7 +18,9 @@ static int run_begin(void *ctx, struct cs_session *s)
 	r->frames = malloc(CS_FRAMES_MAX * sizeof(*r->frames));
 	r->expanded = malloc(CS_FRAMES_MAX * sizeof(*r->expanded));
 	r->inlined = malloc(CS_FRAMES_MAX);
-	return r->frames && r->expanded && r->inlined ? 0 : -ENOMEM;
+	r->inline_cache = calloc(1, sizeof(*r->inline_cache));
+	return r->frames && r->expanded && r->inlined &&
+	       r->inline_cache ? 0 : -ENOMEM;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -35,8 +37,9 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	if (!r->no_inline) {
-		n = cs_out_expand_inlines(r->machine, smp->pid, r->frames, n,
-					  r->expanded, r->inlined, CS_FRAMES_MAX);
+		n = cs_out_expand_inlines_cached(r->machine, smp->pid, r->frames, n,
+					  r->expanded, r->inlined, CS_FRAMES_MAX,
+					  r->inline_cache);
 		return cs_folded_add(f, r->expanded, n, cs_folded_wants_comm(f) ?
 				     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
 				     NULL, smp->period);
@@ -59,6 +62,8 @@ void cs_folded_run_release(struct cs_folded_run *r)
 	free(r->frames);
 	free(r->expanded);
 	free(r->inlined);
+	free(r->inline_cache);
+	r->inline_cache = NULL;
 	r->frames = r->expanded = NULL;
 	r->inlined = NULL;
 }

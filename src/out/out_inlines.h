@@ -22,6 +22,20 @@ enum cs_out_inline {
 	CS_OUT_INLINED_SAME,		/* inlined, named as the frame itself */
 };
 
+/* Answers of the machine's DWARF lookup, kept per (dso, address): a
+ * profile asks about the same few thousand addresses millions of times.
+ * Zero it before first use; it holds no allocations. */
+#define CS_OUT_INLINE_CACHE 4096
+#define CS_OUT_INLINE_NAMES 6
+struct cs_out_inline_cache {
+	struct {
+		const char *dso;	/* NULL: empty slot */
+		uint64_t addr;
+		uint8_t n;
+		const char *names[CS_OUT_INLINE_NAMES];
+	} slot[CS_OUT_INLINE_CACHE];
+};
+
 /* Copies in[0..n) to out, each user frame preceded by copies of itself
  * renamed (loc.sym) to the functions inlined at its address, innermost
  * first; kinds[i] says which out[i] are such copies. Returns how many
@@ -29,5 +43,10 @@ enum cs_out_inline {
 size_t cs_out_expand_inlines(struct cs_machine *m, uint32_t pid,
 			     const struct cs_frame *in, size_t n,
 			     struct cs_frame *out, uint8_t *kinds, size_t cap);
+/* The same, asking the machine only about addresses not in cache. */
+size_t cs_out_expand_inlines_cached(struct cs_machine *m, uint32_t pid,
+				    const struct cs_frame *in, size_t n,
+				    struct cs_frame *out, uint8_t *kinds,
+				    size_t cap, struct cs_out_inline_cache *cache);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
+#include "out/out_inlines.h"
 
 struct cs_report;			/* opaque */
 
@@ -98,6 +99,7 @@ struct cs_report_run {
 	bool no_inline;			/* leave inlined functions out */
 	struct cs_frame *expanded;	/* frames with inlined functions */
 	uint8_t *inlined;
+	struct cs_out_inline_cache *inline_cache;
 	uint64_t filtered;		/* samples the filters left out */
 };
 extern const struct cs_output_ops cs_report_ops;

@@ -37,7 +37,9 @@ static int run_begin(void *ctx, struct cs_session *s)
 	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
 	run->expanded = malloc(CS_FRAMES_MAX * sizeof(*run->expanded));
 	run->inlined = malloc(CS_FRAMES_MAX);
-	return run->frames && run->expanded && run->inlined ? 0 : -ENOMEM;
+	run->inline_cache = calloc(1, sizeof(*run->inline_cache));
+	return run->frames && run->expanded && run->inlined &&
+	       run->inline_cache ? 0 : -ENOMEM;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -61,8 +63,9 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	if (run->no_inline)
 		return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
 				     run->frames, NULL, n, smp->period);
-	n = cs_out_expand_inlines(run->machine, smp->pid, run->frames, n,
-				  run->expanded, run->inlined, CS_FRAMES_MAX);
+	n = cs_out_expand_inlines_cached(run->machine, smp->pid, run->frames, n,
+				  run->expanded, run->inlined, CS_FRAMES_MAX,
+				  run->inline_cache);
 	return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
 			     run->expanded, run->inlined, n, smp->period);
 }
@@ -162,6 +165,8 @@ void cs_report_run_release(struct cs_report_run *run)
 	free(run->frames);
 	free(run->expanded);
 	free(run->inlined);
+	free(run->inline_cache);
+	run->inline_cache = NULL;
 	run->frames = run->expanded = NULL;
 	run->inlined = NULL;
 }
