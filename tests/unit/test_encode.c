@@ -253,7 +253,7 @@ static int rt_setup(void **state)
 	t->a.sample_type = CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID |
 			   CS_SAMPLE_TIME | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD |
 			   CS_SAMPLE_CALLCHAIN | CS_SAMPLE_STREAM_ID;
-	t->a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_MMAP2 | CS_ATTR_COMM |
+	t->a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_MMAP2 | CS_ATTR_COMM | CS_ATTR_BUILD_ID |
 		     CS_ATTR_TASK | CS_ATTR_DEFER_CALLCHAIN | CS_ATTR_DEFER_OUTPUT;
 	assert_int_equal(cs_evlist_new(&t->l), 0);
 	assert_int_equal(cs_evlist_add(t->l, &t->a, "cpu-clock", ids, 2), 0);

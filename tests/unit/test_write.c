@@ -46,7 +46,7 @@ struct out {
 	uint8_t *data;		/* the file as written */
 	size_t size;
 	uint8_t *recs;		/* the records handed to the writer, in order */
-	size_t recs_len;
+	size_t recs_len, recs_cap;
 	size_t nr_recs;
 };
 
@@ -84,8 +84,11 @@ static void slurp(struct out *o)
 
 static void keep(struct out *o, const void *rec, size_t n)
 {
-	o->recs = realloc(o->recs, o->recs_len + n);
-	assert_non_null(o->recs);
+	if (o->recs_len + n > o->recs_cap) {
+		o->recs_cap = 2 * (o->recs_len + n);
+		o->recs = realloc(o->recs, o->recs_cap);
+		assert_non_null(o->recs);
+	}
 	memcpy(o->recs + o->recs_len, rec, n);
 	o->recs_len += n;
 	o->nr_recs++;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# synth_stitch.sh - a synthetic profile of a million samples with every
+# fault of deferred callchains (migration, long system calls, late samples,
+# duplicate, orphan, lost and missing records, exits in the kernel, tasks
+# still there at the end): the library's stitched output equals the
+# generator's ground truth, line for line, and the counts add up.
+source "$CS_ROOT/tests/lib.sh"
+
+# the release generator is faster; what is checked runs sanitized
+GEN=$CS_ROOT/build/tools/gen_synth
+[ -x "$GEN" ] || GEN=$CS_TOOLS/gen_synth
+CANON=$CS_TOOLS/cs_canon
+for x in "$GEN" "$CANON"; do
+	if [ ! -x "$x" ]; then skip "synthetic stitching" "no $x (make check)"; exit 0; fi
+done
+N=1000000
+export LC_ALL=C
+
+if "$GEN" -n $N --cpus 8 --tasks 64 --seed 42 -o "$T/big.data" \
+	--expect "$T/big.exp" >"$T/gen.sum" 2>"$T/gen.err"; then
+	ok "gen_synth wrote $N samples"
+else
+	notok "gen_synth"; sed 's/^/#   /' "$T/gen.err" | head -5; exit 0
+fi
+check_eq "ground truth has a line per sample" $N "$(wc -l <"$T/big.exp")"
+
+# The ground truth must hold every case, or matching it proves less.
+sum=$(cat "$T/gen.sum")
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $2"; }
+for k in stitched late lost superseded exited end original duplicates orphans lost-events; do
+	v=$(field "$k" "$sum")
+	if [ "${v:-0}" -gt 0 ]; then ok "ground truth has $k ($v)"
+	else notok "ground truth has $k (${v:-none})"; fi
+done
+# kernel-only is the sum of its reasons; the states add up to the samples
+s=$(field samples "$sum") st=$(field stitched "$sum") la=$(field late "$sum")
+ko=$(field kernel-only "$sum") orig=$(field original "$sum")
+by=$(( $(field lost "$sum") + $(field superseded "$sum") + $(field exited "$sum") + $(field end "$sum") ))
+check_eq "generator: kernel-only = lost + superseded + exited + end" "$ko" "$by"
+check_eq "generator: states add up to the samples" "$s" "$((st + la + ko + orig))"
+for state in stitched late kernel-only original; do
+	check_eq "ground truth lines in state $state" "$(field "$state" "$sum")" \
+		"$(awk -v s="$state" '$3 == s' "$T/big.exp" | wc -l)"
+done
+
+# the file is written the way perf record drains per-CPU buffers: not in
+# time order
+inv=$("$CANON" --file-order -i "$T/big.data" | awk '$2 < last { n++ } { last = $2 } END { print n + 0 }')
+if [ "$inv" -gt 100 ]; then ok "file order is not time order ($inv steps back)"
+else notok "file order is not time order ($inv steps back)"; fi
+
+# the sanitized library, through the public API
+if "$CANON" -i "$T/big.data" --stats >"$T/big.out" 2>"$T/canon.err"; then
+	ok "cs_canon reads the profile"
+else
+	notok "cs_canon reads the profile"; sed 's/^/#   /' "$T/canon.err" | head -5
+fi
+check_eq "every sample delivered" $N "$(wc -l <"$T/big.out")"
+check_eq "the session counts what the generator made" "$sum" \
+	"$(grep '^samples=' "$T/canon.err")"
+check_eq "cs_canon delivered = samples" "delivered=$N" "$(grep '^delivered=' "$T/canon.err")"
+sort -S 25% "$T/big.exp" >"$T/want"
+sort -S 25% "$T/big.out" >"$T/got"
+same_file "stitched output equals the ground truth, line for line" "$T/want" "$T/got"
+# each sample once: no line twice (times are unique)
+check_eq "no sample delivered twice" 0 "$(cut -d' ' -f2 "$T/got" | uniq -d | wc -l)"
+rm -f "$T/big.data" "$T/big.exp" "$T/big.out" "$T/want" "$T/got"
