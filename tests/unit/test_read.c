@@ -368,7 +368,7 @@ static void file_profile(struct em *e, data_fn data, void *ctx)
 	e64_at(e, 72, feat_bits);
 }
 
-static void pipe_profile(struct em *e)
+static void pipe_profile(struct em *e, data_fn data, void *ctx)
 {
 	struct cs_perf_attr a0 = mkattr(0, CS_ATTR_DEFER_CALLCHAIN |
 					CS_ATTR_DEFER_OUTPUT);
@@ -402,7 +402,7 @@ static void pipe_profile(struct em *e)
 	eb(e, "cpu-clock:ppp\0\0\0", 16);
 	rend(e, at);
 	ebuild_id(e, CS_RECORD_HEADER_BUILD_ID);
-	records(e);
+	data(e, ctx);
 }
 
 /* ---- reading back ---- */
@@ -640,7 +640,7 @@ static void pipe_gives_the_same_records_as_the_file(void **state)
 	(void)state;
 	le_file(&f);
 	memset(&p, 0, sizeof(p));
-	pipe_profile(&p);
+	pipe_profile(&p, plain_data, NULL);
 	read_em_file(&f, &of);
 	assert_int_equal(of.err, 0);
 	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
@@ -693,7 +693,7 @@ static void big_endian_gives_the_same_records(void **state)
 	free(be.b);
 	memset(&be, 0, sizeof(be));
 	be.be = true;
-	pipe_profile(&be);
+	pipe_profile(&be, plain_data, NULL);
 	read_em_pipe(&be, 5, &ob);
 	assert_int_equal(ob.err, 0);
 	assert_string_equal(ob.text, ol.text);
@@ -867,7 +867,7 @@ static void truncated_stream_names_the_offset(void **state)
 	struct readout o;
 
 	(void)state;
-	pipe_profile(&p);
+	pipe_profile(&p, plain_data, NULL);
 	p.len -= 20;		/* inside the last record (EXIT, 64 bytes) */
 	read_em_pipe(&p, 100, &o);
 	assert_int_equal(o.err, -EBADMSG);
@@ -1014,6 +1014,95 @@ static void misaligned_records_are_read(void **state)
 	(void)p;
 }
 
+/* Records that do not compress well: the shared ones, then samples whose
+ * raw data is pseudo-random text. */
+static void noisy_records(struct em *e)
+{
+	static const uint64_t chain[] = { CS_CONTEXT_KERNEL, 0xffffffff81000040ULL };
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	char raw[241];
+
+	records(e);
+	for (int i = 0; i < 500; i++) {
+		for (int k = 0; k < 240; k++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			raw[k] = (char)('!' + x % 94);
+		}
+		raw[240] = '\0';
+		esample(e, 6, 100, 4000 + (uint64_t)i, chain, 2, raw);
+	}
+}
+
+static void noisy_data(struct em *e, void *ctx)
+{
+	(void)ctx;
+	noisy_records(e);
+}
+
+/* perf 6.16+ stores COMPRESSED2's header.size, ALIGN(16 + data_size, 8),
+ * in a u16: for 16 + data_size of 65529..65535 it wraps to 0 and no
+ * padding is written. The first record here is such a one. */
+static void wrapped_c2_data(struct em *e, void *ctx)
+{
+	struct em inner = { .be = e->be };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t cap, n, first = 65531 - 16, at;
+	uint8_t *out;
+
+	(void)ctx;
+	noisy_records(&inner);
+	cap = ZSTD_compressBound(inner.len);
+	out = malloc(cap);
+	n = ZSTD_compress2(cc, out, cap, inner.b, inner.len);
+	assert_false(ZSTD_isError(n));
+	assert_true(n > first + 1000);
+	at = rbegin(e, CS_RECORD_COMPRESSED2, 0);	/* size stays 0 */
+	e64(e, first);
+	eb(e, out, first);
+	(void)at;
+	for (size_t off = first; off < n; off += 4000) {
+		size_t len = n - off < 4000 ? n - off : 4000;
+
+		at = rbegin(e, CS_RECORD_COMPRESSED2, 0);
+		e64(e, len);
+		eb(e, out + off, len);
+		epad8(e);
+		rend(e, at);
+	}
+	ZSTD_freeCCtx(cc);
+	free(out);
+	free(inner.b);
+}
+
+static void wrapped_compressed2_size_is_recovered(void **state)
+{
+	struct em plain = { 0 };
+	struct readout op, o;
+
+	(void)state;
+	file_profile(&plain, noisy_data, NULL);
+	read_em_file(&plain, &op);
+	assert_int_equal(op.err, 0);
+	for (int be = 0; be < 2; be++) {
+		struct em f = { .be = be }, p = { .be = be };
+
+		file_profile(&f, wrapped_c2_data, NULL);
+		read_em_file(&f, &o);
+		assert_string_equal(o.msg, "");
+		assert_string_equal(o.text, op.text);
+		free_readout(&o);
+		pipe_profile(&p, wrapped_c2_data, NULL);
+		read_em_pipe(&p, 3000, &o);
+		assert_string_equal(o.msg, "");
+		assert_string_equal(o.text, op.text);
+		free_readout(&o);
+		free(f.b);
+		free(p.b);
+	}
+	free_readout(&op);
+	free(plain.b);
+}
+
 static void not_a_perf_file_is_refused(void **state)
 {
 	struct em e = { 0 };
@@ -1079,6 +1168,7 @@ int main(void)
 		cmocka_unit_test(dead_recorder_file_reads_to_the_last_whole_record),
 		cmocka_unit_test(auxtrace_payload_is_skipped),
 		cmocka_unit_test(misaligned_records_are_read),
+		cmocka_unit_test(wrapped_compressed2_size_is_recovered),
 		cmocka_unit_test(not_a_perf_file_is_refused),
 		cmocka_unit_test(flipped_bytes_never_crash),
 	};

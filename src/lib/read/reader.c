@@ -641,8 +641,30 @@ static int payload_after(struct cs_reader *r, const uint8_t *rec, size_t size,
 	return 0;
 }
 
+/*
+ * perf 6.16+ writes COMPRESSED2 with header.size = ALIGN(16 + data_size, 8)
+ * stored in a u16: when 16 + data_size is 65529..65535 that is 65536 and
+ * wraps to 0, and the padding is not written. Such a record is whole in
+ * 16 + data_size bytes; returns that size, or 0 for any other record.
+ * (When perf's size wraps over several sub-records it cannot be told from
+ * corruption and stays an error.)
+ */
+static size_t compressed2_wrapped_size(uint32_t type, uint16_t hsize,
+				       const uint8_t *rec, size_t have, bool swap)
+{
+	uint64_t want;
+
+	if (type != CS_RECORD_COMPRESSED2 || hsize != 0 || have < 16)
+		return 0;
+	want = 16 + cs_ld64x(rec + 8, swap);
+	if (want < 65529 || want > 65535)
+		return 0;
+	return (size_t)want;
+}
+
 /* Native, aligned bytes of a record found at src: the same pointer when it
- * can be, else a copy in scratch. */
+ * can be, else a copy in scratch. A caller that must change the bytes of a
+ * record in a read-only mapping passes *stable = false to get the copy. */
 static const uint8_t *nativize(struct cs_reader *r, uint8_t *src, bool writable,
 			       size_t size, uint64_t off, bool *stable, int *err)
 {
@@ -650,7 +672,7 @@ static const uint8_t *nativize(struct cs_reader *r, uint8_t *src, bool writable,
 	const char *why;
 
 	*err = 0;
-	if (r->swap || ((uintptr_t)src & 7)) {
+	if (r->swap || ((uintptr_t)src & 7) || !*stable) {
 		if (!writable || ((uintptr_t)src & 7)) {
 			memcpy(r->scratch, src, size);
 			rec = r->scratch;
@@ -747,6 +769,7 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 	uint64_t off = r->pos, left = r->data_end - r->pos, n;
 	const uint8_t *rec;
 	uint8_t hdr[8];
+	size_t wrapped;
 	uint16_t size;
 	uint32_t type;
 	bool stable = true;
@@ -774,6 +797,12 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		cs_swap_header(hdr);
 	type = cs_ld32(hdr);
 	size = cs_ld16(hdr + 6);
+	wrapped = compressed2_wrapped_size(type, size, r->map + off,
+					   (size_t)(left < 16 ? left : 16), r->swap);
+	if (wrapped && wrapped <= left) {
+		size = (uint16_t)wrapped;
+		stable = false;		/* we fix the size in a copy */
+	}
 	if (size < 8 || size > left) {
 		char b[24];
 
@@ -790,6 +819,8 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		       off, &stable, &err);
 	if (!rec)
 		return err;
+	if (wrapped)
+		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
 	err = payload_after(r, rec, size, off, &n);
 	if (err)
 		return err;
@@ -803,6 +834,7 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 {
 	uint64_t off, n;
 	const uint8_t *rec;
+	size_t wrapped = 0;
 	uint8_t *at;
 	uint16_t size;
 	uint32_t type;
@@ -827,6 +859,16 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 	size = cs_ld16(at + 6);
 	if (r->swap)
 		size = __builtin_bswap16(size);
+	if (type == CS_RECORD_COMPRESSED2 && size == 0) {
+		err = fill(r, 16);
+		if (err < 0)
+			return err;
+		at = r->buf + r->buf_pos;
+		wrapped = compressed2_wrapped_size(type, size, at,
+						   r->buf_len - r->buf_pos, r->swap);
+		if (wrapped)
+			size = (uint16_t)wrapped;
+	}
 	if (size < 8)
 		return rerr(r, type, off, "claims under 8 bytes");
 	err = fill(r, size);
@@ -841,9 +883,12 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 	}
 	at = r->buf + r->buf_pos;	/* fill() may have moved the bytes */
 	r->buf_pos += size;
+	stable = true;			/* the buffer is ours: no copy needed */
 	rec = nativize(r, at, true, size, off, &stable, &err);
 	if (!rec)
 		return err;
+	if (wrapped)
+		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
 	err = payload_after(r, rec, size, off, &n);
 	if (err)
 		return err;
