@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,14 +10,13 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "abi/perf_abi.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
+#include "record/child.h"
 #include "record/dsos.h"
 #include "record/synth.h"
 
@@ -52,12 +50,10 @@ struct rec {
 	struct cs_dsos *dsos;
 	struct pollfd *pfd;
 	int npfd, hung;
-	pid_t child;			/* the command, until reaped */
-	int go_fd, exec_err_fd;
+	struct cs_rec_child child;	/* the command, if any */
 	sigset_t oldmask;
 	struct timespec last_progress;
 	bool writer_failed;
-	bool exec_failed;		/* the command never ran */
 	bool begun;			/* the data section was started */
 };
 
@@ -177,135 +173,6 @@ static void progress(struct rec *r, bool force)
 	r->o->progress(r->o->ctx, &p);
 }
 
-/* ---- the command -------------------------------------------------------- */
-
-static void child_exec(const struct cs_record_opts *o, int go, int err_fd,
-		       const sigset_t *mask)
-{
-	char c;
-	int e;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	/* the profile owns stdout in pipe mode */
-	if (!strcmp(o->output, "-"))
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-	/* wait until the events are open: the exec is what enables them */
-	if (read(go, &c, 1) != 1)
-		_exit(127);
-	execvp(o->argv[0], o->argv);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-static int start_child(struct rec *r)
-{
-	int go[2], ee[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return cs_error(r->eb, -errno, "pipe: %s", strerror(errno));
-	if (pipe2(ee, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return cs_error(r->eb, -errno, "pipe: %s", strerror(errno));
-	}
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(go[0]); close(go[1]); close(ee[0]); close(ee[1]);
-		return cs_error(r->eb, err, "fork: %s", strerror(-err));
-	}
-	if (pid == 0) {
-		close(go[1]);
-		close(ee[0]);
-		child_exec(r->o, go[0], ee[1], &r->oldmask);
-	}
-	close(go[0]);
-	close(ee[1]);
-	r->child = pid;
-	r->go_fd = go[1];
-	r->exec_err_fd = ee[0];
-	return 0;
-}
-
-/* Lets the command exec; returns 0 once it did, or the exec's error. */
-static int release_child(struct rec *r)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(r->go_fd, "g", 1) != 1)
-		return cs_error(r->eb, -errno, "starting the command: %s", strerror(errno));
-	close(r->go_fd);
-	r->go_fd = -1;
-	/* the pipe closes on a successful exec (O_CLOEXEC) */
-	do
-		n = read(r->exec_err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(r->exec_err_fd);
-	r->exec_err_fd = -1;
-	if (n == (ssize_t)sizeof(e)) {
-		r->exec_failed = true;
-		return cs_error(r->eb, -e, "cannot run '%s': %s", r->o->argv[0],
-				strerror(e));
-	}
-	return 0;
-}
-
-static bool reap_child(struct rec *r, bool block)
-{
-	int status;
-	pid_t p;
-
-	if (r->child <= 0)
-		return true;
-	do
-		p = waitpid(r->child, &status, block ? 0 : WNOHANG);
-	while (p < 0 && errno == EINTR);
-	if (p == r->child || (p < 0 && errno == ECHILD)) {
-		r->res->workload_status = p == r->child ? status : -1;
-		r->child = 0;
-		return true;
-	}
-	return false;
-}
-
-/* Ends a command still running when the recording stops (Ctrl-C). */
-static void end_child(struct rec *r)
-{
-	uint64_t until;
-
-	if (r->go_fd >= 0) {		/* never released: closing the pipe ends it */
-		close(r->go_fd);
-		r->go_fd = -1;
-	}
-	if (r->exec_err_fd >= 0) {
-		close(r->exec_err_fd);
-		r->exec_err_fd = -1;
-	}
-	if (r->child <= 0 || reap_child(r, false))
-		return;
-	kill(r->child, SIGTERM);
-	until = now_ns() + REAP_MS * 1000000ULL;
-	while (now_ns() < until) {
-		struct timespec ts = { 0, 10 * 1000000L };
-
-		if (reap_child(r, false))
-			return;
-		nanosleep(&ts, NULL);
-	}
-	kill(r->child, SIGKILL);
-	reap_child(r, true);
-}
-
 /* ---- targets ------------------------------------------------------------ */
 
 /* The threads of process pid (from /proc/PID/task), malloc'ed. */
@@ -412,8 +279,8 @@ static int open_events(struct rec *r)
 
 	if (o->system_wide) {
 		/* nothing per thread */
-	} else if (r->child > 0) {
-		one = r->child;
+	} else if (r->child.pid > 0) {
+		one = r->child.pid;
 		eo.threads = &one;
 		eo.nr_threads = 1;
 		eo.inherit = true;
@@ -588,9 +455,9 @@ static int main_loop(struct rec *r)
 		progress(r, false);
 		if (stop_signal)
 			break;
-		if (r->child > 0 && child_changed) {
+		if (r->child.pid > 0 && child_changed) {
 			child_changed = 0;
-			if (reap_child(r, false))
+			if (cs_rec_child_reap(&r->child, false))
 				break;
 		}
 		/* -p/-t: every target thread exited */
@@ -677,7 +544,10 @@ static int check_opts(const struct cs_record_opts *o, struct cs_errbuf *eb)
 int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 		  struct cs_errbuf *eb)
 {
-	struct rec r = { .o = o, .res = res, .eb = eb, .go_fd = -1, .exec_err_fd = -1 };
+	struct rec r = {
+		.o = o, .res = res, .eb = eb,
+		.child = { .go_fd = -1, .err_fd = -1, .status = -1 },
+	};
 	struct sigaction sa_stop = { .sa_handler = on_stop_signal };
 	struct sigaction sa_chld = { .sa_handler = on_sigchld, .sa_flags = SA_NOCLDSTOP };
 	struct sigaction sa_ign = { .sa_handler = SIG_IGN };
@@ -709,7 +579,8 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 
 	err = open_output(&r);
 	if (!err && o->argv)
-		err = start_child(&r);
+		err = cs_rec_child_start(&r.child, o->argv, !strcmp(o->output, "-"),
+					 &r.oldmask, eb);
 	if (!err)
 		err = open_events(&r);
 	if (!err)
@@ -734,8 +605,8 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 			goto out;
 		}
 	}
-	if (r.child > 0) {
-		err = release_child(&r);
+	if (r.child.pid > 0) {
+		err = cs_rec_child_release(&r.child, o->argv[0], eb);
 		if (err)
 			goto out;
 	}
@@ -752,9 +623,10 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 			err = err2;
 	}
 out:
-	end_child(&r);
+	cs_rec_child_end(&r.child, REAP_MS);
+	res->workload_status = r.child.status;
 	/* nothing was recorded: leave no file that looks like a profile */
-	drop = r.w && (r.exec_failed || !r.begun) && strcmp(o->output, "-");
+	drop = r.w && (r.child.exec_failed || !r.begun) && strcmp(o->output, "-");
 	cs_writer_free(r.w);
 	if (drop)
 		unlink(o->output);

@@ -22,6 +22,7 @@
 #include "../../src/record/dsos.c"
 #include "../../src/record/synth.c"
 #include "../../src/record/events.c"
+#include "../../src/record/child.c"
 #include "../../src/record/record.c"
 
 #define PAGE 4096
