@@ -134,6 +134,9 @@ int cmd_folded(int argc, char **argv)
 	if (!s)
 		goto out;
 	rc = cli_run(s, &in, &cs_folded_ops, &run);
+	if (run.write_err)
+		cli_error("%s: cannot write: %s", output && strcmp(output, "-") ?
+			  output : "standard output", strerror(run.write_err));
 out:
 	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
 		cli_error("%s: %s", output, strerror(errno));

@@ -127,6 +127,9 @@ int cmd_pprof(int argc, char **argv)
 		}
 	}
 	rc = cli_run(s, &in, &cs_pprof_ops, &run);
+	if (run.write_err)
+		cli_error("%s: cannot write: %s", output && strcmp(output, "-") ?
+			  output : "standard output", strerror(run.write_err));
 out:
 	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
 		cli_error("%s: %s", output, strerror(errno));

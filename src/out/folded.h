@@ -68,6 +68,8 @@ struct cs_folded_run {
 	struct cs_folded *folded;
 	FILE *out;
 	bool no_inline;			/* no frames for inlined functions */
+	int write_err;			/* errno of a failed write; end then
+					 * returns 1 and the command names the file */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* CS_FRAMES_MAX each, allocated by begin */
 	struct cs_frame *expanded;

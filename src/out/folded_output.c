@@ -54,7 +54,15 @@ static int run_end(void *ctx, struct cs_session *s)
 	struct cs_folded_run *r = ctx;
 
 	(void)s;
-	return cs_folded_write(r->folded, r->out);
+	int err;
+
+	errno = 0;
+	err = cs_folded_write(r->folded, r->out);
+	if (err == -EIO) {
+		r->write_err = errno ? errno : EIO;
+		return 1;
+	}
+	return err;
 }
 
 void cs_folded_run_release(struct cs_folded_run *r)

@@ -75,6 +75,8 @@ struct cs_pprof_run {
 	size_t nr_pids, nr_tids;
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
+	int write_err;			/* errno of a failed write; end then
+					 * returns 1 and the command names the file */
 };
 extern const struct cs_output_ops cs_pprof_ops;
 void cs_pprof_run_release(struct cs_pprof_run *run);

@@ -69,8 +69,13 @@ static int run_end(void *ctx, struct cs_session *s)
 		else if (e->attr)
 			d->period = e->attr->sample_period;
 	}
+	errno = 0;
 	err = cs_pprof_write(run->pprof, ev, max, run->out);
 	free(ev);
+	if (err == -EIO) {
+		run->write_err = errno ? errno : EIO;
+		return 1;
+	}
 	return err;
 }
 

@@ -97,6 +97,8 @@ struct cs_report_run {
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
 	bool no_inline;			/* leave inlined functions out */
+	int write_err;			/* errno of a failed write; end then
+					 * returns 1 and the command names the file */
 	struct cs_frame *expanded;	/* frames with inlined functions */
 	uint8_t *inlined;
 	struct cs_out_inline_cache *inline_cache;

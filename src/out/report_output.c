@@ -155,8 +155,13 @@ static int run_end(void *ctx, struct cs_session *s)
 		names[ev->index] = ev->name;
 	}
 	write_header(run, s);
+	errno = 0;
 	err = cs_report_write(run->report, run->out, names, max);
 	free(names);
+	if (err == -EIO) {
+		run->write_err = errno ? errno : EIO;
+		return 1;
+	}
 	return err;
 }
 

@@ -119,3 +119,7 @@ rc=0; "$CS" folded --no-kernel --no-user -i "$T/deep.data" >/dev/null 2>"$T/err"
 check "--no-kernel --no-user is refused" test "$rc" -ne 0
 rc=0; "$CS" folded --help >/dev/null || rc=$?
 check_eq "--help exits 0" 0 "$rc"
+rc=0; "$CS" folded -q -i "$FIXTURES/$D/task-defer.data" --kallsyms "$KALLSYMS" \
+	-o /dev/full 2>"$T/err" || rc=$?
+check "a full disk fails folded and names the file" \
+	test "$rc" -ne 0 -a -n "$(grep '/dev/full: cannot write' "$T/err")"

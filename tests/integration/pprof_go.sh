@@ -21,6 +21,11 @@ check "pprof to an unwritable path fails" test "$rc" -ne 0
 	--symfs "$SYMFS" -o "$T/gz.pb.gz" 2>/dev/null
 check "pprof writes gzip" test "$(head -c 2 "$T/gz.pb.gz" | od -An -tx1 | tr -d ' ')" = 1f8b
 
+rc=0; "$CS" pprof -q -i "$FIXTURES/$D/task-defer.data" --kallsyms "$KALLSYMS" \
+	-o /dev/full 2>"$T/err" || rc=$?
+check "a full disk fails pprof and names the file" \
+	test "$rc" -ne 0 -a -n "$(grep '/dev/full: cannot write' "$T/err")"
+
 if ! command -v go >/dev/null 2>&1 || ! go version >/dev/null 2>&1; then
 	skip "go tool pprof reads our profiles" "go is not installed (Debian: golang-go)"
 	exit 0

@@ -107,3 +107,6 @@ rc=0; "$CS" report -i "$T/cut.data" >/dev/null 2>"$T/err" || rc=$?
 check "a truncated file fails with one line" test "$rc" -ne 0 -a "$(wc -l <"$T/err")" -ge 1
 rc=0; "$CS" report --help >"$T/help" || rc=$?
 check "--help exits 0 and lists --sort" test "$rc" -eq 0 -a -n "$(grep -- --sort "$T/help")"
+rc=0; "$CS" report -q -i "$DATA" >/dev/full 2>"$T/err" || rc=$?
+check "a full disk fails the report and says so" \
+	test "$rc" -ne 0 -a -n "$(grep 'standard output: cannot write: No space left' "$T/err")"
