@@ -84,3 +84,19 @@ whole=$(grep -A2 -E '^ +0.82% +pipe-wr +\[kernel.kallsyms\] +\[k\] finish_task_s
 	"$T/graph" | tail -1)
 check_eq "a late-sample entry is drawn whole (perf splits it)" \
 	"            ---start_thread" "$whole"
+
+# kernel-only samples (their record never came): counted by reason in the
+# header, and their missing user part is a frame of its own
+if "$CS_TOOLS/flame_synth" "$T/synth.data" "$T/synth.kallsyms" \
+	"$CS_WORKLOADS/deepstack" >/dev/null 2>&1; then
+	"$CS" report -q -i "$T/synth.data" --kallsyms "$T/synth.kallsyms" \
+		-n -g none >"$T/synth" 2>&1
+	check "synthetic: header says 10 samples are kernel-only because the recording ended" \
+		grep -qx '# kernel-only    : 10 end' "$T/synth"
+	check "synthetic: header counts stitched, late and as-recorded samples" \
+		grep -qx '# user stacks    : 74 stitched, 1 stitched late, 10 kernel-only, 15 as recorded' "$T/synth"
+	check "synthetic: the missing user part is an entry with its 10 samples" \
+		grep -qE '^ +10.00% +0.00% +10  synth +\[unknown\] +\[\.\] \[user stack missing: end\]$' "$T/synth"
+else
+	notok "flame_synth makes the synthetic profile"
+fi
