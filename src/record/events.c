@@ -125,8 +125,8 @@ static void build_attrs(const struct cs_rec_evopts *o, struct cs_rec_evlist *l)
 	l->track_name = "dummy:u";
 }
 
-static int open_error(struct cs_errbuf *eb, int err, const char *name,
-		      pid_t pid, int cpu)
+static int open_error(const struct cs_rec_evlist *l, struct cs_errbuf *eb,
+		      int err, const char *name, pid_t pid, int cpu)
 {
 	if (err == -EACCES || err == -EPERM) {
 		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -145,6 +145,21 @@ static int open_error(struct cs_errbuf *eb, int err, const char *name,
 		return cs_error(eb, err, "no such process: %d", (int)pid);
 	if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
 		return cs_error(eb, err, "the %s event is not supported here", name);
+	if (err == -EINVAL && (l->sample_attr.flags & CS_ATTR_FREQ)) {
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+		unsigned long max = 0;
+
+		if (f) {
+			if (fscanf(f, "%lu", &max) != 1)
+				max = 0;
+			fclose(f);
+		}
+		if (max && l->sample_attr.sample_period > max)
+			return cs_error(eb, err, "-F %llu is above the kernel's limit of %lu "
+					"samples per second "
+					"(/proc/sys/kernel/perf_event_max_sample_rate)",
+					(unsigned long long)l->sample_attr.sample_period, max);
+	}
 	if (err == -EMFILE)
 		return cs_error(eb, err, "too many open files opening %s on cpu %d "
 				"(raise ulimit -n)", name, cpu);
@@ -169,7 +184,7 @@ static int open_sampling(struct cs_rec_evlist *l, pid_t pid, int cpu, bool first
 			return fd;
 		}
 		if (!first)
-			return open_error(eb, err, l->sample_name, pid, cpu);
+			return open_error(l, eb, err, l->sample_name, pid, cpu);
 		if (err == -EINVAL && (l->sample_attr.flags & CS_ATTR_DEFER_CALLCHAIN)) {
 			l->sample_attr.flags &= ~CS_ATTR_DEFER_CALLCHAIN;
 			l->track_attr.flags &= ~CS_ATTR_DEFER_OUTPUT;
@@ -193,7 +208,7 @@ static int open_sampling(struct cs_rec_evlist *l, pid_t pid, int cpu, bool first
 			l->fell_back_cpu_clock = true;
 			continue;
 		}
-		return open_error(eb, err, l->sample_name, pid, cpu);
+		return open_error(l, eb, err, l->sample_name, pid, cpu);
 	}
 }
 
@@ -211,7 +226,7 @@ static int open_tracking(struct cs_rec_evlist *l, pid_t pid, int cpu, bool first
 			l->no_build_id = true;
 			continue;
 		}
-		return open_error(eb, err, l->track_name, pid, cpu);
+		return open_error(l, eb, err, l->track_name, pid, cpu);
 	}
 }
 

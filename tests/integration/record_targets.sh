@@ -98,6 +98,11 @@ else
 	skip "an unprivileged user records their command" "needs root to become nobody, setpriv, and perf_event_paranoid 2 (it is $level)"
 fi
 
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+$CS record -F $((max + 1000)) -e cpu-clock -o fast.data -- "$W" 0.1 1 5 2>fast.err
+check "-F above the kernel's limit fails" [ $? -eq 1 ]
+check "and names the limit" grep -q "above the kernel's limit of $max samples per second" fast.err
+
 # an existing perf.data is kept as perf.data.old, as perf does
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
 $CS record -q -e cpu-clock -- "$W" 0.1 1 5 2>/dev/null
