@@ -63,3 +63,18 @@ else
 	sed 's/^/#   /' "$T/cut.err" | head -3
 fi
 rm -f "$T"/*.data "$T/want" "$T"/*.got "$T/exp"
+
+# the command line's own statistics add up the same way
+"$GEN" -n 50000 --seed 5 -o "$T/cli.data" >"$T/cli.sum"
+"$CS" script --stats -i "$T/cli.data" >/dev/null 2>"$T/cli.stats"
+check_eq "callstitch script --stats exits 0" 0 $?
+sum=$(cat "$T/cli.sum")
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $sum"; }
+row() { sed -n "s/^ *$1  *\([0-9][0-9]*\)$/\1/p" "$T/cli.stats" | head -1; }
+for pair in "samples:samples" "stitched:stitched" "stitched late:late" \
+	    "kernel-only:kernel-only" "lost:lost" "superseded:superseded" \
+	    "exited:exited" "end:end" "as recorded:original" \
+	    "deferred records:records" "duplicate:duplicates" "orphan:orphans" \
+	    "lost events:lost-events"; do
+	check_eq "script --stats: ${pair%%:*}" "$(field "${pair#*:}")" "$(row "${pair%%:*}")"
+done
