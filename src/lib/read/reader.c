@@ -32,7 +32,7 @@ struct cs_reader {
 	bool own_fd;
 	bool swap;
 	bool pipe;
-	bool truncated;			/* open-ended data cut inside a record */
+	bool truncated;			/* open-ended data read to its end */
 	struct cs_errbuf *eb;
 	struct cs_errbuf own_eb;
 
@@ -776,6 +776,8 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 	int err;
 
 	if (!left) {
+		if (r->open_ended)
+			r->truncated = true;
 		if (r->data_end < r->claimed_end)
 			return cs_error(r->eb, -EBADMSG, "%s: data ends at offset "
 					"%#" PRIx64 ", the header says %#" PRIx64

@@ -67,9 +67,10 @@ int cs_reader_feature(const struct cs_reader *r, int feat, const void **data,
 uint64_t cs_reader_total(const struct cs_reader *r);
 
 /* True once cs_reader_next() has returned 0 on a file whose header leaves
- * the data size open (a recorder killed before it rewrote the header) and
- * whose last record was cut short: everything up to that record was read.
- * Callers say so once. */
+ * the data size open: its recorder died before it rewrote the header (perf
+ * record or ours killed with SIGKILL). Every whole record was read; a last
+ * record cut short was dropped. Callers say once that the recording was
+ * cut short. */
 bool cs_reader_truncated(const struct cs_reader *r);
 
 void cs_reader_free(struct cs_reader *r);
