@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "cli/cli.h"
 #include "out/script.h"
+#include "lib/machine/machine.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -86,6 +87,15 @@ int cmd_script(int argc, char **argv)
 	}
 	/* stdout is written by the printer in 1 MiB chunks */
 	rc = cli_run(s, &in, &cs_script_ops, sc);
+	if (!in.quiet) {
+		const char *first;
+		size_t n = cs_machine_build_id_mismatches(cs_session_machine(s), &first);
+
+		if (n)
+			cli_warn("%zu binar%s differ from the recorded build (%s%s): "
+				 "their frames show [unknown]; see --symfs",
+				 n, n == 1 ? "y" : "ies", first, n > 1 ? ", ..." : "");
+	}
 	if (cs_script_flush(sc) && !rc) {
 		cli_error("script: writing the output: %s", strerror(EIO));
 		rc = 1;

@@ -300,6 +300,10 @@ static void build_id_mismatch_is_refused(void **state)
 	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
 	assert_null(loc.sym);
 	assert_string_equal(loc.dso_name, sm.path);
+	/* and said, so the CLI can tell the user */
+	const char *first = NULL;
+	assert_int_equal(cs_machine_build_id_mismatches(m, &first), 1);
+	assert_string_equal(first, sm.path);
 	cs_machine_free(m);
 }
 

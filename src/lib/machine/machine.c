@@ -724,3 +724,14 @@ size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 	off = addr - map->start + map->pgoff;
 	return cs_dso_inlines(d, cs_elf_offset_to_vaddr(&d->info, off), names, cap);
 }
+
+size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
+				      const char **first)
+{
+	const struct cs_dso *d = NULL;
+	size_t n = cs_dso_table_mismatches(m->dsos, &d);
+
+	if (first)
+		*first = d ? d->name : NULL;
+	return n;
+}

@@ -45,6 +45,12 @@ const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
 size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 			  const char **names, size_t cap);
 
+/* How many binaries were refused because their build id differs from the
+ * recorded one (their frames show [unknown]); *first names one. The name
+ * lives until the machine is freed. */
+size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
+				      const char **first);
+
 void cs_machine_free(struct cs_machine *m);
 
 #endif
