@@ -340,6 +340,16 @@ static int open_pipe(struct cs_reader *r)
 	return 0;
 }
 
+/* Without CLOCK_DATA, the clock is the one the events asked for. */
+static void clockid_from_attr(struct cs_reader *r)
+{
+	const struct cs_evsel *e = cs_evlist_get(r->evlist, 0);
+
+	if (r->feat.info.clockid < 0 && e &&
+	    (e->attr->flags & CS_ATTR_USE_CLOCKID))
+		r->feat.info.clockid = e->attr->clockid;
+}
+
 /* ---- open/close ---------------------------------------------------------- */
 
 int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
@@ -432,21 +442,13 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 	}
 	if (err)
 		goto fail;
-	err = cs_zstream_new(&r->z);
-	if (err)
-		goto fail;
 	r->scratch = malloc(MAX_RECORD);
 	r->zcopy = malloc(MAX_RECORD);
 	if (!r->scratch || !r->zcopy) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (r->feat.info.clockid < 0) {
-		const struct cs_evsel *e = cs_evlist_get(r->evlist, 0);
-
-		if (e && (e->attr->flags & CS_ATTR_USE_CLOCKID))
-			r->feat.info.clockid = e->attr->clockid;
-	}
+	clockid_from_attr(r);
 	*out = r;
 	return 0;
 fail:
@@ -559,6 +561,8 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 		if (err == -EINVAL)
 			return rerr(r, type, off, "places its sample id "
 				    "differently from the first event");
+		if (!err)
+			clockid_from_attr(r);
 		break;
 	}
 	case CS_RECORD_EVENT_UPDATE: {
@@ -718,6 +722,9 @@ static int hand_out(struct cs_reader *r, struct cs_record *out,
 		if (r->z_active)
 			return rerr(r, type, off, "compressed record inside a "
 				    "compressed payload");
+		if (!r->z && cs_zstream_new(&r->z))	/* on first use */
+			return cs_error(r->eb, -ENOMEM, "%s: out of memory",
+					r->path);
 		/* the payload is read lazily, after scratch is reused */
 		if (rec == r->scratch) {
 			memcpy(r->zcopy, rec, size);
@@ -908,7 +915,7 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
 			return ret;
 	}
 	ret = r->pipe ? next_pipe(r, rec) : next_file(r, rec);
-	if (ret == 0 && cs_zstream_pending(r->z))
+	if (ret == 0 && r->z && cs_zstream_pending(r->z))
 		return cs_error(r->eb, -EBADMSG, "%s: data ends inside a "
 				"compressed record (%zu bytes left over from "
 				"the COMPRESSED record at offset %#" PRIx64 ")",
