@@ -410,15 +410,23 @@ static int synthesize(struct rec *r)
 	return err ? writer_error(r, err) : 0;
 }
 
-static int setup_rings_poll(struct rec *r)
+/* Every sampling event's fd, not only the rings' owners: an event reports
+ * POLLHUP when its task (and every task that inherited it) is gone, so the
+ * recording of -p/-t ends when all of them have. Readiness is the ring's,
+ * whichever fd reports it. */
+static int setup_poll(struct rec *r)
 {
-	r->npfd = r->l->nr_cpus;
-	r->pfd = calloc((size_t)r->npfd, sizeof(*r->pfd));
+	size_t n = (size_t)r->l->nr_cpus * r->l->nr_threads;
+
+	r->pfd = calloc(n, sizeof(*r->pfd));
 	if (!r->pfd)
 		return -ENOMEM;
-	for (int c = 0; c < r->npfd; c++) {
-		r->pfd[c].fd = r->l->rings[c].fd;
-		r->pfd[c].events = POLLIN;
+	for (size_t i = 0; i < n; i++) {
+		if (r->l->sample_fds[i] < 0)
+			continue;
+		r->pfd[r->npfd].fd = r->l->sample_fds[i];
+		r->pfd[r->npfd].events = POLLIN;
+		r->npfd++;
 	}
 	return 0;
 }
@@ -584,7 +592,7 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	if (!err)
 		err = open_events(&r);
 	if (!err)
-		err = setup_rings_poll(&r);
+		err = setup_poll(&r);
 	if (!err)
 		err = cs_waiting_new(r.l->sample_attr.sample_type, &r.waiting);
 	if (!err)

@@ -24,6 +24,17 @@ check "-p: the process was named and mapped from /proc ($ord)" \
 check "-p follows every thread (both workers)" \
 	[ "$($PERF script -i p.data -F tid 2>/dev/null | sort -u | wc -l)" -ge 2 ]
 
+# -p goes on while any thread lives, even after the main thread left
+"$CS_WORKLOADS/mainexit" 1 &
+pid=$!
+sleep 0.1
+start=$(date +%s%N)
+timeout 20 $CS record -e cpu-clock -p $pid -o mainexit.data 2>mainexit.err
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+wait $pid
+check "-p stays while a thread outlives the main thread (${ms} ms)" [ "$ms" -gt 900 ]
+check "and records that thread" [ "$($PERF script -i mainexit.data 2>/dev/null | grep -c outlive_main)" -gt 0 ]
+
 # -t: one thread of it
 "$W" 1.5 2 20 &
 pid=$!
