@@ -82,7 +82,7 @@ int cs_rec_evlist_disable(struct cs_rec_evlist *l, bool sampling);
 void cs_rec_evlist_free(struct cs_rec_evlist *l);
 
 /* The online CPUs (from /sys/devices/system/cpu/online). Returns the count
- * and a malloc'ed array in *cpus, or a negative errno. */
+ * and an array in *cpus (caller frees), or a negative errno. */
 int cs_rec_online_cpus(int **cpus);
 
 #endif
