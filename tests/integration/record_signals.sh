@@ -52,12 +52,13 @@ kill $bg 2>/dev/null
 wait $bg 2>/dev/null
 
 # SIGKILL: no chance to finalise. Wait for the first data to reach the
-# file, then kill: what is there must still read.
+# file (the writer flushes its buffer every 4 MiB: up to 20 s), then kill:
+# what is there must still read.
 "$W" 30 2 30 &
 bg=$!
 $CS record -a -g -e cpu-clock -o kill.data >/dev/null 2>kill.err &
 rec=$!
-for _ in $(seq 100); do
+for _ in $(seq 200); do
 	[ -s kill.data ] && break
 	sleep 0.1
 done
