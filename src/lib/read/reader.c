@@ -251,8 +251,10 @@ static int open_file(struct cs_reader *r, size_t size)
 
 /* ---- pipe mode ---------------------------------------------------------- */
 
-/* Makes at least n bytes available at buf + buf_pos. Returns 1, 0 at the
- * end of input with fewer than n, or -errno. */
+/* Makes at least n bytes (n <= PIPE_BUF_CAP) available at buf + buf_pos.
+ * Returns 1, 0 at the end of input with fewer than n, or -errno. Bytes
+ * before buf_pos are dropped when room is needed: the caller is done with
+ * them (records handed out from the buffer live until the next call). */
 static int fill(struct cs_reader *r, size_t n)
 {
 	while (r->buf_len - r->buf_pos < n) {
@@ -260,16 +262,8 @@ static int fill(struct cs_reader *r, size_t n)
 
 		if (r->eof)
 			return 0;
-		if (r->buf_pos && r->buf_len - r->buf_pos + n > PIPE_BUF_CAP / 2) {
-			memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
-			r->stream_off += r->buf_pos;
-			r->buf_len -= r->buf_pos;
-			r->buf_pos = 0;
-		} else if (r->buf_pos == r->buf_len) {
-			r->stream_off += r->buf_pos;
-			r->buf_len = r->buf_pos = 0;
-		}
-		if (r->buf_len == PIPE_BUF_CAP) {	/* only the tail is free */
+		if (r->buf_pos + n > PIPE_BUF_CAP || r->buf_pos == r->buf_len) {
+			/* at most a part of one record moves */
 			memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
 			r->stream_off += r->buf_pos;
 			r->buf_len -= r->buf_pos;
