@@ -223,35 +223,55 @@ static uint64_t tick(void)
 
 /* ---- expected output ---- */
 
+/* Hex without a 0x; snprintf would make the expect file the slow part. */
+static size_t put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
 static void expect_line(uint32_t tid, uint64_t time, const char *state,
 			const char *reason, const uint64_t *k, unsigned int nk,
 			const uint64_t *u, unsigned int nu, bool user_marker)
 {
-	char line[2048];
-	size_t n = 0;
+	char line[64 + 17 * (2 + MAXK + MAXU)];
+	size_t n;
 	bool first = true;
 
 	if (!g.expect)
 		return;
-	n += (size_t)snprintf(line + n, sizeof(line) - n, "%u %" PRIu64 " %s %s ",
-			      tid, time, state, reason);
+	n = (size_t)snprintf(line, 64, "%u %" PRIu64 " %s %s ", tid, time, state,
+			     reason);
 	/* kernel part: marker + ips */
 	if (nk) {
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%" PRIx64,
-				      CS_CONTEXT_KERNEL);
+		n += put_hex(line + n, CS_CONTEXT_KERNEL);
 		first = false;
-		for (unsigned int i = 0; i < nk; i++)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, ",%" PRIx64, k[i]);
+		for (unsigned int i = 0; i < nk; i++) {
+			line[n++] = ',';
+			n += put_hex(line + n, k[i]);
+		}
 	}
 	if (user_marker) {
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%" PRIx64,
-				      first ? "" : ",", CS_CONTEXT_USER);
+		if (!first)
+			line[n++] = ',';
+		n += put_hex(line + n, CS_CONTEXT_USER);
 		first = false;
-		for (unsigned int i = 0; i < nu; i++)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, ",%" PRIx64, u[i]);
+		for (unsigned int i = 0; i < nu; i++) {
+			line[n++] = ',';
+			n += put_hex(line + n, u[i]);
+		}
 	}
 	if (first)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "-");
+		line[n++] = '-';
 	line[n++] = '\n';
 	if (fwrite(line, 1, n, g.expect) != n)
 		die("cannot write the expect file");

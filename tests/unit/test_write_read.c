@@ -327,6 +327,79 @@ static void unfinished_file_reads_to_its_last_record(void **state)
 	free(got.b);
 }
 
+struct bids {
+	int n;
+	char last[64];
+};
+
+static int count_build_id(void *ctx, int32_t pid, uint16_t misc,
+			  const uint8_t *build_id, size_t size, const char *path)
+{
+	struct bids *b = ctx;
+
+	(void)pid;
+	(void)misc;
+	(void)build_id;
+	(void)size;
+	b->n++;
+	snprintf(b->last, sizeof(b->last), "%s", path);
+	return 0;
+}
+
+/* A recorder learns build ids as it goes: in a stream they follow the
+ * records already written, and the reader collects both kinds. */
+static void build_id_added_to_a_stream_is_read(void **state)
+{
+	char path[] = "/tmp/cs-test-wr.XXXXXX";
+	int fd = mkstemp(path);
+	struct cs_writer_opts o = { .pipe = true, .zstd_level = 1 };
+	struct cs_perf_attr sa = sampling_attr();
+	static const uint8_t id[20] = { 0xab };
+	struct cs_errbuf eb = { { 0 } };
+	struct cs_writer *w;
+	struct cs_reader *r;
+	struct cs_record rec;
+	struct bids b = { 0 };
+	uint8_t buf[256];
+	long n;
+	int ret, lost = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(cs_writer_open(path, -1, &o, &eb, &w), 0);
+	assert_int_equal(cs_writer_add_event(w, &sa, "cpu-clock", NULL, 0), 0);
+	assert_int_equal(cs_writer_add_build_id(w, -1, CS_MISC_KERNEL, id, 20,
+						"[kernel.kallsyms]"), 0);
+	assert_int_equal(cs_writer_begin(w), 0);
+	struct cs_lost l = { .id = 11, .lost = 1 };
+	struct cs_sample_id sid = { .pid = 1, .tid = 1, .time = 5 };
+
+	n = cs_encode_lost(&sa, &l, &sid, buf, sizeof(buf));
+	assert_int_equal(cs_writer_write(w, buf, (size_t)n), 0);
+	assert_int_equal(cs_writer_add_build_id(w, 1, CS_MISC_USER, id, 20,
+						"/usr/bin/late"), 0);
+	assert_int_equal(cs_writer_finish(w), 0);
+	cs_writer_free(w);
+
+	assert_int_equal(cs_reader_open(path, -1, &eb, &r), 0);
+	while ((ret = cs_reader_next(r, &rec)) == 1) {
+		if (rec.type == CS_RECORD_LOST)
+			lost++;
+		if (rec.type == CS_RECORD_HEADER_BUILD_ID)
+			assert_int_equal(lost, b.n++ ? 1 : 0);
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(lost, 1);
+	assert_int_equal(b.n, 2);
+	b.n = 0;
+	assert_int_equal(cs_reader_for_each_build_id(r, count_build_id, &b), 0);
+	assert_int_equal(b.n, 2);
+	assert_string_equal(b.last, "/usr/bin/late");
+	cs_reader_free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +409,7 @@ int main(void)
 		cmocka_unit_test(compressed_file_reads_back),
 		cmocka_unit_test(big_endian_compressed_pipe_reads_back),
 		cmocka_unit_test(unfinished_file_reads_to_its_last_record),
+		cmocka_unit_test(build_id_added_to_a_stream_is_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

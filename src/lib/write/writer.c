@@ -330,6 +330,8 @@ int cs_writer_set_nr_cpus(struct cs_writer *w, uint32_t online, uint32_t avail)
 	return 0;
 }
 
+static int zflush(struct cs_writer *w);
+
 /* perf's build_id_event: header, pid, 24 bytes (20 of id, then its size),
  * then the path padded; the layout of the BUILD_ID feature and of
  * HEADER_BUILD_ID records alike. */
@@ -388,9 +390,13 @@ int cs_writer_add_build_id(struct cs_writer *w, int32_t pid, uint16_t misc,
 		return fail(w, -ENOMEM, "%s: %s", "out of memory");
 	w->nr_bids++;
 	if (w->o.pipe && w->begun) {
-		/* a pipe cannot go back: the record goes into the stream now */
+		/* a pipe cannot go back: the record goes into the stream now,
+		 * after the records written before it */
 		struct cs_fbuf b = { .swap = w->o.big_endian };
+		int err = w->zc ? zflush(w) : 0;
 
+		if (err)
+			return err;
 		put_build_id(&b, e, CS_RECORD_HEADER_BUILD_ID, true);
 		return emit_fbuf(w, &b);
 	}
