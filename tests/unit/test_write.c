@@ -533,6 +533,26 @@ static void errors_name_the_file(void **state)
 	/* and the writer stays failed */
 	assert_int_equal(cs_writer_finish(w), -EOPNOTSUPP);
 	cs_writer_free(w);
+
+	/* a full disk is told when the buffer goes out, naming the file */
+	if (access("/dev/full", W_OK) == 0) {
+		uint8_t big[4096] = { 0 };
+		int err = 0;
+
+		assert_int_equal(cs_writer_open("/dev/full", -1, &opts, &eb, &w), 0);
+		assert_int_equal(cs_writer_add_event(w, &a, NULL, NULL, 0), 0);
+		assert_int_equal(cs_writer_begin(w), 0);
+		big[0] = CS_RECORD_FINISHED_INIT;
+		memcpy(big + 6, &(uint16_t){ 4096 - 8 }, 2);
+		for (int i = 0; i < 2048 && !err; i++)	/* 8 MiB > the buffer */
+			err = cs_writer_write(w, big, 4096 - 8);
+		if (!err)
+			err = cs_writer_finish(w);
+		assert_int_equal(err, -ENOSPC);
+		assert_non_null(strstr(cs_writer_error(w), "/dev/full"));
+		assert_non_null(strstr(cs_writer_error(w), "No space left"));
+		cs_writer_free(w);
+	}
 }
 
 int main(void)
