@@ -2,13 +2,15 @@
 # tests/kernel/boot.sh - boots the fetched kernel with the test initramfs
 # under qemu and brings the guest's files back.
 #
-#   tests/kernel/boot.sh [KERNEL_DIR]           default build/kernel
+#   tests/kernel/boot.sh RUN_DIR
 #
+# Boots $CS_KERNEL_DIR's kernel (default build/kernel) with
+# RUN_DIR/initramfs.cpio.gz.
 # KVM when /dev/kvm works, else (or when KVM cannot run this kernel, as
 # under some nested hypervisors) TCG. No network, console on a serial port
-# logged to KERNEL_DIR/run/console.log, a hard time limit
+# logged to RUN_DIR/console.log, a hard time limit
 # (CS_KERNEL_TIMEOUT seconds, default 300). The guest writes a tar archive
-# of its /out onto a raw virtio disk; it lands in KERNEL_DIR/run/out/ and
+# of its /out onto a raw virtio disk; it lands in RUN_DIR/out/ and
 # its checksums are verified.
 #
 # Exits 0 when the guest finished and its files are whole; 77 when the
@@ -18,7 +20,8 @@
 # files are bad.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-KDIR=$(realpath -m "${1:-build/kernel}")
+KDIR=$(realpath -m "${CS_KERNEL_DIR:-build/kernel}")
+RUN=$(realpath -m "${1:?usage: boot.sh RUN_DIR}")
 LIMIT=${CS_KERNEL_TIMEOUT:-300}
 BOOT_LIMIT=${CS_KERNEL_BOOT_TIMEOUT:-120}	# until /init runs
 say()  { echo "boot: $*" >&2; }
@@ -27,9 +30,9 @@ skip() { say "$*"; exit 77; }
 
 QEMU=$(command -v qemu-system-x86_64 || true)
 [ -n "$QEMU" ] || skip "no qemu-system-x86_64 (Debian package qemu-system-x86)"
-. "$KDIR/kernel.env"
-RUN=$KDIR/run
-rm -rf "$RUN"
+# this run's kernel (run.sh's copy), else the one fetched last
+if [ -f "$RUN/kernel.env" ]; then . "$RUN/kernel.env"; else . "$KDIR/kernel.env"; fi
+rm -rf "$RUN/out" "$RUN/disk.img" "$RUN"/console.log "$RUN"/qemu*
 mkdir -p "$RUN/out"
 truncate -s 512M "$RUN/disk.img"
 
@@ -50,7 +53,7 @@ boot() {
 	( "$QEMU" "${accel[@]}" -m 2048 -smp 2 -display none -vga none \
 		-monitor none -serial "file:$RUN/console.log" -no-reboot -nic none \
 		-pidfile "$RUN/qemu.pid" \
-		-kernel "$VMLINUZ" -initrd "$KDIR/initramfs.cpio.gz" \
+		-kernel "$VMLINUZ" -initrd "$RUN/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=6" \
 		-drive "file=$RUN/disk.img,format=raw,if=virtio,cache=unsafe" \
 		</dev/null >"$RUN/qemu-$1.log" 2>&1
@@ -116,4 +119,5 @@ esac
 tar -xf "$RUN/disk.img" -C "$RUN/out" || { say "no tar archive on the guest's disk"; exit 1; }
 (cd "$RUN/out" && sha256sum --quiet -c SHA256SUMS) >&2 ||
 	{ say "the guest's files do not match their checksums"; exit 1; }
+rm -f "$RUN/disk.img"
 say "$(ls "$RUN/out" | wc -l) files back from the guest in $RUN/out"

@@ -3,7 +3,7 @@
 # has deferred user callchains) through a private apt configuration and
 # unpacks it, without installing anything or touching the machine's apt.
 #
-#   tests/kernel/fetch.sh [KERNEL_DIR]      default build/kernel
+#   tests/kernel/fetch.sh           into $CS_KERNEL_DIR (default build/kernel)
 #
 # Writes KERNEL_DIR/kernel.env (KREL, VMLINUZ, VIRTIO_BLK) on success.
 # Exits 77 with the reason on stderr when no kernel can be had here (no
@@ -18,7 +18,7 @@
 # run needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-KDIR=$(realpath -m "${1:-build/kernel}")
+KDIR=$(realpath -m "${CS_KERNEL_DIR:-build/kernel}")
 SUITES=${CS_KERNEL_SUITES:-trixie-backports sid}
 KEYRING=${CS_KERNEL_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 MIN_VERSION=6.19	# the first release with deferred user callchains
@@ -54,6 +54,11 @@ mirror_uri() {
 	*) return 1 ;;
 	esac
 }
+
+# one fetch at a time: runs of the test may overlap
+mkdir -p "$KDIR"
+exec 9>"$KDIR/.fetch.lock"
+flock 9
 
 APTDIR=$KDIR/apt
 mkdir -p "$APTDIR/etc/prefs" "$APTDIR/etc/conf-parts" \

@@ -4,8 +4,9 @@
 #
 #   task-defer.data     per task:    record --call-graph fp,defer -- deepstack
 #   syswide-defer.data  system-wide: record -a --call-graph fp,defer -- deepstack
-#   drain-off.data      system-wide, stopped while longsys's threads sit in
-#   drain-on.data       long system calls: --drain-ms 0, then the default
+#   drain-off-N.data    system-wide, stopped while longsys's threads sit in
+#   drain-on-N.data     long system calls: --drain-ms 0, then the default;
+#                       two pairs, as how many samples wait at a stop varies
 #
 # Each recording runs under a timeout so that one hang costs its own file
 # only. "CS-RESULT: name rc" lines tell the host how each one ended.
@@ -35,15 +36,18 @@ run task-defer callstitch record -e cpu-clock -F "$FREQ" --call-graph fp,defer \
 run syswide-defer callstitch record -a -e cpu-clock -F "$FREQ" --call-graph fp,defer \
 	-o syswide-defer.data -- /cs/deepstack 2 2 40
 
-# longsys keeps running across both recordings, so each one stops while
-# its threads are in the middle of long reads and a blocked pipe write.
-/cs/longsys 12 2 30 &
+# longsys keeps running across all four recordings, so each one stops
+# while its threads are in the middle of long reads and a blocked write.
+/cs/longsys 60 2 30 &
 ls_pid=$!
 sleep 1
-run drain-off callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" --call-graph fp,defer \
-	--drain-ms 0 -o drain-off.data -- sleep 2
-run drain-on callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" --call-graph fp,defer \
-	-o drain-on.data -- sleep 2
+for n in 1 2; do
+	run drain-off-$n callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" \
+		--call-graph fp,defer --drain-ms 0 -o drain-off-$n.data -- sleep 1.5
+	run drain-on-$n callstitch record -a -e cpu-clock -F "$DRAIN_FREQ" \
+		--call-graph fp,defer -o drain-on-$n.data -- sleep 1.5
+done
+kill -TERM $ls_pid
 wait $ls_pid
 echo "longsys exit: $?"
 ls -l /out

@@ -19,8 +19,9 @@
  * (ls_outer -> ls_middle -> ls_inner -> big_read | pipe_write) built with
  * frame pointers, so the stitched stacks can be checked by name.
  *
- * At the end it prints how long the reads took (the drain window must
- * be longer than one read for the drain to help).
+ * It stops after SECONDS or on SIGTERM, and then prints how long the
+ * reads took (the drain window must be longer than one read for the
+ * drain to help).
  *
  *   longsys [SECONDS] [READERS] [MS]     defaults: 5 2 100
  */
@@ -46,6 +47,13 @@ static unsigned long reads;
 static double read_time, read_max;
 static int pipe_fd[2];
 static volatile uint64_t sink;
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -53,6 +61,11 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int running(double until)
+{
+	return !stop && now() < until;
 }
 
 __attribute__((noinline)) static void big_read(char *buf, double until)
@@ -70,7 +83,7 @@ __attribute__((noinline)) static void big_read(char *buf, double until)
 
 	for (int i = 0; i < IOVS_MAX; i++)
 		iov[i] = (struct iovec){ .iov_base = buf, .iov_len = CHUNK };
-	for (double t = now(); t < until; ) {
+	for (double t = now(); !stop && t < until; ) {
 		if (readv(fd, iov, iovs) < 0)
 			break;
 		double t2 = now();
@@ -94,9 +107,11 @@ __attribute__((noinline)) static void big_read(char *buf, double until)
 
 __attribute__((noinline)) static void pipe_write(char *buf, double until)
 {
-	while (now() < until)
+	while (running(until))
 		if (write(pipe_fd[1], buf, PIPE_CHUNK) < 0)
 			break;
+	/* the drainer may wait in read(2): end of file ends it */
+	close(pipe_fd[1]);
 }
 
 __attribute__((noinline)) static void ls_inner(int kind, char *buf, double until)
@@ -145,7 +160,7 @@ static void *drainer(void *arg)
 	double until = now() + seconds;
 
 	(void)arg;
-	while (now() < until) {
+	while (running(until)) {
 		if (read(pipe_fd[0], buf, sizeof(buf)) <= 0)
 			break;
 		nanosleep(&pause, NULL);
@@ -173,6 +188,8 @@ int main(int argc, char **argv)
 	}
 	/* the drainer closes the pipe at the end: EPIPE, not a signal */
 	signal(SIGPIPE, SIG_IGN);
+	/* no SA_RESTART: a blocked call returns and the loops see stop */
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = on_term }, NULL);
 	if (pipe(pipe_fd)) {
 		perror("longsys: pipe");
 		return 1;
