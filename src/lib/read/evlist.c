@@ -34,6 +34,10 @@ struct cs_evlist {
 	int sample_id_all;
 	int id_pos;			/* u64 index of the id in a sample, -1 */
 	size_t id_back;			/* bytes from a trailer's end to its id, 0 */
+	/* the layout of every event when they all share one sample_type and
+	 * sample_id_all (perf's usual file: the time sits at the same place
+	 * whatever the event), else NULL */
+	const struct cs_evsel_layout *same;
 };
 
 const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e)
@@ -275,6 +279,11 @@ int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
 		l->id_back = trailer_id_back(a.sample_type, id_all);
 	}
 	l->nr++;
+	l->same = &l->ev[0]->lay;
+	for (size_t i = 1; i < l->nr; i++)
+		if (l->ev[i]->lay.sample_type != l->ev[0]->lay.sample_type ||
+		    l->ev[i]->lay.trailer_size != l->ev[0]->lay.trailer_size)
+			l->same = NULL;
 	err = ids_append(l, l->nr - 1, ids, nr_ids);
 	return err;
 }
@@ -364,12 +373,15 @@ const struct cs_evsel *cs_evlist_event_of(const struct cs_evlist *l,
 uint64_t cs_evlist_record_time(const struct cs_evlist *l, const void *rec,
 			       size_t size)
 {
-	const struct cs_evsel *e = cs_evlist_event_of(l, rec, size);
-	const struct cs_evsel_layout *lay;
+	const struct cs_evsel_layout *lay = l->same;
 
-	if (!e)
-		return CS_NO_TIME;
-	lay = cs_evsel_layout(e);
+	if (!lay || size < 8 || cs_ld32(rec) >= CS_RECORD_HEADER_ATTR) {
+		const struct cs_evsel *e = cs_evlist_event_of(l, rec, size);
+
+		if (!e)
+			return CS_NO_TIME;
+		lay = cs_evsel_layout(e);
+	}
 	if (cs_ld32(rec) == CS_RECORD_SAMPLE) {
 		if (lay->sample_time_pos < 0 ||
 		    (size_t)(lay->sample_time_pos + 2) * 8 > size)
