@@ -132,11 +132,67 @@ static uint64_t read_values(uint64_t rf, struct cur *c)
 	return (uint64_t)(c->p - start) / 8;
 }
 
+/* The fixed-size fields that open a sample body: at most nine u64s. */
+#define FIXED_BITS (CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID | \
+		    CS_SAMPLE_TIME | CS_SAMPLE_ADDR | CS_SAMPLE_ID | \
+		    CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD)
+#define FIXED_MAX	(9 * 8)
+
+/* The fixed fields when the body holds FIXED_MAX bytes, so that none of
+ * them can run past it whichever are present: no check per field. */
+static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s)
+{
+	const uint8_t *p = c->p;
+
+	if (st & CS_SAMPLE_IDENTIFIER) {
+		s->id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_IP) {
+		s->ip = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_TID) {
+		s->pid = cs_ld32(p);
+		s->tid = cs_ld32(p + 4);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_TIME) {
+		s->time = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_ADDR) {
+		s->addr = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_ID) {
+		s->id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_STREAM_ID) {
+		s->stream_id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_CPU) {
+		s->cpu = cs_ld32(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_PERIOD) {
+		s->period = cs_ld64(p);
+		p += 8;
+	}
+	c->p = p;
+}
+
 static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 		       struct cs_sample *s)
 {
 	uint64_t st = attr->sample_type;
 
+	if ((size_t)(c->end - c->p) >= FIXED_MAX) {
+		fixed_fields(st, c, s);
+		goto variable;
+	}
 	if (st & CS_SAMPLE_IDENTIFIER)
 		s->id = u64(c, "identifier");
 	if (st & CS_SAMPLE_IP)
@@ -159,6 +215,7 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 	}
 	if (st & CS_SAMPLE_PERIOD)
 		s->period = u64(c, "period");
+variable:
 	if (st & CS_SAMPLE_READ) {
 		const uint8_t *at = c->p;
 
@@ -170,6 +227,8 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 		s->callchain = u64s(c, s->callchain_nr,
 				    "callchain nr exceeds the record");
 	}
+	if (!(st & ~(FIXED_BITS | CS_SAMPLE_READ | CS_SAMPLE_CALLCHAIN)))
+		return c->why ? -EBADMSG : 0;
 	if (st & CS_SAMPLE_RAW) {
 		s->raw_size = u32(c, "raw size");
 		s->raw = bytes(c, s->raw_size, "raw size exceeds the record");
