@@ -88,6 +88,11 @@ $(REL)/workloads/%: tests/workloads/%.c
 	$(CC) $(STD) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		-fno-inline $(WARN) -o $@ $< -lpthread
 
+# the flame graph page, kept readable as three files, becomes a C string
+src/out/flame_template.inc: src/out/flame_template.html src/out/flame_template.css \
+		src/out/flame_template.js src/out/flame_template.sh
+	src/out/flame_template.sh $@
+
 tools: $(TOOLS)
 workloads: $(WORKLOADS)
 
