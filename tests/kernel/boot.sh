@@ -44,7 +44,11 @@ boot() {
 	if [ "$1" = kvm ]; then
 		accel=(-accel kvm -cpu host)
 	else
-		accel=(-accel tcg,thread=multi -cpu max)
+		# One host thread for both vCPUs: with multi-threaded TCG
+		# (qemu 7.2) a vCPU can run a kernel text_poke's temporary
+		# int3 after the patch is done, and the guest oopses in
+		# __schedule when perf flips its static keys.
+		accel=(-accel tcg,thread=single -cpu max)
 	fi
 	: >"$RUN/console.log"
 	rm -f "$RUN/qemu.pid" "$RUN/qemu.rc"
