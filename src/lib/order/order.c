@@ -42,6 +42,13 @@ struct run {
 	size_t start, end;		/* undelivered entries [start, end) */
 };
 
+/* A heap entry carries its run's head time, so that comparing two runs
+ * reads the heap alone, not the entries it points at. */
+struct head {
+	uint64_t time;
+	size_t run;
+};
+
 struct cs_order {
 	cs_order_fn deliver;
 	void *ctx;
@@ -50,7 +57,7 @@ struct cs_order {
 	size_t nr, cap;
 	struct run *runs;
 	size_t nr_runs, runs_cap;
-	size_t *heap;			/* run indices */
+	struct head *heap;		/* runs that have something to deliver */
 	size_t heap_cap;
 	size_t queued;
 
@@ -212,41 +219,34 @@ int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 
 /* ---- merging ---- */
 
-static inline uint64_t head_time(const struct cs_order *q, size_t r)
+/* a goes before b: earlier time, or on a tie the earlier run (runs are in
+ * arrival order, so this keeps equal times in file order) */
+static inline bool head_before(const struct head *a, const struct head *b)
 {
-	return q->ent[q->runs[r].start].time;
+	return a->time < b->time || (a->time == b->time && a->run < b->run);
 }
 
-/* run a goes before run b: earlier time, or on a tie the earlier run (runs
- * are in arrival order, so this keeps equal times in file order) */
-static inline bool run_before(const struct cs_order *q, size_t a, size_t b)
+static void sift_down(struct head *h, size_t i, size_t n)
 {
-	uint64_t ta = head_time(q, a), tb = head_time(q, b);
-
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void sift_down(struct cs_order *q, size_t i, size_t n)
-{
-	size_t *h = q->heap;
+	struct head x = h[i];
 
 	for (;;) {
-		size_t l = 2 * i + 1, m = i;
+		size_t l = 2 * i + 1, m;
 
-		if (l < n && run_before(q, h[l], h[m]))
-			m = l;
-		if (l + 1 < n && run_before(q, h[l + 1], h[m]))
+		if (l >= n)
+			break;
+		m = l;
+		if (l + 1 < n && head_before(&h[l + 1], &h[l]))
 			m = l + 1;
-		if (m == i)
-			return;
-		size_t t = h[i];
+		if (!head_before(&h[m], &x))
+			break;
 		h[i] = h[m];
-		h[m] = t;
 		i = m;
 	}
+	h[i] = x;
 }
 
-static int deliver_entry(struct cs_order *q, struct entry *e)
+static inline int deliver_entry(struct cs_order *q, const struct entry *e)
 {
 	int err = q->deliver(q->ctx, e->bytes, e->size, e->offset);
 
@@ -294,9 +294,27 @@ static void compact(struct cs_order *q)
 	}
 }
 
+/* Delivers run r's entries from its start while they stay before stop
+ * (ties go out when take_equal). Returns what deliver returned. */
+static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
+			bool take_equal)
+{
+	const struct entry *e = &q->ent[run->start];
+	const struct entry *end = &q->ent[run->end];
+	int err;
+
+	do {
+		err = deliver_entry(q, e++);
+	} while (!err && e < end && (e->time < stop ||
+				     (take_equal && e->time == stop)));
+	run->start = (size_t)(e - q->ent);
+	return err;
+}
+
 /* Delivers, in time order, every queued entry with time <= limit. */
 static int deliver_upto(struct cs_order *q, uint64_t limit)
 {
+	struct head *h;
 	size_t n = 0;
 	int err = 0;
 
@@ -306,39 +324,40 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 		   sizeof(*q->heap));
 	if (err)
 		return err;
-	for (size_t r = 0; r < q->nr_runs; r++)
-		if (q->runs[r].start < q->runs[r].end && head_time(q, r) <= limit)
-			q->heap[n++] = r;
+	h = q->heap;
+	for (size_t r = 0; r < q->nr_runs; r++) {
+		const struct run *run = &q->runs[r];
+
+		if (run->start < run->end && q->ent[run->start].time <= limit) {
+			h[n].time = q->ent[run->start].time;
+			h[n].run = r;
+			n++;
+		}
+	}
 	for (size_t i = n / 2; i-- > 0;)
-		sift_down(q, i, n);
+		sift_down(h, i, n);
 
 	while (n && !err) {
-		size_t r = q->heap[0];
+		size_t r = h[0].run;
 		struct run *run = &q->runs[r];
-		/* the runner-up bounds how far r can go without comparing */
-		uint64_t bound = limit;
-		size_t rival = SIZE_MAX;
 
-		if (n > 1) {
-			rival = q->heap[1];
-			if (n > 2 && run_before(q, q->heap[2], rival))
-				rival = q->heap[2];
-			if (head_time(q, rival) < bound)
-				bound = head_time(q, rival);
-		}
-		do {
-			err = deliver_entry(q, &q->ent[run->start++]);
-		} while (!err && run->start < run->end &&
-			 (q->ent[run->start].time < bound ||
-			  (q->ent[run->start].time == bound &&
-			   (rival == SIZE_MAX ? bound <= limit : r < rival))));
-
-		if (run->start < run->end && head_time(q, r) <= limit) {
-			sift_down(q, 0, n);
+		if (n == 1) {
+			err = drain(q, run, limit, true);
 		} else {
-			q->heap[0] = q->heap[--n];
-			sift_down(q, 0, n);
+			/* the runner-up bounds how far r can go without
+			 * comparing; its head time is <= limit */
+			const struct head *rival = &h[1];
+
+			if (n > 2 && head_before(&h[2], rival))
+				rival = &h[2];
+			err = drain(q, run, rival->time, r < rival->run);
 		}
+		if (run->start < run->end && q->ent[run->start].time <= limit) {
+			h[0].time = q->ent[run->start].time;
+		} else {
+			h[0] = h[--n];
+		}
+		sift_down(h, 0, n);
 	}
 	compact(q);
 	return err;
