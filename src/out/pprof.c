@@ -155,6 +155,8 @@ struct enc {
 	struct cs_agg *maps;		/* (file, start) -> id - 1 */
 	struct cs_agg *funcs;		/* (name, file) -> id - 1 */
 	uint32_t *loc_map, *loc_func;	/* per location: mapping, function id */
+	uint32_t *map_order;		/* mappings in the order written */
+	uint32_t *map_rank;		/* mapping -> its id in the file - 1 */
 	int err;
 };
 
@@ -244,6 +246,77 @@ static void resolve_locations(struct enc *e)
 	}
 }
 
+struct map_weight {
+	uint64_t samples;
+	uint32_t id;
+	int kind;			/* 0 program, 1 library, 2 [vdso].., 3 kernel */
+};
+
+static int map_kind(const struct cs_location *l)
+{
+	const char *base = l->dso_name ? strrchr(l->dso_name, '/') : NULL;
+
+	base = base ? base + 1 : l->dso_name ? l->dso_name : "";
+	if (l->kernel || !strncmp(base, "[kernel", 7))
+		return 3;
+	if (base[0] == '[')
+		return 2;
+	return strstr(base, ".so") ? 1 : 0;
+}
+
+static int cmp_map(const void *pa, const void *pb)
+{
+	const struct map_weight *a = pa, *b = pb;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* pprof calls the first mapping the profile's binary: programs first (not
+ * a .so), then libraries, then [vdso] and the like, the kernel last; each
+ * by the number of samples it is in. */
+static void order_mappings(struct enc *e)
+{
+	struct cs_agg *locs = e->p->locs;
+	size_t nr = cs_agg_nr_frames(e->maps);
+	struct map_weight *w = calloc(nr ? nr : 1, sizeof(*w));
+	uint32_t *stamp = calloc(nr ? nr : 1, sizeof(*stamp));
+	struct cs_agg_stack st;
+
+	e->map_order = calloc(nr ? nr : 1, sizeof(*e->map_order));
+	e->map_rank = calloc(nr ? nr : 1, sizeof(*e->map_rank));
+	if (!w || !stamp || !e->map_order || !e->map_rank) {
+		e->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		w[i].id = (uint32_t)i;
+		w[i].kind = map_kind(cs_agg_frame_loc(e->maps, (uint32_t)i));
+	}
+	for (size_t s = 0; s < cs_agg_nr_stacks(locs); s++) {
+		cs_agg_stack(locs, (uint32_t)s, &st);
+		for (uint32_t j = 0; j < st.nr; j++) {
+			uint32_t m = e->loc_map[st.frames[j]];
+
+			if (m && stamp[m - 1] != s + 1) {
+				stamp[m - 1] = (uint32_t)(s + 1);
+				w[m - 1].samples += st.count;
+			}
+		}
+	}
+	qsort(w, nr, sizeof(*w), cmp_map);
+	for (size_t i = 0; i < nr; i++) {
+		e->map_order[i] = w[i].id;
+		e->map_rank[w[i].id] = (uint32_t)i;
+	}
+out:
+	free(w);
+	free(stamp);
+}
+
 static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 {
 	struct cs_agg *locs = e->p->locs;
@@ -298,7 +371,7 @@ static void put_mappings(struct enc *e)
 	char hex[2 * 20 + 1];
 
 	for (size_t i = 0; i < cs_agg_nr_frames(e->maps) && !e->err; i++) {
-		const struct cs_location *l = cs_agg_frame_loc(e->maps, (uint32_t)i);
+		const struct cs_location *l = cs_agg_frame_loc(e->maps, e->map_order[i]);
 		size_t at = pb_begin(&e->b);
 		uint64_t limit = l->map_end > l->map_start ? l->map_end : l->map_start;
 
@@ -329,7 +402,9 @@ static void put_locations(struct enc *e)
 		size_t at = pb_begin(&e->b), line;
 
 		pb_uint64(&e->b, LOCATION_ID, i + 1);
-		pb_uint64_opt(&e->b, LOCATION_MAPPING_ID, e->loc_map[i]);
+		if (e->loc_map[i])
+			pb_uint64(&e->b, LOCATION_MAPPING_ID,
+				  e->map_rank[e->loc_map[i] - 1] + 1);
 		pb_uint64_opt(&e->b, LOCATION_ADDRESS, k->addr);
 		if (e->loc_func[i]) {
 			line = pb_begin(&e->b);
@@ -390,6 +465,8 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 	}
 	resolve_locations(&e);
 	if (!e.err)
+		order_mappings(&e);
+	if (!e.err)
 		put_samples(&e, value_of, nr_values);
 	put_mappings(&e);
 	put_locations(&e);
@@ -428,6 +505,8 @@ out:
 	}
 	free(e.loc_map);
 	free(e.loc_func);
+	free(e.map_order);
+	free(e.map_rank);
 	free(value_of);
 	free(used);
 	cs_agg_free(e.strings);
