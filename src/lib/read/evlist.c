@@ -321,24 +321,30 @@ const struct cs_evsel *cs_evlist_get(const struct cs_evlist *l, size_t i)
 	return i < l->nr ? &l->ev[i]->pub : NULL;
 }
 
-const struct cs_evsel *cs_evlist_find(const struct cs_evlist *l, uint64_t id)
+/* Every record goes through here: kept inline in the callers below. */
+static inline const struct cs_evsel *find_id(const struct cs_evlist *l,
+					     uint64_t id)
 {
-	size_t h;
+	size_t mask = l->tab_cap - 1, h;
 
-	if (l->nr == 1)
-		return &l->ev[0]->pub;
 	if (!l->tab_cap)
 		return NULL;
-	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1;
-	     h = (h + 1) & (l->tab_cap - 1))
+	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1; h = (h + 1) & mask)
 		if (l->tab[h].id == id)
 			return &l->ev[l->tab[h].index_plus1 - 1]->pub;
 	return NULL;
 }
 
-const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,
-					    uint32_t type, const void *rec,
-					    size_t size, int swap)
+const struct cs_evsel *cs_evlist_find(const struct cs_evlist *l, uint64_t id)
+{
+	if (l->nr == 1)
+		return &l->ev[0]->pub;
+	return find_id(l, id);
+}
+
+static inline const struct cs_evsel *event_of(const struct cs_evlist *l,
+					      uint32_t type, const void *rec,
+					      size_t size, int swap)
 {
 	if (!l->nr || size < 8)
 		return NULL;
@@ -351,15 +357,21 @@ const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,
 			return &l->ev[0]->pub;	/* no id: perf takes the first */
 		if ((size_t)(l->id_pos + 2) * 8 > size)
 			return NULL;
-		return cs_evlist_find(l, cs_ld64x((const char *)rec + 8 +
-						  l->id_pos * 8, swap));
+		return find_id(l, cs_ld64x((const char *)rec + 8 + l->id_pos * 8,
+					   swap));
 	}
 	if (!l->id_back)
 		return &l->ev[0]->pub;
 	if (size < 8 + l->id_back)
 		return NULL;
-	return cs_evlist_find(l, cs_ld64x((const char *)rec + size - l->id_back,
-					  swap));
+	return find_id(l, cs_ld64x((const char *)rec + size - l->id_back, swap));
+}
+
+const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,
+					    uint32_t type, const void *rec,
+					    size_t size, int swap)
+{
+	return event_of(l, type, rec, size, swap);
 }
 
 const struct cs_evsel *cs_evlist_event_of(const struct cs_evlist *l,
@@ -367,7 +379,7 @@ const struct cs_evsel *cs_evlist_event_of(const struct cs_evlist *l,
 {
 	if (size < 8)
 		return NULL;
-	return cs_evlist_event_of_x(l, cs_ld32(rec), rec, size, 0);
+	return event_of(l, cs_ld32(rec), rec, size, 0);
 }
 
 uint64_t cs_evlist_record_time(const struct cs_evlist *l, const void *rec,
@@ -376,7 +388,8 @@ uint64_t cs_evlist_record_time(const struct cs_evlist *l, const void *rec,
 	const struct cs_evsel_layout *lay = l->same;
 
 	if (!lay || size < 8 || cs_ld32(rec) >= CS_RECORD_HEADER_ATTR) {
-		const struct cs_evsel *e = cs_evlist_event_of(l, rec, size);
+		const struct cs_evsel *e = size < 8 ? NULL :
+			event_of(l, cs_ld32(rec), rec, size, 0);
 
 		if (!e)
 			return CS_NO_TIME;
