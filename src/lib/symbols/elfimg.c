@@ -121,22 +121,27 @@ out:
 	return err;
 }
 
-/* perf keeps functions and code labels (local NOTYPE symbols such as
- * ld.so's _start) that lie in executable sections */
-static bool is_code(const GElf_Sym *s, Elf *elf)
+/* perf's filter: functions, objects and labels (local NOTYPE symbols such
+ * as ld.so's _start) in sections named like text or data. Objects matter
+ * because a bad unwind can land in .rodata, and perf names the spot. */
+static bool wanted_sym(const GElf_Sym *s, Elf *elf, size_t shstrndx)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 	int vis = GELF_ST_VISIBILITY(s->st_other);
+	const char *sec;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
 		return false;
-	if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 	    !(type == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL))
 		return false;
 	scn = elf_getscn(elf, s->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return false;
+	sec = elf_strptr(elf, shstrndx, sh.sh_name);
+	return sec && (strstr(sec, "text") || strstr(sec, "data"));
 }
 
 static enum cs_sym_bind bind_of(const GElf_Sym *s)
@@ -152,10 +157,10 @@ static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		       struct cs_symtab *t)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n, i;
+	size_t n, i, shstrndx;
 	long added = 0;
 
-	if (!d || !sh->sh_entsize)
+	if (!d || !sh->sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
@@ -164,7 +169,7 @@ static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		char *dem;
 		int err;
 
-		if (!gelf_getsym(d, (int)i, &s) || !is_code(&s, elf))
+		if (!gelf_getsym(d, (int)i, &s) || !wanted_sym(&s, elf, shstrndx))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		/* '$x'/'$d': ARM mapping symbols, not names */
