@@ -81,6 +81,8 @@ check "task-defer: the workload's mapping carries its build id" \
 	grep -q '28c09c46a2e08a1a4195a57a1defbe8d377fa156' "$T/raw"
 check "task-defer: samples carry comm and tid labels" \
 	grep -q 'comm:\[rd-zero\]' "$T/raw"
+check "task-defer: pprof names the program as the profile's file" \
+	grep -qx 'File: workload' "$T/task-defer.top"
 check "task-defer: cpu nanoseconds are the period type" grep -q '^PeriodType: cpu nanoseconds' "$T/raw"
 
 if "$CS_TOOLS/flame_synth" "$T/synth.data" "$T/synth.kallsyms" \

@@ -455,6 +455,45 @@ static void written_file_is_gzip(void **state)
 	cs_pprof_free(p);
 }
 
+/* pprof calls the first mapping the profile's binary */
+static void program_mapping_comes_before_libraries_and_kernel(void **state)
+{
+	struct cs_pprof_opts o = { 0 };
+	struct cs_pprof *p;
+	struct cs_frame lib = { .addr = 0x7f0000001000, .cpumode = CS_MISC_USER,
+		.kind = CS_FRAME_ADDR, .loc = { .sym = "start_thread",
+		.dso_name = "/lib/libc.so.6", .map_start = 0x7f0000000000,
+		.map_end = 0x7f0000100000 } };
+	struct cs_frame a[] = { kf("schedule", 0xffffffff81000100ULL), lib };
+	struct cs_frame b[] = { uf("main", 0x5200), lib };
+	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 } };
+	struct decoded d;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(cs_pprof_new(&o, &p), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 1, a, 2, 1), 0);
+	assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 2, b, 2, 1), 0);
+	assert_int_equal(cs_pprof_encode(p, ev, 1, &data, &len), 0);
+	decode(data, len, &d);
+	assert_int_equal(d.nr_maps, 3);
+	assert_string_equal(str(&d, d.maps[0].file), "/opt/fixt/workload");
+	assert_string_equal(str(&d, d.maps[1].file), "/lib/libc.so.6");
+	assert_string_equal(str(&d, d.maps[2].file), "[kernel.kallsyms]");
+	for (size_t i = 0; i < d.nr_locs; i++)
+		if (d.locs[i].address == 0x5200)
+			assert_int_equal(d.locs[i].mapping, 1);
+		else if (d.locs[i].address == 0x7f0000001000)
+			assert_int_equal(d.locs[i].mapping, 2);
+		else
+			assert_int_equal(d.locs[i].mapping, 3);
+	decoded_free(&d);
+	free(data);
+	cs_pprof_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -463,6 +502,7 @@ int main(void)
 		cmocka_unit_test(profile_decodes_to_what_was_added),
 		cmocka_unit_test(each_event_gets_its_own_value_column),
 		cmocka_unit_test(written_file_is_gzip),
+		cmocka_unit_test(program_mapping_comes_before_libraries_and_kernel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
