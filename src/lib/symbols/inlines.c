@@ -18,6 +18,20 @@ struct cu_range {
 	Dwarf_Off cu;			/* offset of the CU's DIE */
 };
 
+struct inl {				/* one range of one inlined call */
+	uint64_t lo, hi;
+	uint64_t reach;			/* max hi of this and all before it */
+	Dwarf_Off die;
+	uint32_t depth;			/* nesting: deeper is more inner */
+};
+
+struct cu_index {			/* a CU's inlined calls, built once */
+	Dwarf_Off cu;
+	struct inl *v;
+	size_t nr, cap;
+	struct cu_index *next;
+};
+
 struct answer {				/* one cached address */
 	uint64_t addr;
 	uint32_t first;			/* index into names */
@@ -36,6 +50,7 @@ struct cs_inlines {
 	size_t nr_names, cap_names;
 	char **owned;			/* interned strings */
 	size_t nr_owned, cap_owned;
+	struct cu_index *cus[256];	/* by CU offset hash */
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -163,11 +178,95 @@ static const char *die_name(struct cs_inlines *in, Dwarf_Die *die)
 	return intern(in, s ? s : "??", false);
 }
 
+static int cmp_inl(const void *a, const void *b)
+{
+	const struct inl *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int add_inl(struct cu_index *ci, uint64_t lo, uint64_t hi,
+		   Dwarf_Off die, uint32_t depth)
+{
+	if (lo >= hi)
+		return 0;
+	if (ci->nr == ci->cap) {
+		size_t cap = ci->cap ? ci->cap * 2 : 64;
+		struct inl *p = realloc(ci->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ci->v = p;
+		ci->cap = cap;
+	}
+	ci->v[ci->nr++] = (struct inl){ lo, hi, 0, die, depth };
+	return 0;
+}
+
+/* Every inlined call with code in the CU: one walk of its DIE tree, where
+ * dwarf_getscopes() would walk it again for every address. */
+static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth)
+{
+	Dwarf_Die die;
+
+	if (depth > 256 || dwarf_child(parent, &die) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&die);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t p = 0;
+
+			while ((p = dwarf_ranges(&die, p, &base, &lo, &hi)) > 0)
+				if (add_inl(ci, lo, hi, dwarf_dieoffset(&die), depth))
+					return -ENOMEM;
+		}
+		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+		     tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+		    dwarf_haschildren(&die) && walk(ci, &die, depth + 1))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return 0;
+}
+
+static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
+{
+	struct cu_index **head = &in->cus[(cu >> 4) & 255], *ci;
+	Dwarf_Die die;
+	uint64_t reach = 0;
+
+	for (ci = *head; ci; ci = ci->next)
+		if (ci->cu == cu)
+			return ci;
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return NULL;
+	ci->cu = cu;
+	if (dwarf_offdie(in->dw, cu, &die) && walk(ci, &die, 0)) {
+		free(ci->v);
+		free(ci);
+		return NULL;
+	}
+	if (ci->nr)
+		qsort(ci->v, ci->nr, sizeof(*ci->v), cmp_inl);
+	for (size_t i = 0; i < ci->nr; i++) {
+		if (ci->v[i].hi > reach)
+			reach = ci->v[i].hi;
+		ci->v[i].reach = reach;
+	}
+	ci->next = *head;
+	*head = ci;
+	return ci;
+}
+
 static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 {
 	size_t lo = 0, hi = in->nr_ranges, n = 0;
-	Dwarf_Die cu, *scopes = NULL;
-	int nsc;
+	struct inl *hit[MAX_DEPTH];
+	struct cu_index *ci = NULL;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -179,42 +278,46 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	}
 	/* ranges may nest or overlap a little: look back a few */
 	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
-		if (addr >= in->ranges[k].hi)
-			continue;
-		if (!dwarf_offdie(in->dw, in->ranges[k].cu, &cu))
-			return 0;
-		nsc = dwarf_getscopes(&cu, addr, &scopes);
-		/* the innermost inlined call, then its concrete parents: the
-		 * scopes of its abstract definition would cut the chain short */
-		for (int i = 0; i < nsc; i++) {
-			int tag = dwarf_tag(&scopes[i]);
-			Dwarf_Die *chain = NULL;
-			int nch;
-
-			if (tag == DW_TAG_subprogram)
-				break;
-			if (tag != DW_TAG_inlined_subroutine)
-				continue;
-			nch = dwarf_getscopes_die(&scopes[i], &chain);
-			for (int k = 0; k < nch && n < MAX_DEPTH; k++) {
-				int t2 = dwarf_tag(&chain[k]);
-				const char *name;
-
-				if (t2 == DW_TAG_subprogram)
-					break;
-				if (t2 != DW_TAG_inlined_subroutine)
-					continue;
-				name = die_name(in, &chain[k]);
-				if (name)
-					out[n++] = name;
-			}
-			free(chain);
+		if (addr < in->ranges[k].hi) {
+			ci = cu_index(in, in->ranges[k].cu);
 			break;
 		}
-		free(scopes);
-		return n;
 	}
-	return 0;
+	if (!ci || !ci->nr)
+		return 0;
+	lo = 0;
+	hi = ci->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* every call whose range holds addr; `reach` says when none before
+	 * can any more */
+	for (size_t k = lo; k-- > 0 && ci->v[k].reach > addr;) {
+		if (addr < ci->v[k].hi && n < MAX_DEPTH)
+			hit[n++] = &ci->v[k];
+	}
+	/* innermost (deepest) first */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && hit[j]->depth > hit[j - 1]->depth; j--) {
+			struct inl *t = hit[j];
+
+			hit[j] = hit[j - 1];
+			hit[j - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Die die;
+
+		out[i] = dwarf_offdie(in->dw, hit[i]->die, &die) ?
+			 die_name(in, &die) : NULL;
+		if (!out[i])
+			return i;
+	}
+	return n;
 }
 
 static uint32_t hash64(uint64_t x)
@@ -300,6 +403,15 @@ void cs_inlines_free(struct cs_inlines *in)
 		dwarf_end(in->dw);
 	if (in->fd >= 0)
 		close(in->fd);
+	for (size_t i = 0; i < 256; i++) {
+		struct cu_index *ci = in->cus[i], *next;
+
+		for (; ci; ci = next) {
+			next = ci->next;
+			free(ci->v);
+			free(ci);
+		}
+	}
 	for (size_t i = 0; i < in->nr_owned; i++)
 		free(in->owned[i]);
 	free(in->owned);
