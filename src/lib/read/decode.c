@@ -290,13 +290,24 @@ variable:
 	return c->why ? -EBADMSG : 0;
 }
 
+/*
+ * Zeroes an event or a sample. The size is made opaque so that this is a
+ * libc memset: for a constant ~300 bytes gcc inlines `rep stos`, whose
+ * start-up cost made it half of cs_decode's time.
+ */
+static inline void zero(void *p, size_t n)
+{
+	__asm__("" : "+r"(n));
+	memset(p, 0, n);
+}
+
+/* out must be zeroed. */
 static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
 			 size_t size, struct cs_sample *out, const char **why)
 {
 	struct cur c = { (const uint8_t *)rec + 8, (const uint8_t *)rec + size, NULL };
 	int err;
 
-	memset(out, 0, sizeof(*out));
 	if (size < 8) {
 		*why = "record shorter than its header";
 		return -EBADMSG;
@@ -312,6 +323,7 @@ int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 {
 	const char *why;
 
+	zero(out, sizeof(*out));
 	return decode_sample(attr, rec, size, out, &why);
 }
 
@@ -526,7 +538,7 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	uint16_t misc;
 	int err = 0;
 
-	memset(ev, 0, offsetof(struct cs_event, sample));
+	zero(ev, sizeof(*ev));
 	if (size < 8 || cs_ld16(b + 6) != size) {
 		why = "size disagrees with the header";
 		type = size >= 4 ? cs_ld32(b) : 0;
@@ -561,7 +573,6 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 		return 0;
 	}
 
-	memset(&ev->sample, 0, sizeof(*ev) - offsetof(struct cs_event, sample));
 	if (type < CS_RECORD_HEADER_ATTR) {
 		struct cur c = { b + 8, b + size, NULL };
 
