@@ -361,7 +361,8 @@ static int view_build(struct view *v)
 			 * call (innermost first for callee graphs) */
 			for (uint32_t k = 0; k < depth; k++) {
 				uint32_t pos = k == 0 ? leaf :
-					r->o.graph == CS_REPORT_GRAPH_CALLEE ? leaf + k : st.nr - k;
+					r->o.graph == CS_REPORT_GRAPH_CALLEE ?
+					leaf + k : st.nr - k;
 				uint32_t id;
 				struct entry *e;
 
@@ -388,8 +389,8 @@ static int view_build(struct view *v)
 					if (len > e->max_depth)
 						e->max_depth = len;
 				} else if (wants_graph(r)) {
-					v->occ[e->occ_off + e->occ_nr++] =
-						(struct occurrence){ (uint32_t)s, pos, k == 0 };
+					v->occ[e->occ_off + e->occ_nr++] = (struct occurrence){
+						(uint32_t)s, pos, k == 0 };
 				}
 			}
 		}
@@ -446,7 +447,8 @@ static void entry_sym_text(const struct cs_report *r, uint32_t frame,
 	if (k->sym || (k->flags & (F_MISSING | F_COOKIE))) {
 		char tmp[64];
 
-		snprintf(buf, len, "[%c] %s", mode, frame_sym_text(r, frame, tmp, sizeof(tmp)));
+		snprintf(buf, len, "[%c] %s", mode,
+			 frame_sym_text(r, frame, tmp, sizeof(tmp)));
 	} else {
 		/* perf's "%-#.*llx": no 0x before a zero */
 		snprintf(buf, len, "[%c] %#.16" PRIx64, mode, k->addr);
@@ -506,7 +508,7 @@ static int cmp_sym(const struct cs_report *r, uint32_t fa, uint32_t fb)
 		return 0;
 	if (ka != kb)
 		return ka ? 1 : -1;	/* '.' before 'k' */
-	if (!(a->flags & (F_MISSING | F_COOKIE)) && !(b->flags & (F_MISSING | F_COOKIE))) {
+	if (!((a->flags | b->flags) & (F_MISSING | F_COOKIE))) {
 		if (a->sym && b->sym)
 			return strcmp(a->sym, b->sym);
 		if (!a->sym && !b->sym)	/* both printed as 0x%016x */
@@ -828,7 +830,8 @@ static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
 				else
 					fputs("          ", g->out);
 			}
-			fprintf(g->out, "%s\n", frame_sym_text(g->r, f, g->text, sizeof(g->text)));
+			fprintf(g->out, "%s\n",
+				frame_sym_text(g->r, f, g->text, sizeof(g->text)));
 			first = false;
 			if (n == last)
 				break;
@@ -1002,16 +1005,18 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	}
 	for (size_t i = 0; i < nr_show && !err; i++) {
 		const struct entry *e = &v.e[order[i]];
+		uint64_t total = v.total_period;
+		uint64_t weight = children ? e->child_period : e->self_period;
 		size_t c = 0;
 
 		fputs(" ", out);
 		if (children) {
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->child_period, v.total_period));
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->child_period, total));
 			fprintf(out, " %*s", (int)width[c++], text);
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, v.total_period));
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, total));
 			fprintf(out, "  %*s", (int)width[c++], text);
 		} else {
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, v.total_period));
+			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, total));
 			fprintf(out, " %*s", (int)width[c++], text);
 		}
 		if (r->o.show_nr_samples)
@@ -1027,10 +1032,8 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		fputc('\n', out);
 		/* no branch of a graph outweighs its entry: below the
 		 * threshold there is nothing to draw */
-		if (wants_graph(r) &&
-		    pct(children ? e->child_period : e->self_period, v.total_period) >=
-		    r->o.graph_min_percent)
-			err = graph_print(&v, e, children ? e->child_period : e->self_period, out);
+		if (wants_graph(r) && pct(weight, total) >= r->o.graph_min_percent)
+			err = graph_print(&v, e, weight, out);
 	}
 	fputs("\n\n", out);
 out:
