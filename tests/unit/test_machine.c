@@ -307,6 +307,59 @@ static void build_id_mismatch_is_refused(void **state)
 	cs_machine_free(m);
 }
 
+/* ---- inlined functions ------------------------------------------------------ */
+
+static uint64_t inlined_site;
+
+__attribute__((noinline)) static void note_return_address(void)
+{
+	inlined_site = (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+/* always inlined: the call above returns into this function's code inside
+ * its caller, so DWARF names it at that address */
+static volatile int work_after_the_call;
+
+static inline __attribute__((always_inline)) void inlined_helper_for_test(void)
+{
+	note_return_address();
+	work_after_the_call++;	/* code after the call: the return address */
+	work_after_the_call++;	/* lies inside the inlined range */
+}
+
+__attribute__((noinline)) static void caller_of_inlined_helper(void)
+{
+	inlined_helper_for_test();
+	__asm__ volatile("" ::: "memory");
+}
+
+static void inlined_functions_come_from_dwarf(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	const char *names[8];
+	struct cs_location loc;
+	struct self_map sm;
+	size_t n;
+
+	(void)state;
+	caller_of_inlined_helper();
+	self_mapping(inlined_site, &sm);
+	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, NULL));
+	cs_machine_resolve(m, PID, CS_MISC_USER, inlined_site, &loc);
+	assert_non_null(loc.sym);
+	assert_string_equal(loc.sym, "caller_of_inlined_helper");
+	n = cs_machine_inlines(m, PID, inlined_site, names, 8);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "inlined_helper_for_test");
+	/* asked again: the same answer, from the cache */
+	assert_int_equal(cs_machine_inlines(m, PID, inlined_site, names, 8), 1);
+	/* an address in no inlined call has none */
+	assert_int_equal(cs_machine_inlines(m, PID, marker_addr(), names, 8), 0);
+	/* kernel addresses have none */
+	assert_int_equal(cs_machine_inlines(m, PID, 0xffffffff81000000, names, 8), 0);
+	cs_machine_free(m);
+}
+
 static char tmpdir[64];
 
 /* copies this test's own binary (a shell's /proc/self/exe is the shell) */
@@ -535,6 +588,7 @@ int main(void)
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
 		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
 		cmocka_unit_test(build_id_mismatch_is_refused),
+		cmocka_unit_test(inlined_functions_come_from_dwarf),
 		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),
 		cmocka_unit_test(kernel_addresses_resolve_through_kallsyms),
 		cmocka_unit_test(ksymbol_records_name_bpf_programs),
