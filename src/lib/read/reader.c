@@ -765,6 +765,34 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
 	return hand_out(r, out, rec, size, r->z_offset, false);
 }
 
+/*
+ * The common record of a mapped file: native, aligned, a kernel type (< 64,
+ * so no payload after it, nothing to absorb, not COMPRESSED) that fits.
+ * It goes out as a pointer into the mapping with no more checks. Returns
+ * 1, or 0 to take the long way (next_file), which sees everything else.
+ */
+static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
+{
+	uint64_t off = r->pos, left = r->data_end - r->pos;
+	const uint8_t *rec = r->map + off;
+	uint32_t type;
+	uint16_t size;
+
+	if (r->swap || left < 8 || ((uintptr_t)rec & 7))
+		return 0;
+	type = cs_ld32(rec);
+	size = cs_ld16(rec + 6);
+	if (type >= CS_RECORD_HEADER_ATTR || size < 8 || size > left)
+		return 0;
+	r->pos += size;
+	out->bytes = rec;
+	out->size = size;
+	out->offset = off;
+	out->type = type;
+	out->stable = true;
+	return 1;
+}
+
 static int next_file(struct cs_reader *r, struct cs_record *out)
 {
 	uint64_t off = r->pos, left = r->data_end - r->pos, n;
@@ -794,23 +822,6 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		return cs_error(r->eb, -EBADMSG, "%s: record at offset %#" PRIx64
 				" is cut short: %" PRIu64 " bytes remain", r->path,
 				off, left);
-	}
-	/* The common record: native, aligned, a kernel type (< 64, so no
-	 * payload after it, nothing to absorb, not COMPRESSED) that fits.
-	 * It goes out as a pointer into the mapping with no more checks. */
-	rec = r->map + off;
-	if (!r->swap && !((uintptr_t)rec & 7)) {
-		type = cs_ld32(rec);
-		size = cs_ld16(rec + 6);
-		if (type < CS_RECORD_HEADER_ATTR && size >= 8 && size <= left) {
-			r->pos += size;
-			out->bytes = rec;
-			out->size = size;
-			out->offset = off;
-			out->type = type;
-			out->stable = true;
-			return 1;
-		}
 	}
 	memcpy(hdr, r->map + off, 8);
 	if (r->swap)
@@ -916,7 +927,10 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 	return hand_out(r, out, rec, size, off, false);
 }
 
-int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
+/* Everything but the common record, kept out of line so that the common
+ * path saves no registers. */
+static __attribute__((noinline)) int next_slow(struct cs_reader *r,
+						struct cs_record *rec)
 {
 	int ret;
 
@@ -932,4 +946,11 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
 				"the COMPRESSED record at offset %#" PRIx64 ")",
 				r->path, cs_zstream_pending(r->z), r->z_offset);
 	return ret;
+}
+
+int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
+{
+	if (!r->pipe && !r->z_active && next_mapped(r, rec))
+		return 1;
+	return next_slow(r, rec);
 }
