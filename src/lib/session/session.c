@@ -222,6 +222,19 @@ static int read_all(struct cs_session *s)
 		s->stats.bytes += rec.size;
 		s->stats.by_type[rec.type < 127 ? rec.type : 127]++;
 		s->pos = rec.offset + rec.size;
+		/* the common record: a kernel one (no event, build id or round
+		 * news), queued by its time; the rest takes the long way */
+		if (rec.type < CS_RECORD_HEADER_ATTR && s->order &&
+		    !s->build_ids_dirty && !s->opts.progress) {
+			err = cs_order_push(s->order,
+					    cs_evlist_record_time(s->evlist, rec.bytes,
+								  rec.size),
+					    rec.bytes, rec.size, rec.offset,
+					    rec.stable);
+			if (err)
+				return err;
+			continue;
+		}
 		if (s->opts.progress)
 			progress(s, s->pos, false);
 		/* pipe mode: events arrive as records */
