@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { OPT_MAX_STACK = 0x2000, OPT_NO_INLINE };
 
@@ -77,6 +78,12 @@ int cmd_script(int argc, char **argv)
 		return 129;
 	}
 	so.no_merge = in.no_merge;
+	/* an explicit --kallsyms that cannot be read is a mistake, not a
+	 * profile without kernel symbols */
+	if (in.kallsyms && access(in.kallsyms, R_OK)) {
+		cli_error("script: --kallsyms %s: %s", in.kallsyms, strerror(errno));
+		return 1;
+	}
 	s = cli_open(&in);
 	if (!s)
 		return 1;
@@ -91,6 +98,10 @@ int cmd_script(int argc, char **argv)
 		const char *first;
 		size_t n = cs_machine_build_id_mismatches(cs_session_machine(s), &first);
 
+		const char *kerr = cs_machine_kallsyms_error(cs_session_machine(s));
+
+		if (kerr && in.kallsyms)
+			cli_warn("no kernel symbols: %s", kerr);
 		if (n)
 			cli_warn("%zu binar%s differ from the recorded build (%s%s): "
 				 "their frames show [unknown]; see --symfs",

@@ -115,3 +115,15 @@ if [ -s "$T/libc.want" ] && cmp -s "$T/libc.want" "$T/libc.got"; then
 else
 	notok "a libc of another build under --symfs is refused for the matching one"
 fi
+
+# kernel symbols given by hand must be readable kallsyms, and say so if not
+if $CS script -q --kallsyms "$T/nonexistent" -i "$D/task-defer.data" >/dev/null 2>"$T/nok.err"; then
+	notok "a missing --kallsyms file is an error"
+else
+	check_eq "a missing --kallsyms file is an error" 1 \
+		"$(grep -c 'kallsyms.*nonexistent: No such file' "$T/nok.err")"
+fi
+printf 'not kallsyms at all\n' >"$T/bad.kallsyms"
+$CS script --kallsyms "$T/bad.kallsyms" -i "$D/task-defer.data" >/dev/null 2>"$T/bad.err"
+check_eq "a file that is not kallsyms is named with its bad line" 1 \
+	"$(grep -c 'no kernel symbols: .*bad.kallsyms: line 1 ' "$T/bad.err")"

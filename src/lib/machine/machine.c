@@ -73,7 +73,8 @@ struct cs_machine {
 	size_t nr_ksyms, cap_ksyms;
 	struct cs_symtab *kernel;	/* kallsyms, loaded on first use */
 	bool kernel_tried;
-	char *kallsyms_path;		/* NULL: none to load */
+	char *kallsyms_path;		/* "": none to load */
+	char kallsyms_error[256];	/* why it gave no symbols, or "" */
 	uint64_t next_space;
 	uint64_t kernel_space;
 	uint64_t kernel_start;		/* the [kernel.kallsyms] map; */
@@ -551,17 +552,22 @@ static void load_kernel(struct cs_machine *m)
 	size_t len = 0;
 	int fd;
 
+	long added = 0;
+
 	m->kernel_tried = true;
 	if (!*m->kallsyms_path || cs_symtab_new(&m->kernel))
 		return;
 	fd = open(m->kallsyms_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error), "%s: %s",
+			 m->kallsyms_path, strerror(errno));
 		return;
+	}
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p != MAP_FAILED) {
-			cs_kallsyms_parse(m->kernel, p, (size_t)st.st_size, &bad);
+			added = cs_kallsyms_parse(m->kernel, p, (size_t)st.st_size, &bad);
 			munmap(p, (size_t)st.st_size);
 			goto done;
 		}
@@ -584,10 +590,17 @@ static void load_kernel(struct cs_machine *m)
 			break;
 		len += (size_t)n;
 	}
-	cs_kallsyms_parse(m->kernel, buf ? buf : "", len, &bad);
+	added = cs_kallsyms_parse(m->kernel, buf ? buf : "", len, &bad);
 	free(buf);
 done:
 	close(fd);
+	if (added == -EBADMSG)
+		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
+			 "%s: line %zu is not 'ADDRESS TYPE NAME [MODULE]'",
+			 m->kallsyms_path, bad);
+	else if (added == 0)
+		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
+			 "%s: no symbol addresses (kptr_restrict?)", m->kallsyms_path);
 	if (cs_symtab_finish(m->kernel) || !cs_symtab_count(m->kernel)) {
 		cs_symtab_free(m->kernel);
 		m->kernel = NULL;
@@ -734,4 +747,9 @@ size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
 	if (first)
 		*first = d ? d->name : NULL;
 	return n;
+}
+
+const char *cs_machine_kallsyms_error(const struct cs_machine *m)
+{
+	return m->kallsyms_error[0] ? m->kallsyms_error : NULL;
 }

@@ -51,6 +51,11 @@ size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
 				      const char **first);
 
+/* Why kernel symbols could not be loaded (the kallsyms file is missing,
+ * not kallsyms, or its addresses are hidden), or NULL. Valid until the
+ * machine is freed. */
+const char *cs_machine_kallsyms_error(const struct cs_machine *m);
+
 void cs_machine_free(struct cs_machine *m);
 
 #endif
