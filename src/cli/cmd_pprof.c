@@ -25,12 +25,16 @@ static void usage(FILE *f)
 		"  -o, --output FILE     where to write (required; - for stdout)\n"
 		"      --pid PID[,PID]   only these processes\n"
 		"      --tid TID[,TID]   only these threads\n"
+		"      --inline          list the functions inlined at each address\n"
+		"                        (from DWARF) as extra lines of its location;\n"
+		"                        pprof then charges samples to them\n"
 		"  -h, --help            this help\n");
 }
 
 enum {
 	OPT_PID = 0x2000,
 	OPT_TID,
+	OPT_INLINE,
 };
 
 /* pprof wants the wall-clock start. perf.data's clock is not the wall
@@ -52,6 +56,7 @@ int cmd_pprof(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid",    required_argument, NULL, OPT_PID },
 		{ "tid",    required_argument, NULL, OPT_TID },
+		{ "inline", no_argument,       NULL, OPT_INLINE },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -77,6 +82,9 @@ int cmd_pprof(int argc, char **argv)
 					  optarg);
 				goto out;
 			}
+			break;
+		case OPT_INLINE:
+			run.inline_lines = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -52,6 +52,12 @@ struct cs_pprof {
 	struct cs_agg *locs;		/* frames = locations, stacks = samples */
 	struct cs_agg *threads;		/* comm, addr = pid << 32 | tid, flags = event */
 	uint32_t *ids;
+	/* functions inlined at each location, innermost first: location i
+	 * has inl_names[inl_off[i] .. inl_off[i] + inl_nr[i]) */
+	uint32_t *inl_off, *inl_nr;
+	size_t cap_locs;
+	const char **inl_names;
+	size_t nr_inl, cap_inl;
 	uint64_t samples;
 	uint64_t first_time, last_time;
 	unsigned int nr_ev;		/* highest event index seen + 1 */
@@ -82,6 +88,9 @@ void cs_pprof_free(struct cs_pprof *p)
 	cs_agg_free(p->locs);
 	cs_agg_free(p->threads);
 	free(p->ids);
+	free(p->inl_off);
+	free(p->inl_nr);
+	free(p->inl_names);
 	free(p);
 }
 
@@ -107,28 +116,89 @@ static void location_key(const struct cs_frame *f, struct cs_agg_key *k)
 		k->flags |= F_KERNEL;
 }
 
+/* Remembers the functions inlined at a new location (the frames before
+ * it in the expanded stack). */
+static int note_inlines(struct cs_pprof *p, uint32_t loc,
+			const struct cs_frame *inl, size_t n)
+{
+	if (loc >= p->cap_locs) {
+		size_t cap = p->cap_locs ? p->cap_locs * 2 : 1024;
+		uint32_t *a, *b;
+
+		while (cap <= loc)
+			cap *= 2;
+		a = realloc(p->inl_off, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		p->inl_off = a;
+		b = realloc(p->inl_nr, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		p->inl_nr = b;
+		memset(a + p->cap_locs, 0, (cap - p->cap_locs) * sizeof(*a));
+		memset(b + p->cap_locs, 0, (cap - p->cap_locs) * sizeof(*b));
+		p->cap_locs = cap;
+	}
+	if (!n)
+		return 0;
+	if (p->nr_inl + n > p->cap_inl) {
+		size_t cap = p->cap_inl ? p->cap_inl * 2 : 256;
+		const char **q;
+
+		while (cap < p->nr_inl + n)
+			cap *= 2;
+		q = realloc(p->inl_names, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		p->inl_names = q;
+		p->cap_inl = cap;
+	}
+	p->inl_off[loc] = (uint32_t)p->nr_inl;
+	p->inl_nr[loc] = (uint32_t)n;
+	for (size_t j = 0; j < n; j++)
+		p->inl_names[p->nr_inl++] = inl[j].loc.sym;
+	return 0;
+}
+
 int cs_pprof_add(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 		 uint32_t tid, const char *comm, uint64_t time,
 		 const struct cs_frame *frames, size_t nr, uint64_t period)
+{
+	return cs_pprof_add_inlined(p, evsel, pid, tid, comm, time, frames,
+				    NULL, nr, period);
+}
+
+int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period)
 {
 	struct cs_agg_key k = {
 		.sym = comm ? comm : "[unknown]",
 		.addr = (uint64_t)pid << 32 | tid,
 		.flags = evsel,
 	};
-	uint32_t thread;
+	uint32_t thread, n = 0;
 	int err;
 
 	if (nr > CS_FRAMES_MAX)
 		nr = CS_FRAMES_MAX;
 	err = cs_agg_frame_copy(p->threads, &k, &thread);
-	for (size_t i = 0; !err && i < nr; i++) {
+	for (size_t i = 0, first = 0; !err && i < nr; i++) {
+		size_t before = cs_agg_nr_frames(p->locs);
+
+		/* inlined functions are lines of the next real frame's location */
+		if (inlined && inlined[i])
+			continue;
 		location_key(&frames[i], &k);
-		err = cs_agg_frame(p->locs, &k, &frames[i].loc, &p->ids[i]);
+		err = cs_agg_frame(p->locs, &k, &frames[i].loc, &p->ids[n]);
+		if (!err && cs_agg_nr_frames(p->locs) > before)
+			err = note_inlines(p, p->ids[n], frames + first, i - first);
+		n++;
+		first = i + 1;
 	}
 	if (!err)
-		err = cs_agg_add(p->locs, thread, p->ids, (uint32_t)nr, 1, period,
-				 NULL);
+		err = cs_agg_add(p->locs, thread, p->ids, n, 1, period, NULL);
 	if (err)
 		return err;
 	p->samples++;
@@ -155,6 +225,7 @@ struct enc {
 	struct cs_agg *maps;		/* (file, start) -> id - 1 */
 	struct cs_agg *funcs;		/* (name, file) -> id - 1 */
 	uint32_t *loc_map, *loc_func;	/* per location: mapping, function id */
+	uint32_t *inl_func;		/* per inlined name: function id */
 	uint32_t *map_order;		/* mappings in the order written */
 	uint32_t *map_rank;		/* mapping -> its id in the file - 1 */
 	int err;
@@ -215,7 +286,8 @@ static void resolve_locations(struct enc *e)
 
 	e->loc_map = calloc(nr ? nr : 1, sizeof(*e->loc_map));
 	e->loc_func = calloc(nr ? nr : 1, sizeof(*e->loc_func));
-	if (!e->loc_map || !e->loc_func) {
+	e->inl_func = calloc(e->p->nr_inl ? e->p->nr_inl : 1, sizeof(*e->inl_func));
+	if (!e->loc_map || !e->loc_func || !e->inl_func) {
 		e->err = -ENOMEM;
 		return;
 	}
@@ -240,6 +312,14 @@ static void resolve_locations(struct enc *e)
 		if (!err && name) {
 			err = cs_agg_frame(e->funcs, &fk, NULL, &id);
 			e->loc_func[i] = id + 1;
+		}
+		for (uint32_t j = 0; !err && i < e->p->cap_locs &&
+		     j < e->p->inl_nr[i]; j++) {
+			uint32_t at = e->p->inl_off[i] + j;
+
+			fk.sym = e->p->inl_names[at];
+			err = cs_agg_frame(e->funcs, &fk, NULL, &id);
+			e->inl_func[at] = id + 1;
 		}
 		if (err)
 			e->err = err;
@@ -406,6 +486,13 @@ static void put_locations(struct enc *e)
 			pb_uint64(&e->b, LOCATION_MAPPING_ID,
 				  e->map_rank[e->loc_map[i] - 1] + 1);
 		pb_uint64_opt(&e->b, LOCATION_ADDRESS, k->addr);
+		/* innermost first; the last line is the function they are in */
+		for (uint32_t j = 0; i < e->p->cap_locs && j < e->p->inl_nr[i]; j++) {
+			line = pb_begin(&e->b);
+			pb_uint64(&e->b, LINE_FUNCTION_ID,
+				  e->inl_func[e->p->inl_off[i] + j]);
+			pb_end(&e->b, LOCATION_LINE, line);
+		}
 		if (e->loc_func[i]) {
 			line = pb_begin(&e->b);
 			pb_uint64(&e->b, LINE_FUNCTION_ID, e->loc_func[i]);
@@ -505,6 +592,7 @@ out:
 	}
 	free(e.loc_map);
 	free(e.loc_func);
+	free(e.inl_func);
 	free(e.map_order);
 	free(e.map_rank);
 	free(value_of);

@@ -28,6 +28,7 @@
 
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
+#include "out/out_inlines.h"
 
 struct cs_pprof;			/* opaque */
 
@@ -56,6 +57,15 @@ int cs_pprof_add(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 		 uint32_t tid, const char *comm, uint64_t time,
 		 const struct cs_frame *frames, size_t nr, uint64_t period);
 
+/* The same with the functions inlined at the frames' addresses: frames
+ * marked in `inlined` (cs_out_inline kinds, out_inlines.h) become extra
+ * lines of the next real frame's location, innermost first, as
+ * profile.proto has them. */
+int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period);
+
 uint64_t cs_pprof_samples(const struct cs_pprof *p);
 
 /* Encodes the profile (uncompressed) into *data and *len (the caller frees
@@ -73,8 +83,12 @@ struct cs_pprof_run {
 	FILE *out;
 	const uint32_t *pids, *tids;	/* filters (NULL: all) */
 	size_t nr_pids, nr_tids;
+	bool inline_lines;		/* --inline: locations list inlined functions */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
+	struct cs_frame *expanded;
+	uint8_t *inlined;
+	struct cs_out_inline_cache *inline_cache;
 	int write_err;			/* errno of a failed write; end then
 					 * returns 1 and the command names the file */
 };

@@ -24,7 +24,14 @@ static int run_begin(void *ctx, struct cs_session *s)
 
 	run->machine = cs_session_machine(s);
 	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
-	return run->frames ? 0 : -ENOMEM;
+	if (!run->frames)
+		return -ENOMEM;
+	if (!run->inline_lines)
+		return 0;
+	run->expanded = malloc(CS_FRAMES_MAX * sizeof(*run->expanded));
+	run->inlined = malloc(CS_FRAMES_MAX);
+	run->inline_cache = calloc(1, sizeof(*run->inline_cache));
+	return run->expanded && run->inlined && run->inline_cache ? 0 : -ENOMEM;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -41,6 +48,17 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
+	if (run->inline_lines) {
+		n = cs_out_expand_inlines_cached(run->machine, smp->pid,
+						 run->frames, n, run->expanded,
+						 run->inlined, CS_FRAMES_MAX,
+						 run->inline_cache);
+		return cs_pprof_add_inlined(run->pprof, evsel, smp->pid, smp->tid,
+					    cs_out_comm(run->machine, smp->pid,
+							smp->tid, tidname),
+					    smp->time, run->expanded, run->inlined,
+					    n, smp->period);
+	}
 	return cs_pprof_add(run->pprof, evsel, smp->pid, smp->tid,
 			    cs_out_comm(run->machine, smp->pid, smp->tid, tidname),
 			    smp->time, run->frames, n, smp->period);
@@ -82,7 +100,12 @@ static int run_end(void *ctx, struct cs_session *s)
 void cs_pprof_run_release(struct cs_pprof_run *run)
 {
 	free(run->frames);
-	run->frames = NULL;
+	free(run->expanded);
+	free(run->inlined);
+	free(run->inline_cache);
+	run->frames = run->expanded = NULL;
+	run->inlined = NULL;
+	run->inline_cache = NULL;
 }
 
 const struct cs_output_ops cs_pprof_ops = {

@@ -83,6 +83,17 @@ check "task-defer: samples carry comm and tid labels" \
 	grep -q 'comm:\[rd-zero\]' "$T/raw"
 check "task-defer: pprof names the program as the profile's file" \
 	grep -qx 'File: workload' "$T/task-defer.top"
+if [ -f /usr/lib/debug/.build-id/93/ac61ec5a8eb1396f9fbd350e3169a558528a40.debug ]; then
+	"$CS" pprof -q --inline -i "$FIXTURES/$D/task-defer.data" \
+		--kallsyms "$KALLSYMS" --symfs "$SYMFS" -o "$T/inline.pb.gz" 2>/dev/null
+	go tool pprof -raw "$T/inline.pb.gz" >"$T/inline.raw" 2>/dev/null
+	check_eq "task-defer --inline: read's location lists __GI___libc_read inlined in it" \
+		"read /usr/lib/x86_64-linux-gnu/libc.so.6:0 s=0" \
+		"$(grep -A1 -m1 ' __GI___libc_read /usr/lib/x86_64-linux-gnu/libc.so.6' \
+			"$T/inline.raw" | tail -1 | sed 's/^ *//')"
+else
+	skip "task-defer --inline: functions inlined in libc" "libc6-dbg (Debian 12's libc) not installed"
+fi
 check "task-defer: cpu nanoseconds are the period type" grep -q '^PeriodType: cpu nanoseconds' "$T/raw"
 
 if "$CS_TOOLS/flame_synth" "$T/synth.data" "$T/synth.kallsyms" \

@@ -9,6 +9,17 @@ KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
 mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
 
+# libc and ld.so frames resolve against this host's files: the same Debian
+# 12 builds as on the recording machine, named from their debug files
+# (libc6-dbg) as perf named them. Without those only kernel and workload
+# names can match perf's.
+host_libs=yes
+for id in 93/ac61ec5a8eb1396f9fbd350e3169a558528a40 \
+	  7e/bc65e52f2bbea498b4040fa92f7238377aaba9; do
+	[ -f "/usr/lib/debug/.build-id/$id.debug" ] || host_libs=no
+done
+NO_DBG="libc6-dbg for Debian 12's libc 2.36-9+deb12u14 not installed"
+
 rep() {
 	local f=$1; shift
 	"$CS" report -q -i "$FIXTURES/$D/$f.data" --kallsyms "$KALLSYMS" \
@@ -42,8 +53,12 @@ for f in task-defer syswide-defer task-nodefer; do
 	# which did not travel with the fixtures: those few entries differ
 	missing=$(join -v1 "$T/$f.perf.k" "$T/$f.ours.k" |
 		awk '{ s += $2 } END { printf "%.2f", s }')
-	check "$f: perf's entries we name differently weigh $missing% (<= 0.2%)" \
-		awk "BEGIN { exit !($missing <= 0.2) }"
+	if [ $host_libs = yes ]; then
+		check "$f: perf's entries we name differently weigh $missing% (<= 0.2%)" \
+			awk "BEGIN { exit !($missing <= 0.2) }"
+	else
+		skip "$f: perf's entries we name differently are few" "$NO_DBG"
+	fi
 
 	rep $f -n -g none >"$T/$f.children" 2>/dev/null
 	over=$(awk -v n="$samples" '/^ +[0-9.]+%/ && ($3 > n || $1 + 0 < $2 + 0 - 0.001) { c++ }
@@ -67,8 +82,12 @@ body() { sed -n '/^# Overhead/,$p' "$1" | grep -v -e '  \[vdso\]  ' -e '^# (' -e
 body "$FIXTURES/$D/task-defer.report-stdio.txt" >"$T/perf.body"
 body "$T/graph" >"$T/ours.body"
 hunks=$(diff "$T/perf.body" "$T/ours.body" | grep -E '^[0-9]' | tr '\n' ' ')
-check_eq "task-defer: the whole report is perf's but for the late-sample entry" \
-	"431,456c431,456 " "$hunks"
+if [ $host_libs = yes ]; then
+	check_eq "task-defer: the whole report is perf's but for the late-sample entry" \
+		"431,456c431,456 " "$hunks"
+else
+	skip "task-defer: the whole report is perf's" "$NO_DBG"
+fi
 block() { awk '/^ +[0-9.]+%/ { n++ } n == 1' "$1"; }
 block "$FIXTURES/$D/task-defer.report-stdio.txt" >"$T/perf.block"
 block "$T/graph" >"$T/ours.block"

@@ -145,7 +145,7 @@ struct decoded {
 	struct { uint64_t locs[8]; size_t nr_locs; int64_t vals[4]; size_t nr_vals;
 		 int64_t label[4][3]; size_t nr_labels; } samples[16];
 	size_t nr_samples;
-	struct { uint64_t id, mapping, address, func; } locs[32];
+	struct { uint64_t id, mapping, address, func, lines[4]; size_t nr_lines; } locs[32];
 	size_t nr_locs;
 	struct { uint64_t id; int64_t name, file; } funcs[32];
 	size_t nr_funcs;
@@ -220,10 +220,13 @@ static void decode(const uint8_t *data, size_t len, struct decoded *d)
 				if (g == 1) lp->id = w;
 				if (g == 2) lp->mapping = w;
 				if (g == 3) lp->address = w;
-				if (g == 4)
+				if (g == 4) {
 					while (rd_field(&s, &h, &x, &t))
 						if (h == 1)
 							lp->func = x;
+					assert_true(lp->nr_lines < 4);
+					lp->lines[lp->nr_lines++] = lp->func;
+				}
 			}
 			break;
 		}
@@ -494,6 +497,53 @@ static void program_mapping_comes_before_libraries_and_kernel(void **state)
 	cs_pprof_free(p);
 }
 
+static const char *func_name(const struct decoded *d, uint64_t id)
+{
+	for (size_t j = 0; j < d->nr_funcs; j++)
+		if (d->funcs[j].id == id)
+			return str(d, d->funcs[j].name);
+	fail_msg("no function %" PRIu64, id);
+	return NULL;
+}
+
+/* profile.proto: a location's lines are the functions inlined there,
+ * innermost first, the function they sit in last */
+static void inlined_functions_are_lines_of_one_location(void **state)
+{
+	struct cs_pprof_opts o = { 0 };
+	struct cs_pprof *p;
+	struct cs_frame a[] = { uf("inner", 0x5100), uf("middle", 0x5100),
+				uf("outer", 0x5100), uf("main", 0x5200) };
+	uint8_t kinds[] = { CS_OUT_INLINED, CS_OUT_INLINED, 0, 0 };
+	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 } };
+	struct decoded d;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(cs_pprof_new(&o, &p), 0);
+	assert_int_equal(cs_pprof_add_inlined(p, 0, 1, 1, "w", 1, a, kinds, 4, 1), 0);
+	assert_int_equal(cs_pprof_add_inlined(p, 0, 1, 1, "w", 2, a, kinds, 4, 1), 0);
+	assert_int_equal(cs_pprof_encode(p, ev, 1, &data, &len), 0);
+	decode(data, len, &d);
+	assert_int_equal(d.nr_samples, 1);
+	assert_int_equal(d.samples[0].nr_locs, 2);	/* outer's and main's */
+	assert_int_equal(d.nr_locs, 2);
+	for (size_t i = 0; i < d.nr_locs; i++) {
+		if (d.locs[i].address != 0x5100) {
+			assert_int_equal(d.locs[i].nr_lines, 1);
+			continue;
+		}
+		assert_int_equal(d.locs[i].nr_lines, 3);
+		assert_string_equal(func_name(&d, d.locs[i].lines[0]), "inner");
+		assert_string_equal(func_name(&d, d.locs[i].lines[1]), "middle");
+		assert_string_equal(func_name(&d, d.locs[i].lines[2]), "outer");
+	}
+	decoded_free(&d);
+	free(data);
+	cs_pprof_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +553,7 @@ int main(void)
 		cmocka_unit_test(each_event_gets_its_own_value_column),
 		cmocka_unit_test(written_file_is_gzip),
 		cmocka_unit_test(program_mapping_comes_before_libraries_and_kernel),
+		cmocka_unit_test(inlined_functions_are_lines_of_one_location),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
