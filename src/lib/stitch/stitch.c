@@ -20,8 +20,15 @@
 
 #include "abi/perf_abi.h"
 
-#define SLOT_MIN_SHIFT	9
-#define SLOT_CLASSES	12		/* 512 B .. 1 MiB; larger: plain malloc */
+/* Slot sizes: steps of 128 bytes up to 4 KiB, so that a typical waiting
+ * sample (~550 bytes) takes 640, not the 1 KiB a power of two would: the
+ * samples that wait are what the stitcher's cache misses are made of.
+ * Then powers of two up to 1 MiB; larger ones are plain malloc. */
+#define SLOT_STEP_SHIFT	7
+#define SLOT_STEPS	32		/* 128 B .. 4 KiB */
+#define SLOT_POW_MIN	13		/* 8 KiB */
+#define SLOT_POW_MAX	20		/* 1 MiB */
+#define SLOT_CLASSES	(SLOT_STEPS + SLOT_POW_MAX - SLOT_POW_MIN + 1)
 /* A duplicate copy of a record comes with the same timestamp as the first,
  * so it follows it closely; a few older cookies per thread recognise one
  * that another record of the thread overtook. */
@@ -201,22 +208,37 @@ static void thr_drop(struct cs_stitch *st, struct thr *t)
 
 /* ---- waiting-sample slots ---- */
 
+static inline unsigned int slot_class(size_t size)
+{
+	unsigned int k;
+
+	if (size <= (size_t)SLOT_STEPS << SLOT_STEP_SHIFT)
+		return (unsigned int)((size + (1u << SLOT_STEP_SHIFT) - 1) >>
+				      SLOT_STEP_SHIFT) - 1;
+	k = (unsigned int)(64 - __builtin_clzll((uint64_t)size - 1));
+	if (k > SLOT_POW_MAX)
+		return SLOT_CLASSES;
+	return SLOT_STEPS + k - SLOT_POW_MIN;
+}
+
+static inline size_t slot_size(unsigned int cls)
+{
+	if (cls < SLOT_STEPS)
+		return (size_t)(cls + 1) << SLOT_STEP_SHIFT;
+	return (size_t)1 << (cls - SLOT_STEPS + SLOT_POW_MIN);
+}
+
 static struct pend *slot_get(struct cs_stitch *st, size_t size)
 {
-	unsigned int cls = 0;
+	unsigned int cls = slot_class(size);
 	struct pend *p;
 
-	if (size > ((size_t)1 << SLOT_MIN_SHIFT))
-		cls = (unsigned int)(64 - __builtin_clzll((uint64_t)size - 1)) -
-		      SLOT_MIN_SHIFT;
-	if (cls > SLOT_CLASSES)
-		cls = SLOT_CLASSES;
 	if (cls < SLOT_CLASSES && st->free_slots[cls]) {
 		p = st->free_slots[cls];
 		st->free_slots[cls] = p->next;
 		return p;
 	}
-	p = malloc(cls < SLOT_CLASSES ? (size_t)1 << (cls + SLOT_MIN_SHIFT) : size);
+	p = malloc(cls < SLOT_CLASSES ? slot_size(cls) : size);
 	if (p)
 		p->cls = cls;
 	return p;
