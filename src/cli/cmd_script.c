@@ -16,13 +16,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: callstitch script [-i FILE] [--kallsyms FILE] [--symfs DIR]\n"
-		"                         [--no-merge-callchains] [--stats]\n\n"
+		"                         [--no-merge-callchains] [-F FIELDS] [--stats]\n\n"
 		"Prints each sample with its stitched call stack in perf script's\n"
 		"layout. A sample whose deferred user stack never came keeps its\n"
 		"kernel part and ends with a '[user stack missing: REASON]' frame.\n\n"
 		CLI_INPUT_HELP
 		"      --no-merge-callchains  the raw view: samples with their cookie\n"
 		"                        and each DEFERRED CALLCHAIN record on its own\n"
+		"  -F, --fields LIST     comm,pid,tid,cpu,time,period,event,ip,sym,symoff,dso\n"
+		"                        (exactly these), or +NAME,-NAME to change perf's defaults\n"
 		"      --max-stack N     print at most N frames per stack (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -h, --help            this text\n");
@@ -35,6 +37,7 @@ int cmd_script(int argc, char **argv)
 		{ "no-merge-callchains", no_argument, NULL, CLI_OPT_NO_MERGE },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -45,13 +48,24 @@ int cmd_script(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:qhF:", opts, NULL)) != -1) {
 		if (cli_input_option(&in, c, optarg))
 			continue;
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'F': {
+			const char *bad;
+			size_t len;
+
+			if (cs_script_parse_fields(optarg, &so.fields, &bad, &len)) {
+				cli_error("script: -F: '%.*s' is not a field (comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso; +NAME/-NAME change the defaults)",
+					  (int)len, bad);
+				return 129;
+			}
+			break;
+		}
 		case OPT_NO_INLINE:
 			so.no_inline = true;
 			break;

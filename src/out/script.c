@@ -10,6 +10,7 @@
 #include "lib/machine/machine.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ struct cs_script {
 	FILE *out;
 	bool no_merge;
 	bool no_inline;
+	unsigned int fields;
 	unsigned int max_stack;
 	struct cs_session *session;
 	struct cs_machine *machine;
@@ -46,6 +48,7 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	sc->out = o->out ? o->out : stdout;
 	sc->no_merge = o->no_merge;
 	sc->no_inline = o->no_inline;
+	sc->fields = o->fields ? o->fields : CS_SCRIPT_DEFAULT;
 	sc->max_stack = o->max_stack ? o->max_stack : PERF_MAX_STACK;
 	*out = sc;
 	return 0;
@@ -58,6 +61,56 @@ void cs_script_free(struct cs_script *sc)
 	free(sc->buf);
 	free(sc->frames);
 	free(sc);
+}
+
+int cs_script_parse_fields(const char *list, unsigned int *fields,
+			   const char **bad, size_t *bad_len)
+{
+	static const struct { const char *name; unsigned int bit; } names[] = {
+		{ "comm", CS_SCRIPT_COMM }, { "pid", CS_SCRIPT_PID },
+		{ "tid", CS_SCRIPT_TID }, { "cpu", CS_SCRIPT_CPU },
+		{ "time", CS_SCRIPT_TIME }, { "period", CS_SCRIPT_PERIOD },
+		{ "event", CS_SCRIPT_EVENT }, { "ip", CS_SCRIPT_IP },
+		{ "sym", CS_SCRIPT_SYM }, { "symoff", CS_SCRIPT_SYMOFF },
+		{ "dso", CS_SCRIPT_DSO },
+	};
+	bool modify = *list == '+' || *list == '-';
+	unsigned int f = modify ? CS_SCRIPT_DEFAULT : 0;
+	const char *p = list;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		const char *name = p;
+		char op = '+';
+		size_t i;
+
+		if (*name == '+' || *name == '-') {
+			op = *name++;
+			len--;
+		}
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len &&
+			    !strncmp(names[i].name, name, len))
+				break;
+		if (!len || i == sizeof(names) / sizeof(names[0]) ||
+		    (!modify && op == '-')) {
+			*bad = name;
+			*bad_len = len;
+			return -EINVAL;
+		}
+		if (op == '-')
+			f &= ~names[i].bit;
+		else
+			f |= names[i].bit;
+		if (!p[len + (name - p)])
+			break;
+		p = name + len + 1;
+	}
+	/* symoff means nothing without sym */
+	if (!(f & CS_SCRIPT_SYM))
+		f &= ~CS_SCRIPT_SYMOFF;
+	*fields = f;
+	return 0;
 }
 
 int cs_script_flush(struct cs_script *sc)
@@ -203,31 +256,47 @@ static void put_start(struct cs_script *sc, const struct cs_evsel *e,
 		      uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time)
 {
 	uint64_t st = sample_type_of(e);
-	const char *comm = cs_machine_comm_at(sc->machine, pid, tid, time);
-	char unknown[16];
+	unsigned int f = sc->fields;
 
-	if (!comm) {
-		/* perf names a thread it never saw after its tid */
-		snprintf(unknown, sizeof(unknown), ":%d", (int32_t)tid);
-		comm = unknown;
-	}
-	if (st & CS_SAMPLE_CALLCHAIN) {
-		put_str(sc, comm);
-		put_ch(sc, ' ');
-	} else {
-		put_str_w(sc, comm, 16);
+	if (f & CS_SCRIPT_COMM) {
+		const char *comm = cs_machine_comm_at(sc->machine, pid, tid, time);
+		char unknown[16];
+
+		if (!comm) {
+			/* perf names a thread it never saw after its tid */
+			snprintf(unknown, sizeof(unknown), ":%d", (int32_t)tid);
+			comm = unknown;
+		}
+		/* perf pads the name only when no stack lines follow */
+		if ((f & CS_SCRIPT_IP) && (st & CS_SAMPLE_CALLCHAIN))
+			put_str(sc, comm);
+		else
+			put_str_w(sc, comm, 16);
 		put_ch(sc, ' ');
 	}
 	if (st & CS_SAMPLE_TID) {
-		put_int_w(sc, (int32_t)tid, 7);
-		put_ch(sc, ' ');
+		if ((f & CS_SCRIPT_PID) && (f & CS_SCRIPT_TID)) {
+			char tmp[21];
+			size_t n;
+
+			put_int_w(sc, (int32_t)pid, 7);
+			put_ch(sc, '/');
+			/* %-7d */
+			n = fmt_dec(tmp, (uint32_t)tid);
+			put_rev(sc, tmp, n, 0, ' ');
+			put_pad(sc, 7 - (int)n);
+			put_ch(sc, ' ');
+		} else if (f & (CS_SCRIPT_PID | CS_SCRIPT_TID)) {
+			put_int_w(sc, (int32_t)(f & CS_SCRIPT_PID ? pid : tid), 7);
+			put_ch(sc, ' ');
+		}
 	}
-	if (st & CS_SAMPLE_CPU) {
+	if ((st & CS_SAMPLE_CPU) && (f & CS_SCRIPT_CPU)) {
 		put_ch(sc, '[');
 		put_dec_w(sc, cpu, 3, '0');
 		put_mem(sc, "] ", 2);
 	}
-	if (st & CS_SAMPLE_TIME) {
+	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME)) {
 		char tmp[40];
 		size_t n = 0;
 		uint64_t us = time % 1000000000ULL / 1000;
@@ -246,33 +315,40 @@ static void put_frame(struct cs_script *sc, const struct cs_frame *f,
 		      char lead)
 {
 	const struct cs_location *l = &f->loc;
-	const char *dso = l->dso_name ? l->dso_name : "[unknown]";
+	unsigned int fl = sc->fields;
 
 	put_ch(sc, lead);
 	put_hex_w(sc, f->addr, 16);
-	put_ch(sc, ' ');
-	switch (f->kind) {
-	case CS_FRAME_COOKIE:
-		put_mem(sc, "(cookie) ([unknown])", 20);
-		return;
-	case CS_FRAME_MISSING_USER:
-		put_mem(sc, "[user stack missing: ", 21);
-		put_str(sc, cs_missing_reason_name(f->missing));
-		put_mem(sc, "] ([unknown])", 13);
-		return;
-	case CS_FRAME_ADDR:
-		break;
+	if (fl & CS_SCRIPT_SYM) {
+		put_ch(sc, ' ');
+		switch (f->kind) {
+		case CS_FRAME_COOKIE:
+			put_mem(sc, "(cookie)", 8);
+			break;
+		case CS_FRAME_MISSING_USER:
+			put_mem(sc, "[user stack missing: ", 21);
+			put_str(sc, cs_missing_reason_name(f->missing));
+			put_ch(sc, ']');
+			break;
+		case CS_FRAME_ADDR:
+			if (!l->sym) {
+				put_mem(sc, "[unknown]", 9);
+				break;
+			}
+			put_str(sc, l->sym);
+			if (fl & CS_SCRIPT_SYMOFF) {
+				put_mem(sc, "+0x", 3);
+				put_hex_w(sc, l->sym_offset, 0);
+			}
+			break;
+		}
 	}
-	if (l->sym) {
-		put_str(sc, l->sym);
-		put_mem(sc, "+0x", 3);
-		put_hex_w(sc, l->sym_offset, 0);
-	} else {
-		put_mem(sc, "[unknown]", 9);
+	if (fl & CS_SCRIPT_DSO) {
+		put_mem(sc, " (", 2);
+		put_str(sc, f->kind == CS_FRAME_ADDR && l->dso_name ?
+			    l->dso_name : "[unknown]");
+		put_ch(sc, ')');
 	}
-	put_mem(sc, " (", 2);
-	put_str(sc, dso);
-	put_ch(sc, ')');
 }
 
 /* perf shows each function inlined at a user address as a line of its
@@ -347,12 +423,18 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	size_t n;
 
 	put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
-	if (st & CS_SAMPLE_PERIOD) {
+	if ((st & CS_SAMPLE_PERIOD) && (sc->fields & CS_SCRIPT_PERIOD)) {
 		put_dec_w(sc, smp->period, 10, ' ');
 		put_ch(sc, ' ');
 	}
-	put_str_w(sc, e && e->name ? e->name : "[unknown]", sc->name_width);
-	put_mem(sc, ": ", 2);
+	if (sc->fields & CS_SCRIPT_EVENT) {
+		put_str_w(sc, e && e->name ? e->name : "[unknown]", sc->name_width);
+		put_mem(sc, ": ", 2);
+	}
+	if (!(sc->fields & CS_SCRIPT_IP)) {
+		put_ch(sc, '\n');
+		return sc->io_error ? -EIO : 0;
+	}
 	n = cs_frames_resolve(sc->machine, s, sc->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
@@ -388,6 +470,10 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	put_mem(sc, "DEFERRED CALLCHAIN [cookie: ", 28);
 	put_hex_w(sc, d->cookie, 0);
 	put_mem(sc, "]\n", 2);
+	if (!(sc->fields & CS_SCRIPT_IP)) {
+		put_ch(sc, '\n');
+		return sc->io_error ? -EIO : 0;
+	}
 	/* the ips are user addresses of the record's task, with or without a
 	 * leading marker: resolve them as a user-mode chain of that pid */
 	memset(&fake, 0, sizeof(fake));

@@ -17,8 +17,35 @@
 
 struct cs_script;			/* opaque */
 
+/* Fields (perf script -F names in brackets). */
+enum {
+	CS_SCRIPT_COMM   = 1u << 0,	/* comm */
+	CS_SCRIPT_PID    = 1u << 1,	/* pid */
+	CS_SCRIPT_TID    = 1u << 2,	/* tid */
+	CS_SCRIPT_CPU    = 1u << 3,	/* cpu */
+	CS_SCRIPT_TIME   = 1u << 4,	/* time */
+	CS_SCRIPT_PERIOD = 1u << 5,	/* period */
+	CS_SCRIPT_EVENT  = 1u << 6,	/* event */
+	CS_SCRIPT_IP     = 1u << 7,	/* ip: the stack (or the ip) at all */
+	CS_SCRIPT_SYM    = 1u << 8,	/* sym */
+	CS_SCRIPT_SYMOFF = 1u << 9,	/* symoff */
+	CS_SCRIPT_DSO    = 1u << 10,	/* dso */
+};
+/* perf's defaults; cpu, time and period show only when sampled */
+#define CS_SCRIPT_DEFAULT (CS_SCRIPT_COMM | CS_SCRIPT_TID | CS_SCRIPT_CPU | \
+	CS_SCRIPT_TIME | CS_SCRIPT_PERIOD | CS_SCRIPT_EVENT | CS_SCRIPT_IP | \
+	CS_SCRIPT_SYM | CS_SCRIPT_SYMOFF | CS_SCRIPT_DSO)
+
+/* Parses a -F list: "comm,tid,ip,sym" (exactly those) or "+pid,-period"
+ * (the defaults changed). Returns 0 and *fields, or -EINVAL with *bad
+ * pointing at the name not understood (inside list) and *bad_len its
+ * length. */
+int cs_script_parse_fields(const char *list, unsigned int *fields,
+			   const char **bad, size_t *bad_len);
+
 struct cs_script_opts {
 	FILE *out;			/* where the text goes (not owned) */
+	unsigned int fields;		/* CS_SCRIPT_*; 0: CS_SCRIPT_DEFAULT */
 	bool no_merge;			/* also print type-22 records */
 	bool no_inline;			/* no "(inlined)" frames from DWARF */
 	unsigned int max_stack;		/* frames per stack; 0: perf's 127 */

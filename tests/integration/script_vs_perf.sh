@@ -83,3 +83,25 @@ run() {
 
 run task 0 -g -e cpu-clock -F 2000 -- "$W" 1
 run syswide 1 -a -g -e cpu-clock -F 1000 -- "$W" 1
+
+# -F picks fields as perf script -F does
+if [ -f "$T/task.data" ]; then
+	for f in comm,pid,tid,time,ip,sym,dso +pid,-period -event,-dso comm,tid,time; do
+		"$PERF" script -F "$f" -i "$T/task.data" >"$T/f.perf" 2>/dev/null
+		$CS script -q --no-inline -F "$f" -i "$T/task.data" >"$T/f.ours"
+		sum=$(awk -v ours="$T/f.ours" -v unresolved_ok=0 -f "$T/cmp.awk" \
+			"$T/f.perf" 2>"$T/f.diff")
+		set -- $sum
+		if [ "${10}" = 0 ] && [ $# = 10 ] && [ "$2" -gt 0 ]; then
+			ok "-F $f: as perf script -F $f"
+		else
+			notok "-F $f: $sum"
+			cat "$T/f.diff"
+		fi
+	done
+fi
+if $CS script -F comm,bogus -i "$T/task.data" >/dev/null 2>"$T/bad.err"; then
+	notok "-F with an unknown field is refused"
+else
+	check_eq "-F with an unknown field is refused" 1 "$(grep -c "'bogus' is not a field" "$T/bad.err")"
+fi
