@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 build_pkgs=(build-essential pkg-config libelf-dev libdw-dev libzstd-dev
 	    zlib1g-dev libiberty-dev xz-utils linux-perf)
 test_pkgs=(libcmocka-dev golang-go chromium qemu-system-x86 busybox-static
-	   cpio zstd file python3 bc)
+	   cpio zstd file python3 bc libc6-dbg)
 
 testing=false
 [ "${1:-}" = "--test" ] && testing=true

@@ -53,6 +53,7 @@ struct rec {
 	struct cs_rec_child child;	/* the command, if any */
 	sigset_t oldmask;
 	struct timespec last_progress;
+	uint64_t last_flush_ns;
 	bool writer_failed;
 	bool begun;			/* the data section was started */
 };
@@ -152,7 +153,17 @@ static int read_rings(struct rec *r)
 	if (!total)
 		return 0;
 	err = cs_writer_finished_round(r->w);
-	return err ? writer_error(r, err) : 0;
+	if (err)
+		return writer_error(r, err);
+	/* push the writer's buffer to the file once a second: a recorder
+	 * killed with SIGKILL then loses at most about a second of samples */
+	if (now_ns() - r->last_flush_ns >= 1000000000ULL) {
+		r->last_flush_ns = now_ns();
+		err = cs_writer_flush(r->w);
+		if (err)
+			return writer_error(r, err);
+	}
+	return 0;
 }
 
 static void progress(struct rec *r, bool force)

@@ -807,6 +807,16 @@ int cs_writer_finished_round(struct cs_writer *w)
 	return out_append(w, &h, sizeof(h));
 }
 
+int cs_writer_flush(struct cs_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = w->zc ? zflush(w) : 0;
+	return err ? err : out_flush(w);
+}
+
 uint64_t cs_writer_data_size(const struct cs_writer *w)
 {
 	return w->rec_bytes;

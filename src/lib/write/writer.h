@@ -51,6 +51,11 @@ int cs_writer_begin(struct cs_writer *w);
 int cs_writer_write(struct cs_writer *w, const void *rec, size_t size);
 int cs_writer_finished_round(struct cs_writer *w);
 
+/* Writes the buffered records out to the file, so that a writer killed
+ * later (a recorder hit by SIGKILL) leaves them readable. Returns 0 or the
+ * writer's error. */
+int cs_writer_flush(struct cs_writer *w);
+
 /* Bytes of records written so far (for progress). */
 uint64_t cs_writer_data_size(const struct cs_writer *w);
 
