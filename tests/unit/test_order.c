@@ -27,12 +27,16 @@ struct got {
 	struct rec *r;
 	size_t n, cap;
 	int fail_at;			/* return 7 at this delivery (1-based) */
+	size_t nr_stable;		/* deliveries marked stable */
 };
 
-static int collect(void *ctx, const void *bytes, size_t size, uint64_t offset)
+static int collect(void *ctx, const void *bytes, size_t size, uint64_t offset,
+		   bool stable)
 {
 	struct got *g = ctx;
 	struct rec r;
+
+	g->nr_stable += stable;
 
 	assert_int_equal(size, sizeof(r));
 	memcpy(&r, bytes, sizeof(r));
@@ -206,6 +210,7 @@ static void stable_records_are_not_copied(void **state)
 	assert_int_equal(g.n, 3);
 	assert_int_equal(g.r[0].time, 1);
 	assert_int_equal(g.r[2].type, 10);
+	assert_int_equal(g.nr_stable, 3);	/* and say so to the receiver */
 	cs_order_free(q);
 	free(g.r);
 }
@@ -221,6 +226,7 @@ static void delivery_error_stops_and_is_returned(void **state)
 		push(q, t, false);
 	assert_int_equal(cs_order_flush(q), 7);
 	assert_int_equal(g.n, 3);
+	assert_int_equal(g.nr_stable, 0);	/* copies live only in the call */
 	cs_order_free(q);	/* the rest is freed (ASan checks) */
 	free(g.r);
 }

@@ -589,6 +589,98 @@ static void arrays_outside_the_record_are_copied_too(void **state)
 	cs_stitch_free(st);
 }
 
+/* what a sample handed out points at, for the stable-bytes tests */
+struct where {
+	const void *bytes;
+	const uint64_t *callchain;
+	uint64_t user[3];
+	int n;
+};
+
+static int collect_where(void *ctx, const struct cs_stitched *s)
+{
+	struct where *w = ctx;
+
+	w->bytes = s->event->bytes;
+	w->callchain = s->event->sample.callchain;
+	assert_int_equal(s->chain_nr, 3 + 1 + 3);
+	memcpy(w->user, s->chain + 4, sizeof(w->user));
+	w->n++;
+	return 0;
+}
+
+static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
+{
+	struct cs_stats stats = { 0 };
+	struct where w = { 0 };
+	uint64_t rec[2 + 5] = { CS_RECORD_SAMPLE | (uint64_t)sizeof(rec) << 48, 5,
+				K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
+	uint64_t ips[3] = { 1, 2, 3 };
+	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
+			       .size = sizeof(rec) };
+	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
+	struct cs_stitch *st;
+
+	(void)state;
+	assert_int_equal(cs_stitch_new(true, collect_where, &w, &stats, &st), 0);
+	ev.sample.tid = TID;
+	ev.sample.callchain = &rec[2];
+	ev.sample.callchain_nr = 5;
+	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
+	memset(&ev, 0, sizeof(ev));	/* the decoded event is still copied */
+	d.id.tid = TID;
+	d.deferred.cookie = COOKIE;
+	d.deferred.nr = 3;
+	d.deferred.ips = ips;
+	assert_int_equal(cs_stitch_event(st, &d), 0);
+	assert_int_equal(w.n, 1);
+	assert_ptr_equal(w.bytes, rec);		/* not copied */
+	assert_ptr_equal(w.callchain, &rec[2]);
+	assert_int_equal(w.user[0], 1);
+	assert_int_equal(w.user[2], 3);
+	assert_int_equal(stats.stitched, 1);
+	cs_stitch_free(st);
+}
+
+static void stable_sample_with_arrays_outside_its_record_is_copied(void **state)
+{
+	struct cs_stats stats = { 0 };
+	struct regs_seen seen = { 0 };
+	struct cs_perf_attr attr = { .sample_regs_user = 0x70 };	/* 3 regs */
+	struct cs_evsel evsel = { .attr = &attr };
+	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
+	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
+	uint64_t ips[3] = { 1, 2, 3 };
+	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
+			       .size = sizeof(rec), .evsel = &evsel };
+	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
+	struct cs_stitch *st;
+
+	(void)state;
+	assert_int_equal(cs_stitch_new(true, collect_regs, &seen, &stats, &st), 0);
+	/* the record is stable, but not the decoder's own buffers */
+	ev.sample.tid = TID;
+	ev.sample.callchain = chain;
+	ev.sample.callchain_nr = 5;
+	ev.sample.user_regs = regs;
+	ev.sample.raw = &raw;
+	ev.sample.raw_size = sizeof(raw);
+	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
+	memset(chain, 0, sizeof(chain));
+	memset(regs, 0, sizeof(regs));
+	raw = 0;
+	d.id.tid = TID;
+	d.deferred.cookie = COOKIE;
+	d.deferred.nr = 3;
+	d.deferred.ips = ips;
+	assert_int_equal(cs_stitch_event(st, &d), 0);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.regs[0], 11);
+	assert_int_equal(seen.regs[2], 33);
+	assert_int_equal(seen.raw, 0x1234);
+	cs_stitch_free(st);
+}
+
 static void unmerged_mode_delivers_samples_as_recorded(void **state)
 {
 	struct fix *f = fix_new(false);
@@ -879,6 +971,8 @@ int main(void)
 		cmocka_unit_test(user_mode_sample_gets_the_user_stack_alone),
 		cmocka_unit_test(waiting_sample_is_copied),
 		cmocka_unit_test(arrays_outside_the_record_are_copied_too),
+		cmocka_unit_test(stable_waiting_sample_keeps_pointing_at_its_record),
+		cmocka_unit_test(stable_sample_with_arrays_outside_its_record_is_copied),
 		cmocka_unit_test(unmerged_mode_delivers_samples_as_recorded),
 		cmocka_unit_test(callback_error_stops_and_is_returned),
 		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),

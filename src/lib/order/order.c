@@ -177,7 +177,7 @@ int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 
 	/* without a time there is nothing to order by: perf delivers at once */
 	if (time == UINT64_MAX)
-		return q->deliver(q->ctx, bytes, size, offset);
+		return q->deliver(q->ctx, bytes, size, offset, stable);
 
 	if (q->nr == q->cap) {
 		err = grow((void **)&q->ent, &q->cap, q->nr + 1, sizeof(*q->ent));
@@ -248,7 +248,7 @@ static void sift_down(struct head *h, size_t i, size_t n)
 
 static inline int deliver_entry(struct cs_order *q, const struct entry *e)
 {
-	int err = q->deliver(q->ctx, e->bytes, e->size, e->offset);
+	int err = q->deliver(q->ctx, e->bytes, e->size, e->offset, !e->chunk);
 
 	q->queued--;
 	chunk_release(q, e->chunk);

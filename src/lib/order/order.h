@@ -16,9 +16,11 @@
 
 struct cs_order;			/* opaque */
 
-/* bytes are valid only during the call */
+/* stable: the bytes are the ones pushed stable (the caller's, which live
+ * as long as the caller keeps them); otherwise they are valid only during
+ * the call. */
 typedef int (*cs_order_fn)(void *ctx, const void *bytes, size_t size,
-			   uint64_t offset);
+			   uint64_t offset, bool stable);
 
 /* Returns 0 and a new queue in *out (the caller owns it), or -ENOMEM. */
 int cs_order_new(cs_order_fn deliver, void *ctx, struct cs_order **out);

@@ -142,7 +142,8 @@ static int to_output(struct cs_session *s, const struct cs_event *ev)
 	return s->ops->event ? s->ops->event(s->ctx, ev) : 0;
 }
 
-static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset)
+static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
+		   bool stable)
 {
 	struct cs_session *s = ctx;
 	struct cs_event ev;
@@ -153,6 +154,10 @@ static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset)
 		return err;
 	switch (ev.type) {
 	case CS_RECORD_SAMPLE:
+		/* a mapped record lives as long as the reader, which outlives
+		 * the stitcher: a waiting sample need not copy it */
+		if (stable)
+			return cs_stitch_event_stable(s->stitch, &ev);
 		return cs_stitch_event(s->stitch, &ev);
 	case CS_RECORD_CALLCHAIN_DEFERRED:
 		/* the raw record first, then the samples it completes */
@@ -198,7 +203,8 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 	int err;
 
 	if (s->opts.ordered_off)
-		return deliver(s, rec->bytes, rec->size, rec->offset);
+		return deliver(s, rec->bytes, rec->size, rec->offset,
+			       rec->stable);
 	/* records perf synthesizes (types >= 64) carry no sample_id */
 	if (rec->type < CS_RECORD_HEADER_ATTR)
 		time = cs_evlist_record_time(s->evlist, rec->bytes, rec->size);

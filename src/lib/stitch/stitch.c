@@ -353,22 +353,37 @@ static bool move_all_inside(struct cs_sample *s, const unsigned char *lo,
 	return ok;
 }
 
-/* Copies a sample event so that it outlives the caller's buffer. */
-static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev)
+/* Copies a sample event so that it outlives the caller's buffer. When
+ * the record's bytes are stable (they outlive the stitcher), only the
+ * decoded event is copied and keeps pointing at them. */
+static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev,
+			      bool stable)
 {
 	const unsigned char *lo = ev->bytes, *hi = lo + ev->size;
 	size_t rec = round8(ev->size), extra = 0;
 	size_t evsize = sizeof(*ev);
 	struct pend *p;
 
-	p = slot_get(st, sizeof(*p) + rec);
+	p = slot_get(st, sizeof(*p) + (stable ? 0 : rec));
 	if (!p)
 		return NULL;
-	memcpy(p->data, lo, ev->size);
 	/* an opaque size makes this a libc memcpy: the inlined `rep movsq`
 	 * gcc picks for a struct this big was a tenth of the stitcher's time */
 	__asm__("" : "+r"(evsize));
 	memcpy(&p->ev, ev, evsize);
+	if (stable) {
+		/* moving every array by nothing checks they are all inside */
+		if (move_all_inside(&p->ev.sample, lo, ev->size,
+				    (unsigned char *)(uintptr_t)lo))
+			goto done;
+		/* one lies elsewhere, in memory nobody promised to keep */
+		slot_put(st, p);
+		p = slot_get(st, sizeof(*p) + rec);
+		if (!p)
+			return NULL;
+		memcpy(&p->ev, ev, evsize);
+	}
+	memcpy(p->data, lo, ev->size);
 	p->ev.bytes = p->data;
 	if (!move_all_inside(&p->ev.sample, lo, ev->size,
 			     (unsigned char *)p->data)) {
@@ -385,6 +400,7 @@ static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev)
 			 (unsigned char *)p->data, (unsigned char *)p->data + rec,
 			 NULL);
 	}
+done:
 	p->next = NULL;
 	p->seq = st->seq++;
 	p->cookie = ev->sample.callchain[ev->sample.callchain_nr - 1];
@@ -536,7 +552,8 @@ static bool seen_record(const struct thr *t, uint64_t cookie)
 
 /* ---- events ---- */
 
-static int on_sample(struct cs_stitch *st, const struct cs_event *ev)
+static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
+		     bool stable)
 {
 	const struct cs_sample *s = &ev->sample;
 	uint64_t n = s->callchain_nr, cookie;
@@ -577,7 +594,7 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev)
 		t->wait_cookie = cookie;
 		t->wait_lost = st->lost_seq;
 	}
-	p = pend_copy(st, ev);
+	p = pend_copy(st, ev, stable);
 	if (!p)
 		return -ENOMEM;
 	if (t->tail)
@@ -643,11 +660,12 @@ static int on_task_exit(struct cs_stitch *st, const struct cs_event *ev)
 	return 0;
 }
 
-int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev)
+static inline int stitch_event(struct cs_stitch *st, const struct cs_event *ev,
+			       bool stable)
 {
 	switch (ev->type) {
 	case CS_RECORD_SAMPLE:
-		return on_sample(st, ev);
+		return on_sample(st, ev, stable);
 	case CS_RECORD_CALLCHAIN_DEFERRED:
 		return on_deferred(st, ev);
 	case CS_RECORD_EXIT:
@@ -658,6 +676,16 @@ int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev)
 		return 0;
 	}
 	return 0;
+}
+
+int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev)
+{
+	return stitch_event(st, ev, false);
+}
+
+int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev)
+{
+	return stitch_event(st, ev, true);
 }
 
 static int pend_cmp(const void *a, const void *b)

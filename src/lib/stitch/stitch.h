@@ -30,6 +30,12 @@ int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
  * -ENOMEM, or what fn returned. */
 int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev);
 
+/* cs_stitch_event() for an event whose record bytes (ev->bytes, which its
+ * arrays point into) stay valid and unchanged until cs_stitch_free(), as
+ * a mapped file's do: a waiting sample keeps pointing at them, and only
+ * the decoded event is copied. */
+int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev);
+
 /* End of input: releases every waiting sample (CS_MISSING_END). */
 int cs_stitch_flush(struct cs_stitch *st);
 
