@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,45 @@ static void elf_symbols_resolve_a_live_address(void **state)
 	cs_symtab_free(t);
 }
 
+/* The PLT entry named for a function jumps through the GOT slot that the
+ * dynamic linker filled with that very function. */
+static void plt_entries_are_named_for_their_targets(void **state)
+{
+	uint64_t here = (uint64_t)(uintptr_t)&marker_function_for_symbols;
+	uint64_t start, pgoff, bias;
+	struct cs_elf_info info;
+	const struct cs_sym *s = NULL;
+	struct cs_symtab *t;
+	const uint8_t *code;
+	int32_t disp;
+	void *target;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(cs_elf_info_read("/proc/self/exe", &info), 0);
+	assert_int_equal(self_mapping(here, &start, &pgoff), 0);
+	/* load bias: runtime address minus symbol address */
+	bias = here - cs_elf_offset_to_vaddr(&info, here - start + pgoff);
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_true(cs_elf_load_plt("/proc/self/exe", t) > 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	for (i = 0; (s = cs_symtab_at(t, i)); i++)
+		if (!strcmp(s->name, "elf_version@plt"))
+			break;
+	assert_non_null(s);
+	code = (const uint8_t *)(uintptr_t)(s->start + bias);
+	for (i = 0; i + 6 <= 16 && !(code[i] == 0xff && code[i + 1] == 0x25); i++)
+		;
+	assert_true(i + 6 <= 16);
+	memcpy(&disp, code + i + 2, 4);
+	memcpy(&target, (const void *)(uintptr_t)(s->start + bias + i + 6 +
+						  (int64_t)disp), sizeof(target));
+	/* taking elf_version's address here would route calls around the
+	 * PLT: ask the dynamic linker instead */
+	assert_ptr_equal(target, dlsym(RTLD_DEFAULT, "elf_version"));
+	cs_symtab_free(t);
+}
+
 static void non_elf_files_are_refused(void **state)
 {
 	struct cs_elf_info info;
@@ -266,6 +306,7 @@ int main(void)
 		cmocka_unit_test(sized_symbols_end_at_their_size),
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),
+		cmocka_unit_test(plt_entries_are_named_for_their_targets),
 		cmocka_unit_test(non_elf_files_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
