@@ -14,6 +14,7 @@
 #include "lib/stitch/stitch.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,15 @@ static int deliver_kernel_only(struct cs_stitch *st, const struct cs_event *ev,
 	return st->fn(st->ctx, &out);
 }
 
+static inline void prefetch_pend(const struct pend *p)
+{
+	if (!p)
+		return;
+	/* the slot header and the event up to the sample's callchain */
+	for (size_t i = 0; i < offsetof(struct pend, ev.sample.raw); i += 64)
+		__builtin_prefetch((const char *)p + i);
+}
+
 /* Hands out every waiting sample of t: stitched with the thread's record
  * when why is CS_MISSING_NONE, else kernel-only for that reason. */
 static int release(struct cs_stitch *st, struct thr *t,
@@ -483,8 +493,19 @@ static int release(struct cs_stitch *st, struct thr *t,
 	struct pend *p;
 	int err = 0;
 
+	/* Samples wait long enough to leave the cache, and each is a miss
+	 * on its slot and then on its record: ask for the slot two ahead and
+	 * the record of the next one while this one goes out. */
+	if (t->head)
+		prefetch_pend(t->head->next);
 	while (!err && (p = t->head)) {
-		t->head = p->next;
+		struct pend *n = p->next;
+
+		if (n) {
+			prefetch_pend(n->next);
+			__builtin_prefetch(n->ev.sample.callchain);
+		}
+		t->head = n;
 		st->pending--;
 		if (why == CS_MISSING_NONE)
 			err = deliver_merged(st, &p->ev, p->cookie, t->rec_ips,
