@@ -679,6 +679,50 @@ static void sample_decodes_through_its_evsel(void **state)
 	assert_non_null(strstr(f->eb.msg, "t: SAMPLE record at offset 0x100: "));
 }
 
+/* A body of 72 bytes or more takes the unchecked path for its fixed
+ * fields; one under takes the checked path: the same event either way. */
+static void sample_ids_are_the_same_on_both_paths(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event small, big;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
+	put(&b, 7);				/* IDENTIFIER */
+	put(&b, 0x401000);			/* IP */
+	pair(&b, 40, 41);
+	put(&b, 9999);
+	put(&b, 7);				/* ID */
+	put(&b, 70);				/* STREAM_ID */
+	pair(&b, 3, 0);
+	put(&b, 4000);				/* PERIOD */
+	size = rb_end(&b);
+	assert_true(size - 8 < 72);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &small, &f->eb), 0);
+	put(&b, 0);				/* bytes nobody asked for */
+	put(&b, 0);
+	size = rb_end(&b);
+	assert_true(size - 8 >= 72);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &big, &f->eb), 0);
+	for (int i = 0; i < 2; i++) {
+		const struct cs_event *e = i ? &big : &small;
+
+		assert_int_equal(e->sample.pid, 40);
+		assert_int_equal(e->sample.tid, 41);
+		assert_int_equal(e->sample.time, 9999);
+		assert_int_equal(e->sample.cpu, 3);
+		assert_int_equal(e->id.pid, 40);
+		assert_int_equal(e->id.tid, 41);
+		assert_int_equal(e->id.time, 9999);
+		assert_int_equal(e->id.id, 7);
+		assert_int_equal(e->id.stream_id, 70);
+		assert_int_equal(e->id.cpu, 3);
+		assert_int_equal(e->sample.period, 4000);
+		assert_true(e->has_id);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +745,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(every_kernel_type_cut_short_is_ebadmsg_not_a_crash, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(user_and_unknown_types_are_counted_not_refused, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(header_size_disagreeing_with_size_is_ebadmsg, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(sample_ids_are_the_same_on_both_paths,
+						setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
 	};
 

@@ -140,12 +140,13 @@ static uint64_t read_values(uint64_t rf, struct cur *c)
 
 /* The fixed fields when the body holds FIXED_MAX bytes, so that none of
  * them can run past it whichever are present: no check per field. */
-static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s)
+static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s,
+				struct cs_sample_id *id)
 {
 	const uint8_t *p = c->p;
 
 	if (st & CS_SAMPLE_IDENTIFIER) {
-		s->id = cs_ld64(p);
+		s->id = id->id = cs_ld64(p);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_IP) {
@@ -153,12 +154,12 @@ static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s)
 		p += 8;
 	}
 	if (st & CS_SAMPLE_TID) {
-		s->pid = cs_ld32(p);
-		s->tid = cs_ld32(p + 4);
+		s->pid = id->pid = cs_ld32(p);
+		s->tid = id->tid = cs_ld32(p + 4);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_TIME) {
-		s->time = cs_ld64(p);
+		s->time = id->time = cs_ld64(p);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_ADDR) {
@@ -166,15 +167,15 @@ static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s)
 		p += 8;
 	}
 	if (st & CS_SAMPLE_ID) {
-		s->id = cs_ld64(p);
+		s->id = id->id = cs_ld64(p);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_STREAM_ID) {
-		s->stream_id = cs_ld64(p);
+		s->stream_id = id->stream_id = cs_ld64(p);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_CPU) {
-		s->cpu = cs_ld32(p);
+		s->cpu = id->cpu = cs_ld32(p);
 		p += 8;
 	}
 	if (st & CS_SAMPLE_PERIOD) {
@@ -184,13 +185,17 @@ static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s)
 	c->p = p;
 }
 
+/* Fills *s and, with the fields a sample shares with a sample_id trailer,
+ * *id: written together, so that nobody reads a field back while its
+ * store is still on its way (a wide copy from the sample afterwards
+ * stalled on store forwarding). */
 static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
-		       struct cs_sample *s)
+		       struct cs_sample *s, struct cs_sample_id *id)
 {
 	uint64_t st = attr->sample_type;
 
 	if ((size_t)(c->end - c->p) >= FIXED_MAX) {
-		fixed_fields(st, c, s);
+		fixed_fields(st, c, s, id);
 		goto variable;
 	}
 	if (st & CS_SAMPLE_IDENTIFIER)
@@ -215,6 +220,12 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 	}
 	if (st & CS_SAMPLE_PERIOD)
 		s->period = u64(c, "period");
+	id->pid = s->pid;
+	id->tid = s->tid;
+	id->time = s->time;
+	id->id = s->id;
+	id->stream_id = s->stream_id;
+	id->cpu = s->cpu;
 variable:
 	if (st & CS_SAMPLE_READ) {
 		const uint8_t *at = c->p;
@@ -303,7 +314,8 @@ static inline void zero(void *p, size_t n)
 
 /* out must be zeroed. */
 static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
-			 size_t size, struct cs_sample *out, const char **why)
+			 size_t size, struct cs_sample *out,
+			 struct cs_sample_id *id, const char **why)
 {
 	struct cur c = { (const uint8_t *)rec + 8, (const uint8_t *)rec + size, NULL };
 	int err;
@@ -313,7 +325,7 @@ static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
 		return -EBADMSG;
 	}
 	out->misc = cs_ld16((const uint8_t *)rec + 4);
-	err = sample_body(attr, &c, out);
+	err = sample_body(attr, &c, out, id);
 	*why = c.why;
 	return err;
 }
@@ -321,10 +333,11 @@ static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
 int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 		     size_t size, struct cs_sample *out)
 {
+	struct cs_sample_id id;
 	const char *why;
 
 	zero(out, sizeof(*out));
-	return decode_sample(attr, rec, size, out, &why);
+	return decode_sample(attr, rec, size, out, &id, &why);
 }
 
 /* The sample_id trailer: the same fields a sample would carry, in order. */
@@ -560,15 +573,10 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 			why = "its id names no event of the file";
 			goto bad;
 		}
-		err = decode_sample(ev->evsel->attr, rec, size, &ev->sample, &why);
+		err = decode_sample(ev->evsel->attr, rec, size, &ev->sample,
+				    &ev->id, &why);
 		if (err)
 			goto bad;
-		ev->id.pid = ev->sample.pid;
-		ev->id.tid = ev->sample.tid;
-		ev->id.time = ev->sample.time;
-		ev->id.id = ev->sample.id;
-		ev->id.stream_id = ev->sample.stream_id;
-		ev->id.cpu = ev->sample.cpu;
 		ev->has_id = true;
 		return 0;
 	}
