@@ -10,12 +10,15 @@ cs=build/callstitch
 # records ordinary callchains
 $cs record --call-graph fp,defer -o "$out" -- build/workloads/deepstack 2 4 30
 echo
-echo "== callstitch report (top of the profile) =="
-$cs report -i "$out" --no-children --percent-limit 2 -g none | head -40
+echo "== callstitch report: where the time went =="
+$cs report -q -i "$out" --no-children --percent-limit 2 -g none | grep -v '^#' | grep .
 echo
-echo "== callstitch script (first sample) =="
-$cs script -i "$out" -q | awk 'NF == 0 { exit } { print }'
-$cs flame -i "$out" -o demo.html -q
-$cs folded -i "$out" -q > demo.folded
+echo "== callstitch script: one sample in a system call, its whole stack =="
+# the first sample taken in read(2) with the whole user stack beneath it
+$cs script -q -i "$out" | awk -v RS= '/read_zero/ && /deep_a/ { print; exit }'
 echo
-echo "wrote $out, demo.html (flame graph: open it in a browser), demo.folded"
+$cs flame -q -i "$out" -o "${out%.data}.html"
+$cs folded -q -i "$out" > "${out%.data}.folded"
+$cs script -i "$out" > /dev/null	# prints the stitching summary
+echo "wrote $out, ${out%.data}.html (flame graph: open it in a browser)," \
+     "${out%.data}.folded (folded stacks)"
