@@ -36,6 +36,10 @@ guest_rel=$(sed -n 's/^uname -r: //p' "$OUT/guest.log")
 echo "# kernel: $guest_rel (Debian package of $KREL)"
 check_eq "the guest runs the fetched kernel" "$KREL" "$guest_rel"
 
+# the guest kernel's own complaints, for people (perf warnings, oopses)
+grep -E 'WARNING:|BUG:|Oops|perf: ' "$OUT/dmesg.txt" 2>/dev/null | head -10 |
+	sed 's/^/# guest kernel: /'
+
 KALLSYMS=$OUT/kallsyms
 SYMFS=$RUN/initramfs
 
