@@ -8,58 +8,25 @@
 #include "lib/read/evlist.h"
 #include "lib/read/evlist_int.h"
 #include "lib/read/bytes.h"
+#include "lib/util/cursor.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct fcur {
-	const uint8_t *p, *end;
-	bool swap;
-	const char *why;
-};
-
-static bool fneed(struct fcur *c, uint64_t n, const char *what)
+static uint32_t fu32(struct cs_cursor *c, const char *what)
 {
-	if (c->why)
-		return false;
-	if (n > (uint64_t)(c->end - c->p)) {
-		c->why = what;
-		return false;
-	}
-	return true;
-}
-
-static uint32_t fu32(struct fcur *c, const char *what)
-{
-	uint32_t v;
-
-	if (!fneed(c, 4, what))
-		return 0;
-	v = cs_ld32x(c->p, c->swap);
-	c->p += 4;
-	return v;
-}
-
-static uint64_t fu64(struct fcur *c, const char *what)
-{
-	uint64_t v;
-
-	if (!fneed(c, 8, what))
-		return 0;
-	v = cs_ld64x(c->p, c->swap);
-	c->p += 8;
-	return v;
+	return (uint32_t)cs_cursor_get(c, 4, what);
 }
 
 /* perf's header string: u32 len (padding included), then the bytes.
  * Returns a malloc'd copy or NULL (c->why says whether that is an error). */
-static char *fstr(struct fcur *c, const char *what)
+static char *fstr(struct cs_cursor *c, const char *what)
 {
 	uint32_t len = fu32(c, what);
 	char *s;
 
-	if (!fneed(c, len, what))
+	if (!cs_cursor_need(c, len, what))
 		return NULL;
 	s = strndup((const char *)c->p, len);
 	if (!s)
@@ -68,7 +35,7 @@ static char *fstr(struct fcur *c, const char *what)
 	return s;
 }
 
-static int set_str(const char **dst, struct fcur *c, const char *what)
+static int set_str(const char **dst, struct cs_cursor *c, const char *what)
 {
 	char *s = fstr(c, what);
 
@@ -79,7 +46,7 @@ static int set_str(const char **dst, struct fcur *c, const char *what)
 	return 0;
 }
 
-static int cmdline(struct cs_feat_store *st, struct fcur *c)
+static int cmdline(struct cs_feat_store *st, struct cs_cursor *c)
 {
 	uint32_t nr = fu32(c, "cmdline count");
 	size_t len = 0, cap = 64;
@@ -127,7 +94,7 @@ static int cmdline(struct cs_feat_store *st, struct fcur *c)
 
 /* Names the evlist's events: by id when the description lists ids, else by
  * position (perf writes the descriptions in attr order). */
-static int event_desc(struct cs_evlist *l, struct fcur *c)
+static int event_desc(struct cs_evlist *l, struct cs_cursor *c)
 {
 	uint32_t nr = fu32(c, "event count");
 	uint32_t asz = fu32(c, "attr size");
@@ -142,14 +109,14 @@ static int event_desc(struct cs_evlist *l, struct fcur *c)
 		char *name;
 		int err;
 
-		if (!fneed(c, asz, "event description attr"))
+		if (!cs_cursor_need(c, asz, "event description attr"))
 			break;
 		c->p += asz;
 		nr_ids = fu32(c, "event id count");
 		name = fstr(c, "event name");
 		if (!name)
 			break;
-		if (!fneed(c, (uint64_t)nr_ids * 8, "event ids exceed the section")) {
+		if (!cs_cursor_need(c, (uint64_t)nr_ids * 8, "event ids exceed the section")) {
 			free(name);
 			break;
 		}
@@ -208,13 +175,13 @@ int cs_feat_add_build_id(struct cs_feat_store *st, const void *rec,
 	return 0;
 }
 
-static int build_ids(struct cs_feat_store *st, struct fcur *c)
+static int build_ids(struct cs_feat_store *st, struct cs_cursor *c)
 {
 	while (c->p < c->end) {
 		uint16_t sz;
 		int err;
 
-		if (!fneed(c, 8, "build id header"))
+		if (!cs_cursor_need(c, 8, "build id header"))
 			return -EBADMSG;
 		sz = cs_ld16(c->p + 6);
 		if (c->swap)
@@ -223,7 +190,7 @@ static int build_ids(struct cs_feat_store *st, struct fcur *c)
 			c->why = "build id record claims under 8 bytes";
 			return -EBADMSG;
 		}
-		if (!fneed(c, sz, "build id record exceeds the section"))
+		if (!cs_cursor_need(c, sz, "build id record exceeds the section"))
 			return -EBADMSG;
 		err = cs_feat_add_build_id(st, c->p, sz, c->swap, &c->why);
 		if (err)
@@ -236,7 +203,7 @@ static int build_ids(struct cs_feat_store *st, struct fcur *c)
 int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
 		  const void *data, size_t size, bool swap, const char **why)
 {
-	struct fcur c = { data, (const uint8_t *)data + size, swap, NULL };
+	struct cs_cursor c = { data, (const uint8_t *)data + size, swap, NULL };
 	struct cs_file_info *in = &st->info;
 	int err = 0;
 
@@ -256,7 +223,7 @@ int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
 		in->nr_cpus_online = fu32(&c, "nr cpus online");
 		break;
 	case CS_FEAT_TOTAL_MEM:
-		in->total_mem_kb = fu64(&c, "total memory");
+		in->total_mem_kb = cs_cursor_get(&c, 8, "total memory");
 		break;
 	case CS_FEAT_EVENT_DESC:
 		err = l ? event_desc(l, &c) : 0;
