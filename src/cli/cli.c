@@ -1,6 +1,8 @@
 /* cli.c - messages, shared input options, running a session. */
 #include "cli/cli.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +45,78 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	return 0;
 }
 
+bool cli_option(struct cli_input *in, int opt, const char *arg,
+		const char *usage, int *rc)
+{
+	if (cli_input_option(in, opt, arg))
+		return true;
+	fputs(usage, opt == 'h' ? stdout : stderr);
+	*rc = opt == 'h' ? 0 : 129;
+	return false;
+}
+
+bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage)
+{
+	if (optind >= argc)
+		return true;
+	cli_error("%s: unexpected argument '%s'", cmd, argv[optind]);
+	fputs(usage, stderr);
+	return false;
+}
+
+const char *cli_input_path(const struct cli_input *in)
+{
+	return in->input ? in->input : "perf.data";
+}
+
+int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,
+		      const char *arg)
+{
+	if (opt == CLI_OPT_COMM) {
+		if (!cs_name_list_parse(&f->comms, arg))
+			return 0;
+		cli_error("%s: --comm '%s': expected a comma-separated list of"
+			  " names", cmd, arg);
+		return -1;
+	}
+	if (!cs_id_list_parse(opt == CLI_OPT_PID ? &f->pids : &f->tids, arg))
+		return 0;
+	cli_error("%s: --%s '%s': expected a comma-separated list of numbers",
+		  cmd, opt == CLI_OPT_PID ? "pid" : "tid", arg);
+	return -1;
+}
+
+void cli_filter_free(struct cli_filter *f)
+{
+	cs_id_list_free(&f->pids);
+	cs_id_list_free(&f->tids);
+	cs_name_list_free(&f->comms);
+}
+
+FILE *cli_output_open(const char *path)
+{
+	FILE *f;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	f = fopen(path, "w");
+	if (!f)
+		cli_error("%s: %s", path, strerror(errno));
+	return f;
+}
+
+int cli_output_close(FILE *f, const char *path, int write_err, int rc)
+{
+	if (write_err)
+		cli_error("%s: cannot write: %s", path && strcmp(path, "-") ?
+			  path : "standard output", strerror(write_err));
+	if (f && f != stdout && fclose(f) && !rc) {
+		cli_error("%s: %s", path, strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
 struct progress {
 	struct timespec last;
 	bool shown;
@@ -73,16 +147,17 @@ static struct progress progress_state;
 struct cs_session *cli_open(const struct cli_input *in)
 {
 	struct cs_session_opts o = {
-		.path = in->input ? in->input : "perf.data",
+		.path = cli_input_path(in),
 		.fd = -1,
 		.kallsyms = in->kallsyms,
 		.symfs = in->symfs,
 		.no_merge = in->no_merge,
+		.ordered_off = in->file_order,
 	};
 	struct cs_session *s = NULL;
 	int err;
 
-	if (isatty(STDERR_FILENO) && !in->quiet) {
+	if (isatty(STDERR_FILENO) && !in->quiet && !in->no_progress) {
 		o.progress = progress_line;
 		o.progress_ctx = &progress_state;
 	}

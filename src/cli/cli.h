@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include <callstitch/callstitch.h>
+#include "out/report_opts.h"
 
 #define CS_VERSION "0.1.0"
 
@@ -24,6 +25,9 @@ struct cli_input {
 	bool no_merge;			/* --no-merge-callchains */
 	bool stats;			/* --stats: the full table at the end */
 	bool quiet;			/* -q: no summary line */
+	/* set by a command, not by an option */
+	bool file_order;		/* records in file order, not time order */
+	bool no_progress;		/* no progress line even on a terminal */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in
@@ -49,6 +53,52 @@ enum {
 
 /* Applies a shared option; returns 1 if it was one, 0 if not. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
+
+/* The default: branch of a command's option switch. Returns true for a
+ * shared input option (applied). Otherwise the command stops with *rc:
+ * -h printed usage on stdout (0), anything else printed it on stderr (129). */
+bool cli_option(struct cli_input *in, int opt, const char *arg,
+		const char *usage, int *rc);
+
+/* After the options: true if no operand is left; else prints
+ * "CMD: unexpected argument" and the usage on stderr. */
+bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage);
+
+/* The profile in->input names ("perf.data" by default). */
+const char *cli_input_path(const struct cli_input *in);
+
+/* Sample filters of the summarising commands: --pid, --tid, --comm. A
+ * command lists those it takes and passes their ids to cli_filter_option. */
+struct cli_filter {
+	struct cs_id_list pids, tids;
+	struct cs_name_list comms;
+};
+enum {
+	CLI_OPT_PID = 0x1100,
+	CLI_OPT_TID,
+	CLI_OPT_COMM,
+};
+#define CLI_FILTER_OPTIONS \
+	{ "pid",      required_argument, NULL, CLI_OPT_PID }, \
+	{ "tid",      required_argument, NULL, CLI_OPT_TID }
+#define CLI_FILTER_HELP \
+	"      --pid PID[,PID]   only these processes\n" \
+	"      --tid TID[,TID]   only these threads\n"
+
+/* Appends arg to the list opt names. Returns 0, or -1 after printing
+ * "CMD: --pid 'ARG': expected ..." */
+int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,
+		      const char *arg);
+void cli_filter_free(struct cli_filter *f);
+
+/* The -o output: stdout for NULL or "-", else path opened for writing.
+ * On failure prints "PATH: why" and returns NULL. */
+FILE *cli_output_open(const char *path);
+/* Ends what cli_output_open() began, once the run returned rc: names a
+ * write error the output met (write_err, an errno, 0 if none) and closes
+ * a file (f may be NULL: never opened). Returns rc, or 1 if the close
+ * failed after a successful run (printed). */
+int cli_output_close(FILE *f, const char *path, int write_err, int rc);
 
 /* Opens in->input; on failure prints the error and returns NULL. */
 struct cs_session *cli_open(const struct cli_input *in);

@@ -105,21 +105,14 @@ int cmd_flame(int argc, char **argv)
 		case OPT_NO_INLINE:
 			fopts.no_inline = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
 		default:
-			if (cli_input_option(&in, opt, optarg))
+			if (cli_option(&in, opt, optarg, usage_text, &rc))
 				break;
-			fputs(usage_text, stderr);
-			return 129;
+			return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_error("flame: unexpected argument '%s'", argv[optind]);
-		fputs(usage_text, stderr);
+	if (!cli_no_operands("flame", argc, argv, usage_text))
 		return 129;
-	}
 
 	s = cli_open(&in);
 	if (!s)
@@ -150,7 +143,7 @@ int cmd_flame(int argc, char **argv)
 			meta.cmdline = info->cmdline;
 		}
 		if (!title) {
-			const char *input = in.input ? in.input : "perf.data";
+			const char *input = cli_input_path(&in);
 
 			if (asprintf(&default_title, "Flame graph of %s",
 				     strcmp(input, "-") ? input : "stdin") < 0)

@@ -49,28 +49,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static struct cs_session *open_input(const struct cli_input *in, bool passthrough)
-{
-	struct cs_session_opts o = {
-		.path = in->input ? in->input : "perf.data",
-		.fd = -1,
-		.kallsyms = in->kallsyms,
-		.symfs = in->symfs,
-		/* passthrough: records as they are, in the order they are */
-		.no_merge = passthrough,
-		.ordered_off = passthrough,
-	};
-	struct cs_session *s = NULL;
-	int err = cs_session_open(&o, &s);
-
-	if (err < 0) {
-		cli_error("%s", s ? cs_session_error(s) : strerror(-err));
-		cs_session_free(s);
-		return NULL;
-	}
-	return s;
-}
-
 static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
 			const uint8_t *build_id, size_t size, const char *path)
 {
@@ -175,28 +153,23 @@ int cmd_inject(int argc, char **argv)
 		case OPT_PASSTHROUGH:
 			iopts.passthrough = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
 		default:
-			if (cli_input_option(&in, opt, optarg))
+			if (cli_option(&in, opt, optarg, usage_text, &rc))
 				break;
-			fputs(usage_text, stderr);
-			return 129;
+			return rc;
 		}
 	}
-	if (optind < argc) {
-		cli_error("inject: unexpected argument '%s'", argv[optind]);
-		fputs(usage_text, stderr);
+	if (!cli_no_operands("inject", argc, argv, usage_text))
 		return 129;
-	}
 	if (!output) {
 		cli_error("inject: no output file: use -o FILE (or -o - for stdout)");
 		return 129;
 	}
-	iopts.input = in.input ? in.input : "perf.data";
-
-	s = open_input(&in, iopts.passthrough);
+	iopts.input = cli_input_path(&in);
+	/* passthrough: records as they are, in the order they are */
+	in.no_merge = in.file_order = iopts.passthrough;
+	in.no_progress = true;
+	s = cli_open(&in);
 	if (!s)
 		return 1;
 

@@ -13,28 +13,22 @@
 #include "out/pprof.h"
 #include "out/report_opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: callstitch pprof [OPTIONS] -o FILE\n\n"
-		"Write the profile in pprof's format (profile.proto, gzipped): every\n"
-		"sample with its stitched stack, values samples/count and the period\n"
-		"(cpu/nanoseconds for cpu-clock), mappings with build ids, and the\n"
-		"labels comm, pid and tid. Read it with 'go tool pprof FILE'.\n\n"
-		CLI_INPUT_HELP
-		"  -o, --output FILE     where to write (required; - for stdout)\n"
-		"      --pid PID[,PID]   only these processes\n"
-		"      --tid TID[,TID]   only these threads\n"
-		"      --inline          list the functions inlined at each address\n"
-		"                        (from DWARF) as extra lines of its location;\n"
-		"                        pprof then charges samples to them\n"
-		"  -h, --help            this help\n");
-}
+static const char usage_text[] =
+	"usage: callstitch pprof [OPTIONS] -o FILE\n\n"
+	"Write the profile in pprof's format (profile.proto, gzipped): every\n"
+	"sample with its stitched stack, values samples/count and the period\n"
+	"(cpu/nanoseconds for cpu-clock), mappings with build ids, and the\n"
+	"labels comm, pid and tid. Read it with 'go tool pprof FILE'.\n\n"
+	CLI_INPUT_HELP
+	"  -o, --output FILE     where to write (required; - for stdout)\n"
+	CLI_FILTER_HELP
+	"      --inline          list the functions inlined at each address\n"
+	"                        (from DWARF) as extra lines of its location;\n"
+	"                        pprof then charges samples to them\n"
+	"  -h, --help            this help\n";
 
 enum {
-	OPT_PID = 0x2000,
-	OPT_TID,
-	OPT_INLINE,
+	OPT_INLINE = 0x2000,
 };
 
 /* pprof wants the wall-clock start. perf.data's clock is not the wall
@@ -54,15 +48,14 @@ int cmd_pprof(int argc, char **argv)
 	static const struct option longopts[] = {
 		CLI_INPUT_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "pid",    required_argument, NULL, OPT_PID },
-		{ "tid",    required_argument, NULL, OPT_TID },
+		CLI_FILTER_OPTIONS,
 		{ "inline", no_argument,       NULL, OPT_INLINE },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_input in = { 0 };
 	struct cs_pprof_opts o = { 0 };
-	struct cs_id_list pids = { 0 }, tids = { 0 };
+	struct cli_filter filt = { 0 };
 	struct cs_pprof_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = NULL;
@@ -74,45 +67,33 @@ int cmd_pprof(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (cs_id_list_parse(c == OPT_PID ? &pids : &tids, optarg)) {
-				cli_error("pprof: --%s '%s': expected a comma-separated"
-					  " list of numbers", c == OPT_PID ? "pid" : "tid",
-					  optarg);
+		case CLI_OPT_PID:
+		case CLI_OPT_TID:
+			if (cli_filter_option(&filt, "pprof", c, optarg))
 				goto out;
-			}
 			break;
 		case OPT_INLINE:
 			run.inline_lines = true;
 			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
 		default:
-			if (cli_input_option(&in, c, optarg))
+			if (cli_option(&in, c, optarg, usage_text, &rc))
 				break;
-			usage(stderr);
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error("pprof: unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+	if (!cli_no_operands("pprof", argc, argv, usage_text))
 		goto out;
-	}
 	if (!output) {
 		cli_error("pprof: no output file: give -o FILE (- for stdout)");
-		usage(stderr);
+		fputs(usage_text, stderr);
 		goto out;
 	}
 	rc = 1;
-	run.pids = pids.nr ? pids.v : NULL;
-	run.nr_pids = pids.nr;
-	run.tids = tids.nr ? tids.v : NULL;
-	run.nr_tids = tids.nr;
-	o.end_nanos = file_end_nanos(in.input ? in.input : "perf.data");
+	run.pids = filt.pids.nr ? filt.pids.v : NULL;
+	run.nr_pids = filt.pids.nr;
+	run.tids = filt.tids.nr ? filt.tids.v : NULL;
+	run.nr_tids = filt.tids.nr;
+	o.end_nanos = file_end_nanos(cli_input_path(&in));
 	if (!o.end_nanos) {
 		struct timespec now;
 
@@ -126,27 +107,15 @@ int cmd_pprof(int argc, char **argv)
 	s = cli_open(&in);
 	if (!s)
 		goto out;
-	run.out = stdout;
-	if (strcmp(output, "-")) {
-		run.out = fopen(output, "w");
-		if (!run.out) {
-			cli_error("%s: %s", output, strerror(errno));
-			goto out;
-		}
-	}
+	run.out = cli_output_open(output);
+	if (!run.out)
+		goto out;
 	rc = cli_run(s, &in, &cs_pprof_ops, &run);
-	if (run.write_err)
-		cli_error("%s: cannot write: %s", output && strcmp(output, "-") ?
-			  output : "standard output", strerror(run.write_err));
 out:
-	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
-		cli_error("%s: %s", output, strerror(errno));
-		rc = 1;
-	}
+	rc = cli_output_close(run.out, output, run.write_err, rc);
 	cs_session_free(s);
 	cs_pprof_run_release(&run);
 	cs_pprof_free(run.pprof);
-	cs_id_list_free(&pids);
-	cs_id_list_free(&tids);
+	cli_filter_free(&filt);
 	return rc;
 }

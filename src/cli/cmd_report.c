@@ -11,41 +11,34 @@
 #include "out/report.h"
 #include "out/report_opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: callstitch report [OPTIONS]\n\n"
-		"Summarise a profile by symbol, with the stitched call graph under each\n"
-		"entry, like 'perf report --stdio'. A header tells how the recording was\n"
-		"made and how many samples got their user stack back.\n\n"
-		CLI_INPUT_HELP
-		"      --no-merge-callchains  keep deferred callchains as recorded\n"
-		"  -o, --output FILE     write to FILE instead of stdout\n"
-		"      --stdio           text output (the only kind; for perf's muscle memory)\n"
-		"      --children        Children and Self columns (default)\n"
-		"      --no-children     Self only\n"
-		"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym\n"
-		"                        (default comm,dso,sym)\n"
-		"  -g, --call-graph ARG  caller (root first, default), callee, none, and\n"
-		"                        optionally the least percentage of a branch\n"
-		"                        (e.g. caller,0.5 or graph,0.5,callee)\n"
-		"      --percent-limit N hide entries below N percent\n"
-		"      --no-inline       no frames for inlined functions (from DWARF)\n"
-		"  -n, --show-nr-samples a Samples column\n"
-		"      --pid PID[,PID]   only these processes\n"
-		"      --tid TID[,TID]   only these threads\n"
-		"      --comm NAME[,NAME] only these command names\n"
-		"  -h, --help            this help\n");
-}
+static const char usage_text[] =
+	"usage: callstitch report [OPTIONS]\n\n"
+	"Summarise a profile by symbol, with the stitched call graph under each\n"
+	"entry, like 'perf report --stdio'. A header tells how the recording was\n"
+	"made and how many samples got their user stack back.\n\n"
+	CLI_INPUT_HELP
+	"      --no-merge-callchains  keep deferred callchains as recorded\n"
+	"  -o, --output FILE     write to FILE instead of stdout\n"
+	"      --stdio           text output (the only kind; for perf's muscle memory)\n"
+	"      --children        Children and Self columns (default)\n"
+	"      --no-children     Self only\n"
+	"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym\n"
+	"                        (default comm,dso,sym)\n"
+	"  -g, --call-graph ARG  caller (root first, default), callee, none, and\n"
+	"                        optionally the least percentage of a branch\n"
+	"                        (e.g. caller,0.5 or graph,0.5,callee)\n"
+	"      --percent-limit N hide entries below N percent\n"
+	"      --no-inline       no frames for inlined functions (from DWARF)\n"
+	"  -n, --show-nr-samples a Samples column\n"
+	CLI_FILTER_HELP
+	"      --comm NAME[,NAME] only these command names\n"
+	"  -h, --help            this help\n";
 
 enum {
 	OPT_STDIO = 0x2000,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
 	OPT_NO_INLINE,
 };
 
@@ -91,22 +84,20 @@ int cmd_report(int argc, char **argv)
 		{ "call-graph",      optional_argument, NULL, 'g' },
 		{ "percent-limit",   required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "show-nr-samples", no_argument,       NULL, 'n' },
-		{ "pid",             required_argument, NULL, OPT_PID },
-		{ "tid",             required_argument, NULL, OPT_TID },
-		{ "comm",            required_argument, NULL, OPT_COMM },
+		CLI_FILTER_OPTIONS,
+		{ "comm",            required_argument, NULL, CLI_OPT_COMM },
 		{ "no-inline",       no_argument,       NULL, OPT_NO_INLINE },
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_input in = { 0 };
 	struct cs_report_opts o = { .graph_min_percent = 0.5 };
-	struct cs_id_list pids = { 0 }, tids = { 0 };
-	struct cs_name_list comms = { 0 };
+	struct cli_filter filt = { 0 };
 	struct cs_report_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = NULL;
 	char bad[64];
-	int c, rc = 129, err;
+	int c, rc = 129;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:s:g::nqh", longopts, NULL)) != -1) {
@@ -150,75 +141,43 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case OPT_PID:
-		case OPT_TID:
-			err = cs_id_list_parse(c == OPT_PID ? &pids : &tids, optarg);
-			if (err) {
-				cli_error("report: --%s '%s': expected a comma-separated"
-					  " list of numbers", c == OPT_PID ? "pid" : "tid",
-					  optarg);
+		case CLI_OPT_PID:
+		case CLI_OPT_TID:
+		case CLI_OPT_COMM:
+			if (cli_filter_option(&filt, "report", c, optarg))
 				goto out;
-			}
 			break;
-		case OPT_COMM:
-			if (cs_name_list_parse(&comms, optarg)) {
-				cli_error("report: --comm '%s': expected a comma-separated"
-					  " list of names", optarg);
-				goto out;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			rc = 0;
-			goto out;
 		default:
-			if (cli_input_option(&in, c, optarg))
+			if (cli_option(&in, c, optarg, usage_text, &rc))
 				break;
-			usage(stderr);
 			goto out;
 		}
 	}
-	if (optind < argc) {
-		cli_error("report: unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+	if (!cli_no_operands("report", argc, argv, usage_text))
 		goto out;
-	}
 	rc = 1;
-	run.pids = pids.nr ? pids.v : NULL;
-	run.nr_pids = pids.nr;
-	run.tids = tids.nr ? tids.v : NULL;
-	run.nr_tids = tids.nr;
-	run.comms = comms.nr ? comms.v : NULL;
-	run.nr_comms = comms.nr;
+	run.pids = filt.pids.nr ? filt.pids.v : NULL;
+	run.nr_pids = filt.pids.nr;
+	run.tids = filt.tids.nr ? filt.tids.v : NULL;
+	run.nr_tids = filt.tids.nr;
+	run.comms = filt.comms.nr ? filt.comms.v : NULL;
+	run.nr_comms = filt.comms.nr;
 	if (cs_report_new(&o, &run.report)) {
 		cli_error("report: %s", strerror(ENOMEM));
 		goto out;
 	}
-	run.out = stdout;
-	if (output && strcmp(output, "-")) {
-		run.out = fopen(output, "w");
-		if (!run.out) {
-			cli_error("%s: %s", output, strerror(errno));
-			goto out;
-		}
-	}
+	run.out = cli_output_open(output);
+	if (!run.out)
+		goto out;
 	s = cli_open(&in);
 	if (!s)
 		goto out;
 	rc = cli_run(s, &in, &cs_report_ops, &run);
-	if (run.write_err)
-		cli_error("%s: cannot write: %s", output && strcmp(output, "-") ?
-			  output : "standard output", strerror(run.write_err));
 out:
-	if (run.out && run.out != stdout && fclose(run.out) && !rc) {
-		cli_error("%s: %s", output, strerror(errno));
-		rc = 1;
-	}
+	rc = cli_output_close(run.out, output, run.write_err, rc);
 	cs_session_free(s);
 	cs_report_run_release(&run);
 	cs_report_free(run.report);
-	cs_id_list_free(&pids);
-	cs_id_list_free(&tids);
-	cs_name_list_free(&comms);
+	cli_filter_free(&filt);
 	return rc;
 }
