@@ -124,7 +124,7 @@ static inline size_t tid_hash(uint32_t tid, size_t cap)
 	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
 
-static struct thr *thr_find(struct cs_stitch *st, uint32_t tid)
+static inline struct thr *thr_find(struct cs_stitch *st, uint32_t tid)
 {
 	size_t mask = st->tab_cap - 1;
 
@@ -161,15 +161,13 @@ static int thr_grow(struct cs_stitch *st)
 	return 0;
 }
 
-/* The thread's state, created empty if new; NULL on -ENOMEM. The pointer
- * is good until the next thr_get() or thr_drop(). */
-static struct thr *thr_get(struct cs_stitch *st, uint32_t tid)
+/* A new thread's empty state; NULL on -ENOMEM. */
+static __attribute__((noinline)) struct thr *thr_add(struct cs_stitch *st,
+						     uint32_t tid)
 {
-	struct thr *t = thr_find(st, tid);
+	struct thr *t;
 	size_t i;
 
-	if (t)
-		return t;
 	if ((st->tab_used + 1) * 2 > st->tab_cap && thr_grow(st))
 		return NULL;
 	for (i = tid_hash(tid, st->tab_cap); st->tab[i].used;
@@ -181,6 +179,16 @@ static struct thr *thr_get(struct cs_stitch *st, uint32_t tid)
 	t->tid = tid;
 	st->tab_used++;
 	return t;
+}
+
+/* The thread's state, created empty if new; NULL on -ENOMEM. The pointer
+ * is good until the next thr_get() or thr_drop(). Inline: every sample
+ * comes here. */
+static inline struct thr *thr_get(struct cs_stitch *st, uint32_t tid)
+{
+	struct thr *t = thr_find(st, tid);
+
+	return t ? t : thr_add(st, tid);
 }
 
 /* Removes a thread (no samples may wait) and closes the gap it leaves so
