@@ -8,10 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* the outputs are linked into the binary, not the library: build them here */
-#include "../../src/out/stack_agg.c"
-#include "../../src/out/out_names.c"
-#include "../../src/out/folded.c"
+#include "abi/perf_abi.h"
+#include "out/folded.h"
 
 static struct cs_frame kf(const char *sym)
 {

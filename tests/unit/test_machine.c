@@ -18,10 +18,6 @@
 #include "lib/symbols/elfimg.h"
 #include "out/frames.h"
 
-/* frames.c belongs to the binary's outputs, not to the library the unit
- * tests link: build it into this test */
-#include "../../src/out/frames.c"
-
 #define PID 100
 
 /* ---- maps ------------------------------------------------------------------ */

@@ -1,4 +1,5 @@
 /* test_pprof.c - the protobuf encoder and the pprof profile, decoded back. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,11 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* the outputs are linked into the binary, not the library: build them here */
-#include "../../src/out/stack_agg.c"
-#include "../../src/out/out_names.c"
-#include "../../src/out/protobuf.c"
-#include "../../src/out/pprof.c"
+#include "abi/perf_abi.h"
+#include "out/protobuf.h"
+#include "out/pprof.h"
 
 /* ---- a minimal decoder, independent of the encoder ---- */
 

@@ -1,6 +1,7 @@
 /* test_record_ring.c - reading a perf ring buffer: order, wrap-around,
  * tail publication, and refusing an impossible record. The ring lives in
  * ordinary memory laid out like the kernel's mmap. */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* src/record is linked into the binary, not the library: take it whole */
-#include "../../src/record/ring.c"
+#include "abi/perf_abi.h"
+#include "record/ring.h"
 
 #define PAGE 4096
 #define DATA 4096		/* small, so records wrap soon */

@@ -1,20 +1,20 @@
 /* test_record_sideband.c - side band synthesised from /proc and the
  * binaries that samples hit, using this test process as the subject. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/write/encode.h"
 
-/* src/record is linked into the binary, not the library: take it whole */
-#include "../../src/record/peek.c"
-#include "../../src/record/dsos.c"
-#include "../../src/record/synth.c"
+#include "record/dsos.h"
+#include "record/synth.h"
 
 static struct cs_perf_attr attr = {
 	.type = CS_PERF_TYPE_SOFTWARE,

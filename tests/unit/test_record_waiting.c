@@ -1,5 +1,6 @@
 /* test_record_waiting.c - the recorder's set of samples that wait for a
  * deferred user stack, fed records built with encode.h. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,9 +10,7 @@
 
 #include "lib/write/encode.h"
 
-/* src/record is linked into the binary, not the library: take it whole */
-#include "../../src/record/peek.c"
-#include "../../src/record/waiting.c"
+#include "record/waiting.h"
 
 #define TID 4242
 #define COOKIE 0xb00000006ULL

@@ -1,4 +1,5 @@
 /* test_report.c - report entries and call graphs from hand-made frames. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,10 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* the outputs are linked into the binary, not the library: build them here */
-#include "../../src/out/stack_agg.c"
-#include "../../src/out/out_names.c"
-#include "../../src/out/report.c"
+#include "abi/perf_abi.h"
+#include "out/report.h"
 
 static struct cs_frame kf(const char *sym)
 {

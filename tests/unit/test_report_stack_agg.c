@@ -1,4 +1,5 @@
 /* test_report_stack_agg.c - interning frames and stacks (src/out/stack_agg). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,8 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-/* the outputs are linked into the binary, not the library: build it here */
-#include "../../src/out/stack_agg.c"
+#include "out/stack_agg.h"
 
 static uint32_t frame(struct cs_agg *a, const char *sym, const char *dso,
 		      uint64_t addr)
