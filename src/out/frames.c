@@ -17,9 +17,8 @@ static uint8_t marker_mode(uint64_t ip)
 	return CS_MISC_CPUMODE_UNKNOWN;
 }
 
-static void put(struct cs_machine *m, uint32_t pid, struct cs_frame *out,
-		size_t cap, size_t n, uint64_t addr, uint8_t mode,
-		enum cs_frame_kind kind, enum cs_missing_reason why)
+static void put(struct cs_frame *out, size_t cap, size_t n, uint64_t addr,
+		uint8_t mode, enum cs_frame_kind kind, enum cs_missing_reason why)
 {
 	struct cs_frame *f;
 
@@ -30,23 +29,18 @@ static void put(struct cs_machine *m, uint32_t pid, struct cs_frame *out,
 	f->cpumode = mode;
 	f->kind = kind;
 	f->missing = why;
-	if (kind == CS_FRAME_ADDR)
-		cs_machine_resolve(m, pid, mode, addr, &f->loc);
-	else
-		memset(&f->loc, 0, sizeof(f->loc));
 }
 
-size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
-			 struct cs_frame *out, size_t cap)
+size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
+		      size_t cap)
 {
 	const struct cs_sample *smp = &s->event->sample;
 	uint8_t mode = smp->misc & CS_MISC_CPUMODE_MASK;
-	uint32_t pid = smp->pid;
 	size_t n = 0;
 
 	if (!s->chain_nr) {
 		if (s->state != CS_CHAIN_KERNEL_ONLY) {
-			put(m, pid, out, cap, n++, smp->ip, mode, CS_FRAME_ADDR,
+			put(out, cap, n++, smp->ip, mode, CS_FRAME_ADDR,
 			    CS_MISSING_NONE);
 			return n;
 		}
@@ -55,7 +49,7 @@ size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 		uint64_t ip = s->chain[i];
 
 		if (!cs_is_context_marker(ip)) {
-			put(m, pid, out, cap, n++, ip, mode, CS_FRAME_ADDR,
+			put(out, cap, n++, ip, mode, CS_FRAME_ADDR,
 			    CS_MISSING_NONE);
 			continue;
 		}
@@ -73,12 +67,31 @@ size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 				return 0;
 			/* the raw view: the entry after the marker is the
 			 * cookie, not an address */
-			put(m, pid, out, cap, n++, s->chain[++i], CS_MISC_USER,
+			put(out, cap, n++, s->chain[++i], CS_MISC_USER,
 			    CS_FRAME_COOKIE, CS_MISSING_NONE);
 		}
 	}
 	if (s->state == CS_CHAIN_KERNEL_ONLY)
-		put(m, pid, out, cap, n++, s->cookie, CS_MISC_USER,
+		put(out, cap, n++, s->cookie, CS_MISC_USER,
 		    CS_FRAME_MISSING_USER, s->missing);
+	return n;
+}
+
+void cs_frame_resolve(struct cs_machine *m, uint32_t pid, struct cs_frame *f)
+{
+	if (f->kind == CS_FRAME_ADDR)
+		cs_machine_resolve(m, pid, f->cpumode, f->addr, &f->loc);
+	else
+		memset(&f->loc, 0, sizeof(f->loc));
+}
+
+size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
+			 struct cs_frame *out, size_t cap)
+{
+	size_t n = cs_frames_walk(s, out, cap);
+	uint32_t pid = s->event->sample.pid;
+
+	for (size_t i = 0; i < n && i < cap; i++)
+		cs_frame_resolve(m, pid, &out[i]);
 	return n;
 }

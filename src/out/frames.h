@@ -35,6 +35,14 @@ struct cs_frame {
 size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 			 struct cs_frame *out, size_t cap);
 
+/* cs_frames_resolve() in two steps, for an output that caches what it
+ * makes of an address and resolves only what it has not seen: the frames
+ * with addr, cpumode, kind and missing set (loc untouched), and one
+ * frame's loc. */
+size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
+		      size_t cap);
+void cs_frame_resolve(struct cs_machine *m, uint32_t pid, struct cs_frame *f);
+
 /* Most frames a chain can have: a record is at most 64 KiB of u64s. */
 #define CS_FRAMES_MAX 8192
 

@@ -10,12 +10,24 @@
 #include "lib/machine/machine.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BUF_SIZE (1u << 20)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
+#define LC_BITS 16			/* the line cache: slots */
+#define LC_SLOTS (1u << LC_BITS)
+#define LC_ARENA (8u << 20)		/* its text */
+#define LC_MAX_TEXT 4096		/* longer lines are not cached */
+
+struct line_ent {			/* one address's lines, as text */
+	uint64_t space, addr;		/* space UINT64_MAX: empty */
+	uint32_t off;			/* into the arena */
+	uint16_t len;
+	uint16_t lines;
+};
 
 struct cs_script {
 	FILE *out;
@@ -30,7 +42,17 @@ struct cs_script {
 	size_t len;
 	char *buf;
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
+	struct line_ent *lines;		/* LC_SLOTS */
+	char *arena;			/* LC_ARENA bytes of line text */
+	size_t arena_len;
 };
+
+static uint32_t line_slot(uint64_t space, uint64_t addr)
+{
+	uint64_t h = (addr ^ space * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+
+	return (uint32_t)(h >> (64 - LC_BITS));
+}
 
 int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
@@ -41,10 +63,13 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 		return -ENOMEM;
 	sc->buf = malloc(BUF_SIZE);
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
-	if (!sc->buf || !sc->frames) {
+	sc->lines = malloc(LC_SLOTS * sizeof(*sc->lines));
+	sc->arena = malloc(LC_ARENA);
+	if (!sc->buf || !sc->frames || !sc->lines || !sc->arena) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
+	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
 	sc->out = o->out ? o->out : stdout;
 	sc->no_merge = o->no_merge;
 	sc->no_inline = o->no_inline;
@@ -60,6 +85,8 @@ void cs_script_free(struct cs_script *sc)
 		return;
 	free(sc->buf);
 	free(sc->frames);
+	free(sc->lines);
+	free(sc->arena);
 	free(sc);
 }
 
@@ -311,8 +338,9 @@ static void put_start(struct cs_script *sc, const struct cs_evsel *e,
 	}
 }
 
-static void put_frame(struct cs_script *sc, const struct cs_frame *f,
-		      char lead)
+/* put_frame() a piece at a time, for names too long for the buffer */
+static void put_frame_pieces(struct cs_script *sc, const struct cs_frame *f,
+			     char lead)
 {
 	const struct cs_location *l = &f->loc;
 	unsigned int fl = sc->fields;
@@ -351,47 +379,228 @@ static void put_frame(struct cs_script *sc, const struct cs_frame *f,
 	}
 }
 
+static char *cpy(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* %*lx */
+static char *hex_to(char *p, uint64_t v, int width)
+{
+	static const char hex[] = "0123456789abcdef";
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+
+	for (; width > n; width--)
+		*p++ = ' ';
+	for (int k = n; k-- > 0; v >>= 4)
+		p[k] = hex[v & 15];
+	return p + n;
+}
+
+/* One frame line without its newline, written in one go: most of the
+ * output is these. */
+static void put_frame(struct cs_script *sc, const struct cs_frame *f,
+		      char lead)
+{
+	const struct cs_location *l = &f->loc;
+	unsigned int fl = sc->fields;
+	const char *sym = NULL, *dso = NULL;
+	size_t sym_len = 0, dso_len = 0;
+	char *p, *start;
+
+	if (fl & CS_SCRIPT_SYM) {
+		switch (f->kind) {
+		case CS_FRAME_COOKIE:
+			sym = "(cookie)";
+			break;
+		case CS_FRAME_MISSING_USER:
+			sym = cs_missing_reason_name(f->missing);
+			break;
+		case CS_FRAME_ADDR:
+			sym = l->sym ? l->sym : "[unknown]";
+			break;
+		}
+		sym_len = strlen(sym);
+	}
+	if (fl & CS_SCRIPT_DSO) {
+		dso = f->kind == CS_FRAME_ADDR && l->dso_name ?
+		      l->dso_name : "[unknown]";
+		dso_len = strlen(dso);
+	}
+	/* 17 + 1 + 22 + 3 + 16 + 3 and the names */
+	if (sym_len > BUF_SIZE / 2 || dso_len > BUF_SIZE / 2 ||
+	    !(p = room(sc, sym_len + dso_len + 80))) {
+		put_frame_pieces(sc, f, lead);
+		return;
+	}
+	start = p;
+	*p++ = lead;
+	p = hex_to(p, f->addr, 16);
+	if (sym) {
+		*p++ = ' ';
+		if (f->kind == CS_FRAME_MISSING_USER) {
+			p = cpy(p, "[user stack missing: ", 21);
+			p = cpy(p, sym, sym_len);
+			*p++ = ']';
+		} else {
+			p = cpy(p, sym, sym_len);
+		}
+		if (f->kind == CS_FRAME_ADDR && l->sym &&
+		    (fl & CS_SCRIPT_SYMOFF)) {
+			p = cpy(p, "+0x", 3);
+			p = hex_to(p, l->sym_offset, 0);
+		}
+	}
+	if (dso) {
+		*p++ = ' ';
+		*p++ = '(';
+		p = cpy(p, dso, dso_len);
+		*p++ = ')';
+	}
+	sc->len += (size_t)(p - start);
+}
+
 /* perf shows each function inlined at a user address as a line of its
  * own above the frame - "(inlined)" in place of the dso, or as an ordinary
- * line when it has the frame's own name */
-static size_t put_inlines(struct cs_script *sc, uint32_t pid,
-			  const struct cs_frame *f, size_t left)
+ * line when it has the frame's own name. Writes every line of the address
+ * (room for `bound` bytes is there) and returns how many. */
+static size_t put_addr_lines(struct cs_script *sc, const struct cs_frame *f,
+			     const char *const *names, size_t n)
 {
-	const char *names[32];
 	struct cs_frame inl;
-	size_t n, i;
 
-	if (sc->no_inline || f->kind != CS_FRAME_ADDR || !f->loc.sym ||
-	    f->loc.kernel)
-		return 0;
-	n = cs_machine_inlines(sc->machine, pid, f->addr, names, 32);
-	if (n > 32)
-		n = 32;
-	for (i = 0; i < n && i < left; i++) {
-		bool same = !strcmp(names[i], f->loc.sym);
-
+	for (size_t i = 0; i < n; i++) {
 		inl = *f;
 		inl.loc.sym = names[i];
-		if (!same)
+		if (strcmp(names[i], f->loc.sym))
 			inl.loc.dso_name = "inlined";
 		put_frame(sc, &inl, '\t');
 		put_ch(sc, '\n');
 	}
-	return i;
+	put_frame(sc, f, '\t');
+	put_ch(sc, '\n');
+	return n + 1;
+}
+
+/* The text of an address's lines, cached by (address space, address): a
+ * profile repeats a few thousand addresses millions of times, and a hit
+ * is one copy instead of a resolution, an inline lookup and formatting. */
+static const struct line_ent *line_lookup(const struct cs_script *sc,
+					  uint64_t space, uint64_t addr)
+{
+	const struct line_ent *e = &sc->lines[line_slot(space, addr)];
+
+	return e->space == space && e->addr == addr ? e : NULL;
+}
+
+static void line_store(struct cs_script *sc, uint64_t space, uint64_t addr,
+		       const char *text, size_t len, size_t lines)
+{
+	struct line_ent *e;
+
+	if (len > LC_MAX_TEXT || lines > UINT16_MAX)
+		return;
+	if (sc->arena_len + len > LC_ARENA) {
+		/* full: start over rather than track what is still used */
+		memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
+		sc->arena_len = 0;
+	}
+	e = &sc->lines[line_slot(space, addr)];
+	memcpy(sc->arena + sc->arena_len, text, len);
+	e->space = space;
+	e->addr = addr;
+	e->off = (uint32_t)sc->arena_len;
+	e->len = (uint16_t)len;
+	e->lines = (uint16_t)lines;
+	sc->arena_len += len;
+}
+
+/* The first `lines` lines of text[0..len) (which has more). */
+static size_t prefix_len(const char *text, size_t len, size_t lines)
+{
+	const char *p = text, *end = text + len, *nl;
+
+	while (lines-- && (nl = memchr(p, '\n', (size_t)(end - p))))
+		p = nl + 1;
+	return (size_t)(p - text);
+}
+
+/* An address's lines when not cached: resolved, written, then cached.
+ * Returns how many lines it wrote (at most `left`). */
+static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
+			    struct cs_frame *f, uint64_t space, size_t left)
+{
+	const char *names[32];
+	size_t n = 0, bound, start, lines;
+
+	cs_frame_resolve(sc->machine, pid, f);
+	if (!sc->no_inline && f->loc.sym && !f->loc.kernel) {
+		n = cs_machine_inlines(sc->machine, pid, f->addr, names, 32);
+		if (n > 32)
+			n = 32;
+	}
+	/* every line is at most its two names and 64 bytes */
+	bound = 64 + (f->loc.sym ? strlen(f->loc.sym) : 0) +
+		(f->loc.dso_name ? strlen(f->loc.dso_name) : 0);
+	for (size_t i = 0; i < n; i++)
+		bound += 64 + strlen(names[i]) +
+			 (f->loc.dso_name ? strlen(f->loc.dso_name) : 0);
+	if (bound > BUF_SIZE) {
+		/* absurd names: written piecewise, never cached */
+		if (n > left - 1)
+			n = left - 1;
+		return put_addr_lines(sc, f, names, n);
+	}
+	room(sc, bound);
+	start = sc->len;
+	lines = put_addr_lines(sc, f, names, n);
+	line_store(sc, space, f->addr, sc->buf + start, sc->len - start, lines);
+	if (lines > left) {
+		sc->len = start + prefix_len(sc->buf + start, sc->len - start,
+					     left);
+		lines = left;
+	}
+	return lines;
 }
 
 static void put_frames(struct cs_script *sc, uint32_t pid,
-		       const struct cs_frame *f, size_t n)
+		       struct cs_frame *f, size_t n)
 {
-	size_t lines = 0;
+	uint64_t uspace = cs_machine_user_space(sc->machine, pid);
+	uint64_t kspace = cs_machine_kernel_space(sc->machine);
+	size_t lines = 0, max = sc->max_stack;
 
-	for (size_t i = 0; i < n && lines < sc->max_stack; i++) {
-		lines += put_inlines(sc, pid, &f[i], sc->max_stack - lines);
-		if (lines >= sc->max_stack)
-			break;
-		put_frame(sc, &f[i], '\t');
-		put_ch(sc, '\n');
-		lines++;
+	for (size_t i = 0; i < n && lines < max; i++) {
+		const struct line_ent *e;
+		uint64_t space;
+		size_t len;
+		char *p;
+
+		if (f[i].kind != CS_FRAME_ADDR) {
+			cs_frame_resolve(sc->machine, pid, &f[i]);
+			put_frame(sc, &f[i], '\t');
+			put_ch(sc, '\n');
+			lines++;
+			continue;
+		}
+		space = cs_machine_is_kernel(f[i].cpumode, f[i].addr) ?
+			kspace : uspace;
+		e = line_lookup(sc, space, f[i].addr);
+		if (!e) {
+			lines += put_addr_slow(sc, pid, &f[i], space, max - lines);
+			continue;
+		}
+		len = e->len;
+		if (e->lines > max - lines) {
+			len = prefix_len(sc->arena + e->off, len, max - lines);
+			lines = max;
+		} else {
+			lines += e->lines;
+		}
+		p = room(sc, len);
+		memcpy(p, sc->arena + e->off, len);
+		sc->len += len;
 	}
 	put_ch(sc, '\n');
 }
@@ -435,13 +644,14 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		put_ch(sc, '\n');
 		return sc->io_error ? -EIO : 0;
 	}
-	n = cs_frames_resolve(sc->machine, s, sc->frames, CS_FRAMES_MAX);
+	n = cs_frames_walk(s, sc->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	if (st & CS_SAMPLE_CALLCHAIN) {
 		put_ch(sc, '\n');
 		put_frames(sc, smp->pid, sc->frames, n);
 	} else if (n) {
+		cs_frame_resolve(sc->machine, smp->pid, &sc->frames[0]);
 		put_ch(sc, ' ');
 		put_frame(sc, &sc->frames[0], ' ');
 		put_ch(sc, '\n');
@@ -482,8 +692,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	fake.sample.tid = ev->id.tid;
 	fake.sample.misc = CS_MISC_USER;
 	as_chain.event = &fake;
-	n = d->nr ? cs_frames_resolve(sc->machine, &as_chain, sc->frames,
-				      CS_FRAMES_MAX) : 0;
+	n = d->nr ? cs_frames_walk(&as_chain, sc->frames, CS_FRAMES_MAX) : 0;
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	put_frames(sc, ev->id.pid, sc->frames, n);

@@ -14,6 +14,10 @@
 #include "lib/symbols/symtab.h"
 #include "abi/perf_abi.h"
 
+_Static_assert(CS_MISC_KERNEL == 1 && CS_MISC_GUEST_KERNEL == 4 &&
+	       CS_MISC_CPUMODE_UNKNOWN == 0,
+	       "cs_machine_is_kernel() spells the modes out");
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -607,11 +611,6 @@ done:
 	}
 }
 
-static bool kernel_addr(uint64_t addr)
-{
-	return addr >= 0xffff800000000000ULL;
-}
-
 static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 			   struct cs_location *loc)
 {
@@ -690,9 +689,7 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 			uint64_t addr, struct cs_location *loc)
 {
-	bool kernel = cpumode == CS_MISC_KERNEL ||
-		      cpumode == CS_MISC_GUEST_KERNEL ||
-		      (cpumode == CS_MISC_CPUMODE_UNKNOWN && kernel_addr(addr));
+	bool kernel = cs_machine_is_kernel(cpumode, addr);
 	struct proc *p = NULL;
 	struct cache_ent *c;
 	uint64_t space;
@@ -718,6 +715,18 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	c->space = space;
 	c->addr = addr;
 	c->loc = *loc;
+}
+
+uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)
+{
+	const struct proc *p = u32map_get(&m->procs, pid);
+
+	return p ? p->maps.space : 0;
+}
+
+uint64_t cs_machine_kernel_space(const struct cs_machine *m)
+{
+	return m->kernel_space;
 }
 
 size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,

@@ -37,6 +37,23 @@ int cs_machine_event(struct cs_machine *m, const struct cs_event *ev);
 const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
 			       uint64_t time);
 
+/* Whether an address in cpumode is resolved as a kernel address. */
+static inline bool cs_machine_is_kernel(uint8_t cpumode, uint64_t addr)
+{
+	return cpumode == 1 /* CS_MISC_KERNEL */ ||
+	       cpumode == 4 /* CS_MISC_GUEST_KERNEL */ ||
+	       (cpumode == 0 /* CS_MISC_CPUMODE_UNKNOWN */ &&
+		addr >= 0xffff800000000000ULL);
+}
+
+/* The numbers of the address spaces that user addresses of pid and kernel
+ * addresses are resolved in. A space gets a new number whenever its maps
+ * or symbols change, so (space, address) keys a cache of anything made of
+ * cs_machine_resolve() and cs_machine_inlines() answers: it never goes
+ * stale and never needs flushing. */
+uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid);
+uint64_t cs_machine_kernel_space(const struct cs_machine *m);
+
 /* Functions the compiler inlined at a user address of pid (from the
  * binary's DWARF), innermost first, without the function they sit in -
  * what perf script prints as "(inlined)" frames. Fills names[0..cap) and
