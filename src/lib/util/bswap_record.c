@@ -8,13 +8,29 @@
 
 #include <string.h>
 
-static void swap_at(uint8_t *p, unsigned int width)
-{
-	for (unsigned int i = 0; i < width / 2; i++) {
-		uint8_t t = p[i];
+/* Per-field helpers are inlined so that their widths are constants. */
+#define FIELD static inline __attribute__((always_inline))
 
-		p[i] = p[width - 1 - i];
-		p[width - 1 - i] = t;
+FIELD void swap_at(uint8_t *p, unsigned int width)
+{
+	if (width == 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		v = __builtin_bswap64(v);
+		memcpy(p, &v, 8);
+	} else if (width == 4) {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		v = __builtin_bswap32(v);
+		memcpy(p, &v, 4);
+	} else {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		v = __builtin_bswap16(v);
+		memcpy(p, &v, 2);
 	}
 }
 
@@ -25,7 +41,7 @@ static uint8_t *behind(struct cs_cursor *c, uint64_t n)
 	return (uint8_t *)(uintptr_t)(c->p - n);
 }
 
-static uint64_t f(struct cs_cursor *c, unsigned int width, const char *what)
+FIELD uint64_t f(struct cs_cursor *c, unsigned int width, const char *what)
 {
 	uint64_t v = cs_cursor_get(c, width, what);
 
@@ -34,12 +50,12 @@ static uint64_t f(struct cs_cursor *c, unsigned int width, const char *what)
 	return v;
 }
 
-static uint64_t f64(struct cs_cursor *c, const char *what)
+FIELD uint64_t f64(struct cs_cursor *c, const char *what)
 {
 	return f(c, 8, what);
 }
 
-static void f32x2(struct cs_cursor *c, const char *a, const char *b)
+FIELD void f32x2(struct cs_cursor *c, const char *a, const char *b)
 {
 	f(c, 4, a);
 	f(c, 4, b);
@@ -139,9 +155,12 @@ static const struct flagged trailer[] = {
 
 #define WALK(c, st, tab) walk(c, st, tab, sizeof(tab) / sizeof(tab[0]))
 
-static void walk(struct cs_cursor *c, uint64_t st,
-		      const struct flagged *tab, size_t n)
+FIELD void walk(struct cs_cursor *c, uint64_t st, const struct flagged *tab,
+		size_t n)
 {
+	/* unrolled, so each entry's bits and width are constants: a walk
+	 * costs what the straight-line tests it replaced did */
+#pragma GCC unroll 16
 	for (size_t i = 0; i < n; i++) {
 		if (!(st & tab[i].bits))
 			continue;

@@ -52,9 +52,10 @@ static inline void cs_cursor_skip(struct cs_cursor *c, uint64_t n,
 		c->p += n;
 }
 
-/* The next field of width 2, 4 or 8 bytes, in native order. */
-static inline uint64_t cs_cursor_get(struct cs_cursor *c, unsigned int width,
-				     const char *what)
+/* The next field of width 2, 4 or 8 bytes, in native order. Always
+ * inlined: callers pass a constant width and the other branches fold. */
+static inline __attribute__((always_inline)) uint64_t
+cs_cursor_get(struct cs_cursor *c, unsigned int width, const char *what)
 {
 	uint64_t v = 0;
 
