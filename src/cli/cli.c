@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -230,4 +231,13 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost events", st->lost_events);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost samples", st->lost_samples);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "most samples waiting", st->max_pending);
+}
+
+bool cli_output_replaceable(const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return errno == ENOENT;
+	return S_ISREG(sb.st_mode);
 }

@@ -37,7 +37,8 @@ static const struct option long_options[] = {
 };
 
 /* Writes the page to path through a temporary file renamed at the end, so
- * an interrupted run never leaves a truncated page where a good one was. */
+ * an interrupted run never leaves a truncated page where a good one was
+ * (a device or FIFO is written in place: see cli_output_replaceable). */
 static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 		      const char *path)
 {
@@ -51,6 +52,21 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 			err = -errno;
 		if (err) {
 			cli_error("flame: writing to stdout: %s", strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
+	if (!cli_output_replaceable(path)) {
+		f = fopen(path, "w");
+		if (!f) {
+			cli_error("flame: cannot open %s: %s", path, strerror(errno));
+			return 1;
+		}
+		err = cs_flame_write_html(tree, meta, f);
+		if (fclose(f) && !err)
+			err = -errno;
+		if (err) {
+			cli_error("flame: writing %s: %s", path, strerror(-err));
 			return 1;
 		}
 		return 0;

@@ -173,10 +173,16 @@ int cmd_inject(int argc, char **argv)
 	if (!s)
 		return 1;
 
-	if (!strcmp(output, "-")) {
+	if (!strcmp(output, "-") || !cli_output_replaceable(output)) {
 		struct stat sb;
 
-		fd = STDOUT_FILENO;
+		/* stdout, or a device or FIFO written in place (renaming over
+		 * /dev/null as root would replace the device) */
+		fd = strcmp(output, "-") ? open(output, O_WRONLY | O_CLOEXEC) : STDOUT_FILENO;
+		if (fd < 0) {
+			cli_error("inject: cannot open %s: %s", output, strerror(errno));
+			goto out;
+		}
 		/* a file at offset 0 gets a file-mode header; anything else
 		 * (a pipe, a terminal) the stream format */
 		wopts.pipe = fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
@@ -237,6 +243,8 @@ out:
 		if (rc)
 			unlink(tmp);
 		free(tmp);
+	} else if (fd >= 0 && fd != STDOUT_FILENO) {
+		close(fd);
 	}
 	cs_inject_free(inj);
 	cs_session_free(s);

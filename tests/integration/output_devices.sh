@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# output_devices.sh - commands that write through a temporary file renamed
+# over the target (flame, inject) write devices and FIFOs in place: as root,
+# a rename over /dev/null would replace the device node with a plain file.
+source "$CS_ROOT/tests/lib.sh"
+F=$FIXTURES/linux-7.3.4/task-defer.data
+
+for cmd in flame inject; do
+	rc=0; $CS $cmd -q -i "$F" -o /dev/null 2>"$T/err" || rc=$?
+	check "$cmd -o /dev/null succeeds" [ $rc -eq 0 ]
+	check "$cmd -o /dev/null leaves /dev/null a character device" [ -c /dev/null ]
+	rc=0; $CS $cmd -q -i "$F" -o /dev/full 2>"$T/err" || rc=$?
+	check "$cmd -o /dev/full fails" [ $rc -ne 0 ]
+	check "$cmd -o /dev/full says so in one line naming the device" \
+		[ "$(grep -c /dev/full "$T/err")" -ge 1 ]
+	check "$cmd -o /dev/full leaves /dev/full a character device" [ -c /dev/full ]
+
+	mkfifo "$T/fifo.$cmd"
+	wc -c <"$T/fifo.$cmd" >"$T/fifo.$cmd.bytes" &
+	reader=$!
+	rc=0; $CS $cmd -q -i "$F" -o "$T/fifo.$cmd" 2>"$T/err" || rc=$?
+	wait $reader
+	check "$cmd -o FIFO writes into the FIFO" [ $rc -eq 0 -a "$(cat "$T/fifo.$cmd.bytes")" -gt 1000 ]
+	check "$cmd -o FIFO leaves it a FIFO" [ -p "$T/fifo.$cmd" ]
+done
