@@ -5,27 +5,23 @@
  */
 #include "lib/symbols/symtab.h"
 
-#include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* a hex digit's value plus one; 0: not a hex digit */
+static const uint8_t hexval1[256] = {
+	['0'] = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	['A'] = 11, 12, 13, 14, 15, 16,
+	['a'] = 11, 12, 13, 14, 15, 16,
+};
 
 /* perf keeps text, weak, data and bss symbols; the rest (absolute, read-only
  * data, ...) would only shadow functions */
 static bool wanted(char type)
 {
-	switch (toupper((unsigned char)type)) {
+	switch (type & ~0x20) {		/* ASCII upper case */
 	case 'T': case 'W': case 'D': case 'B':
 		return true;
 	}
@@ -36,7 +32,7 @@ static enum cs_sym_bind binding(char type)
 {
 	if (type == 'W')
 		return CS_SYM_WEAK;
-	return isupper((unsigned char)type) ? CS_SYM_GLOBAL : CS_SYM_LOCAL;
+	return type >= 'A' && type <= 'Z' ? CS_SYM_GLOBAL : CS_SYM_LOCAL;
 }
 
 long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
@@ -51,7 +47,7 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *name, *name_end, *q;
 		uint64_t addr = 0;
-		int digits = 0, v;
+		int digits, v;
 		char type;
 		const char *mod = NULL;
 
@@ -63,11 +59,11 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 			continue;
 		}
 		q = p;
-		while (q < eol && (v = hexval(*q)) >= 0) {
-			addr = addr << 4 | (uint64_t)v;
+		while (q < eol && (v = hexval1[(unsigned char)*q])) {
+			addr = addr << 4 | (uint64_t)(v - 1);
 			q++;
-			digits++;
 		}
+		digits = (int)(q - p);
 		if (!digits || digits > 16 || q + 3 > eol || *q != ' ' ||
 		    q[2] != ' ') {
 			*bad_line = line;
@@ -76,8 +72,14 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 		type = q[1];
 		name = q + 3;
 		name_end = name;
-		while (name_end < eol && *name_end != '\t' && *name_end != ' ')
+		while (name_end < eol && (unsigned char)*name_end > ' ')
 			name_end++;
+		/* other control characters belong to the name, as before */
+		while (name_end < eol && *name_end != '\t' && *name_end != ' ') {
+			name_end++;
+			while (name_end < eol && (unsigned char)*name_end > ' ')
+				name_end++;
+		}
 		if (name_end == name) {
 			*bad_line = line;
 			return -EBADMSG;

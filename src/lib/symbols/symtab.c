@@ -147,7 +147,11 @@ int cs_symtab_finish(struct cs_symtab *t)
 
 	if (!t->nr)
 		return 0;
-	qsort(t->ent, t->nr, sizeof(*t->ent), cmp_entry);
+	/* kallsyms come sorted: check before paying for a sort */
+	for (i = 1; i < t->nr && t->ent[i - 1].start <= t->ent[i].start; i++)
+		;
+	if (i < t->nr)
+		qsort(t->ent, t->nr, sizeof(*t->ent), cmp_entry);
 	/*
 	 * Close unsized symbols first, then pick one per address - perf's
 	 * order. So of unsized aliases (kallsyms) all but the last in file
