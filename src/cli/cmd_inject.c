@@ -87,6 +87,22 @@ static int copy_metadata(const char *path, struct cs_writer *w)
 		if (len <= size - 4 && memchr((const char *)data + 4, '\0', len))
 			err = cs_writer_set_string(w, CS_FEAT_CPUID, (const char *)data + 4);
 	}
+	/* the rest of the header (topology, caches, memory, PMU mappings,
+	 * clock data, ...) goes across as it is; what the writer builds itself
+	 * (build ids, strings, events, compression) and what describes the
+	 * input's own container (DIR_FORMAT, COMPRESSED) does not */
+	for (int feat = 1; !err && feat < CS_FEAT_LAST; feat++) {
+		switch (feat) {
+		case CS_FEAT_BUILD_ID: case CS_FEAT_HOSTNAME: case CS_FEAT_OSRELEASE:
+		case CS_FEAT_VERSION: case CS_FEAT_ARCH: case CS_FEAT_NRCPUS:
+		case CS_FEAT_CPUDESC: case CS_FEAT_CPUID: case CS_FEAT_CMDLINE:
+		case CS_FEAT_EVENT_DESC: case CS_FEAT_COMPRESSED:
+		case CS_FEAT_DIR_FORMAT:
+			continue;
+		}
+		if (!cs_reader_feature(r, feat, &data, &size) && size)
+			err = cs_writer_set_feature_raw(w, feat, data, size);
+	}
 	if (err)
 		cli_error("%s", cs_writer_error(w)[0] ? cs_writer_error(w) : strerror(-err));
 	cs_reader_free(r);

@@ -229,8 +229,10 @@ static int open_file(struct cs_reader *r, size_t size)
 				PRIx64 " is misaligned, inside the header or past the end of the "
 				"file (%zu bytes)", r->path, h.data.offset, size);
 	r->pos = h.data.offset;
-	if (!h.data.size) {
-		/* a recorder that died before rewriting the header */
+	if (!h.data.size && !(h.adds_features[0] | h.adds_features[1] |
+				h.adds_features[2] | h.adds_features[3])) {
+		/* a recorder that died before rewriting the header: a finished
+		 * file with no records also says 0, but always has features */
 		r->open_ended = true;
 		r->data_end = r->claimed_end = size;
 		r->feat.info.data_size = size - h.data.offset;

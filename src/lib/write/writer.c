@@ -69,6 +69,7 @@ struct cs_writer {
 	size_t nr_ids;
 
 	char *str[CS_FEAT_LAST];	/* string features */
+	struct cs_fbuf raw[CS_FEAT_LAST];	/* copied feature sections */
 	char **argv;
 	int argc;
 	bool has_nrcpus;
@@ -531,14 +532,49 @@ static bool feature_payload(struct cs_writer *w, int feat, struct cs_fbuf *b,
 		return true;
 	}
 	}
+	if (feat > 0 && feat < CS_FEAT_LAST && w->raw[feat].len) {
+		cs_fbuf_bytes(b, w->raw[feat].p, w->raw[feat].len);
+		return true;
+	}
 	return false;
 }
 
-static const int features[] = {
-	CS_FEAT_BUILD_ID, CS_FEAT_HOSTNAME, CS_FEAT_OSRELEASE, CS_FEAT_VERSION,
-	CS_FEAT_ARCH, CS_FEAT_NRCPUS, CS_FEAT_CPUDESC, CS_FEAT_CPUID,
-	CS_FEAT_CMDLINE, CS_FEAT_EVENT_DESC, CS_FEAT_COMPRESSED,
-};
+/* Features whose content the writer builds itself. */
+static bool feature_is_built(int feat)
+{
+	switch (feat) {
+	case CS_FEAT_BUILD_ID: case CS_FEAT_HOSTNAME: case CS_FEAT_OSRELEASE:
+	case CS_FEAT_VERSION: case CS_FEAT_ARCH: case CS_FEAT_NRCPUS:
+	case CS_FEAT_CPUDESC: case CS_FEAT_CPUID: case CS_FEAT_CMDLINE:
+	case CS_FEAT_EVENT_DESC: case CS_FEAT_COMPRESSED:
+		return true;
+	}
+	return false;
+}
+
+int cs_writer_set_feature_raw(struct cs_writer *w, int feat, const void *data,
+			      size_t size)
+{
+	struct cs_fbuf *b;
+
+	if (w->err)
+		return w->err;
+	/* DIR_FORMAT describes a directory of files, not the one we write */
+	if (feat <= 0 || feat >= CS_FEAT_LAST || feature_is_built(feat) ||
+	    feat == CS_FEAT_DIR_FORMAT)
+		return fail(w, -EINVAL, "%s: %s", "not a feature that can be copied");
+	if (w->o.big_endian)
+		return fail(w, -EOPNOTSUPP, "%s: %s",
+			    "big-endian output: a copied feature cannot be swapped");
+	if (w->o.pipe && w->begun)
+		return fail(w, -EINVAL, "%s: %s", "pipe mode: features go before the data");
+	b = &w->raw[feat];
+	b->len = 0;
+	cs_fbuf_bytes(b, data, size);
+	if (b->oom)
+		return fail(w, -ENOMEM, "%s: %s", "out of memory");
+	return 0;
+}
 
 static int cmp_wid(const void *a, const void *b)
 {
@@ -628,16 +664,16 @@ static int begin_pipe(struct cs_writer *w)
 	/* perf sends build ids as their own records, not as a feature */
 	for (size_t i = 0; i < w->nr_bids; i++)
 		put_build_id(&b, &w->bids[i], CS_RECORD_HEADER_BUILD_ID, true);
-	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+	for (int feat = 1; feat < CS_FEAT_LAST; feat++) {
 		size_t start = b.len;
 
-		if (features[i] == CS_FEAT_BUILD_ID)
+		if (feat == CS_FEAT_BUILD_ID)
 			continue;
 		cs_fbuf_u32(&b, CS_RECORD_HEADER_FEATURE);
 		cs_fbuf_u16(&b, 0);
 		cs_fbuf_u16(&b, 0);
-		cs_fbuf_u64(&b, (uint64_t)features[i]);
-		if (!feature_payload(w, features[i], &b, &u)) {
+		cs_fbuf_u64(&b, (uint64_t)feat);
+		if (!feature_payload(w, feat, &b, &u)) {
 			b.len = start;
 			continue;
 		}
@@ -828,19 +864,20 @@ static int finish_file(struct cs_writer *w)
 	struct cs_fbuf pay = { .swap = w->o.big_endian };
 	struct cs_fbuf hdr = { .swap = w->o.big_endian };
 	uint64_t feats[4] = { 0 };
-	size_t nr = 0, starts[sizeof(features) / sizeof(features[0]) + 1];
+	size_t nr = 0, starts[CS_FEAT_LAST + 1];
 	struct utsname u;
 	uint64_t base;
 	int err;
 
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+	/* sections in the order of their feature bits, as readers expect */
+	for (int feat = 1; feat < CS_FEAT_LAST; feat++) {
 		size_t start = pay.len;
 
-		if (!feature_payload(w, features[i], &pay, &u))
+		if (!feature_payload(w, feat, &pay, &u))
 			continue;
-		feats[features[i] / 64] |= 1ULL << (features[i] % 64);
+		feats[feat / 64] |= 1ULL << (feat % 64);
 		starts[nr++] = start;
 	}
 	starts[nr] = pay.len;
@@ -906,8 +943,10 @@ void cs_writer_free(struct cs_writer *w)
 	}
 	free(w->ev);
 	free(w->ids);
-	for (int i = 0; i < CS_FEAT_LAST; i++)
+	for (int i = 0; i < CS_FEAT_LAST; i++) {
 		free(w->str[i]);
+		cs_fbuf_free(&w->raw[i]);
+	}
 	for (int i = 0; i < w->argc; i++)
 		free(w->argv[i]);
 	free(w->argv);

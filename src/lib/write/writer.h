@@ -44,6 +44,14 @@ int cs_writer_set_nr_cpus(struct cs_writer *w, uint32_t online, uint32_t avail);
 int cs_writer_add_build_id(struct cs_writer *w, int32_t pid, uint16_t misc,
 			   const uint8_t *build_id, size_t size, const char *path);
 
+/* A feature section the writer does not build itself (topology, caches,
+ * PMU mappings, ...), as raw bytes in native byte order, copied. Refused
+ * (-EOPNOTSUPP) for a big-endian writer, which cannot swap a layout it does
+ * not know, and (-EINVAL) for the features the writer builds: BUILD_ID,
+ * the strings, NRCPUS, CMDLINE, EVENT_DESC, COMPRESSED, and DIR_FORMAT. */
+int cs_writer_set_feature_raw(struct cs_writer *w, int feat, const void *data,
+			      size_t size);
+
 /* Starts the data section. */
 int cs_writer_begin(struct cs_writer *w);
 
