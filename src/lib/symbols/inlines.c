@@ -1,9 +1,11 @@
 /* inlines.c - inlined-function chains from DWARF through libdw. */
 #include "lib/symbols/inlines.h"
 #include "lib/symbols/symtab.h"
+#include "lib/symbols/debugimg.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <libelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -42,6 +44,9 @@ struct answer {				/* one cached address */
 struct cs_inlines {
 	int fd;
 	Dwarf *dw;
+	Elf *elf;			/* the file, when dw is made of image */
+	Elf *img_elf;
+	char *image;			/* see debugimg.h */
 	struct cu_range *ranges;
 	size_t nr_ranges, cap_ranges;
 	struct answer *cache;		/* open addressing, power of two */
@@ -101,6 +106,29 @@ static int index_cus(struct cs_inlines *in)
 	return 0;
 }
 
+/* From the image of the sections we read when the file compresses them
+ * (debugimg.h), else as libdw opens any file. */
+static void open_dwarf(struct cs_inlines *in)
+{
+	size_t size;
+
+	if (elf_version(EV_CURRENT) != EV_NONE &&
+	    (in->elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL)) &&
+	    elf_kind(in->elf) == ELF_K_ELF &&
+	    cs_debugimg_build(in->elf, &in->image, &size) == 0 &&
+	    (in->img_elf = elf_memory(in->image, size)) &&
+	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
+		return;
+	if (in->img_elf)
+		elf_end(in->img_elf);
+	if (in->elf)
+		elf_end(in->elf);
+	free(in->image);
+	in->img_elf = in->elf = NULL;
+	in->image = NULL;
+	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
+}
+
 int cs_inlines_open(const char *path, struct cs_inlines **out)
 {
 	struct cs_inlines *in;
@@ -116,10 +144,9 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 		free(in);
 		return err;
 	}
-	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
+	open_dwarf(in);
 	if (!in->dw) {
-		close(in->fd);
-		free(in);
+		cs_inlines_free(in);
 		return -ENODATA;
 	}
 	err = index_cus(in);
@@ -401,6 +428,11 @@ void cs_inlines_free(struct cs_inlines *in)
 		return;
 	if (in->dw)
 		dwarf_end(in->dw);
+	if (in->img_elf)
+		elf_end(in->img_elf);
+	if (in->elf)
+		elf_end(in->elf);
+	free(in->image);
 	if (in->fd >= 0)
 		close(in->fd);
 	for (size_t i = 0; i < 256; i++) {
