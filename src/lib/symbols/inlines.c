@@ -41,6 +41,12 @@ struct answer {				/* one cached address */
 	bool used;
 };
 
+struct memo {
+	const char *raw;		/* in the DWARF's string section */
+	const char *name;		/* interned; NULL: empty slot */
+	bool demangle;
+};
+
 struct cs_inlines {
 	int fd;
 	Dwarf *dw;
@@ -55,6 +61,10 @@ struct cs_inlines {
 	size_t nr_names, cap_names;
 	char **owned;			/* interned strings */
 	size_t nr_owned, cap_owned;
+	const char **set;		/* owned[], hashed by content */
+	size_t set_cap;
+	struct memo *memo;		/* DWARF string -> interned name */
+	size_t memo_cap, memo_nr;
 	struct cu_index *cus[256];	/* by CU offset hash */
 };
 
@@ -160,32 +170,115 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 	return 0;
 }
 
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return (size_t)(h ^ h >> 29);
+}
+
+static size_t hash_ptr(const char *p, bool demangle)
+{
+	uint64_t h = ((uintptr_t)p * 2 + demangle) * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 20);
+}
+
+/* the interned copy equal to s, or where it would go */
+static const char **set_slot(struct cs_inlines *in, const char *s)
+{
+	size_t i = hash_str(s) & (in->set_cap - 1);
+
+	while (in->set[i] && strcmp(in->set[i], s))
+		i = (i + 1) & (in->set_cap - 1);
+	return &in->set[i];
+}
+
+static struct memo *memo_slot(struct cs_inlines *in, const char *raw,
+			      bool demangle)
+{
+	size_t i = hash_ptr(raw, demangle) & (in->memo_cap - 1);
+
+	while (in->memo[i].name &&
+	       (in->memo[i].raw != raw || in->memo[i].demangle != demangle))
+		i = (i + 1) & (in->memo_cap - 1);
+	return &in->memo[i];
+}
+
+/* Keeps both tables at most half full. */
+static int grow_tables(struct cs_inlines *in)
+{
+	if ((in->nr_owned + 1) * 2 > in->set_cap) {
+		size_t cap = in->set_cap ? in->set_cap * 2 : 1024;
+		const char **set = calloc(cap, sizeof(*set));
+
+		if (!set)
+			return -ENOMEM;
+		free(in->set);
+		in->set = set;
+		in->set_cap = cap;
+		for (size_t i = 0; i < in->nr_owned; i++)
+			*set_slot(in, in->owned[i]) = in->owned[i];
+	}
+	if ((in->memo_nr + 1) * 2 > in->memo_cap) {
+		struct memo *old = in->memo;
+		size_t old_cap = in->memo_cap;
+		size_t cap = old_cap ? old_cap * 2 : 1024;
+
+		in->memo = calloc(cap, sizeof(*in->memo));
+		if (!in->memo) {
+			in->memo = old;
+			return -ENOMEM;
+		}
+		in->memo_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].name)
+				*memo_slot(in, old[i].raw, old[i].demangle) = old[i];
+		free(old);
+	}
+	return 0;
+}
+
+/* One copy of each name; a DWARF string is demangled once. */
 static const char *intern(struct cs_inlines *in, const char *s, bool demangle)
 {
-	char *copy = demangle ? cs_demangle(s) : NULL;
+	struct memo *m;
+	const char **slot;
+	char *copy;
 
-	for (size_t i = in->nr_owned; i-- > 0;)
-		if (!strcmp(in->owned[i], copy ? copy : s)) {
-			free(copy);
-			return in->owned[i];
-		}
-	if (in->nr_owned == in->cap_owned) {
-		size_t cap = in->cap_owned ? in->cap_owned * 2 : 64;
-		char **p = realloc(in->owned, cap * sizeof(*p));
-
-		if (!p) {
-			free(copy);
-			return NULL;
-		}
-		in->owned = p;
-		in->cap_owned = cap;
-	}
-	if (!copy)
-		copy = strdup(s);
-	if (!copy)
+	if (grow_tables(in))
 		return NULL;
-	in->owned[in->nr_owned++] = copy;
-	return copy;
+	m = memo_slot(in, s, demangle);
+	if (m->name)
+		return m->name;
+	copy = demangle ? cs_demangle(s) : NULL;
+	slot = set_slot(in, copy ? copy : s);
+	if (*slot) {
+		free(copy);
+	} else {
+		if (in->nr_owned == in->cap_owned) {
+			size_t cap = in->cap_owned ? in->cap_owned * 2 : 64;
+			char **p = realloc(in->owned, cap * sizeof(*p));
+
+			if (!p) {
+				free(copy);
+				return NULL;
+			}
+			in->owned = p;
+			in->cap_owned = cap;
+		}
+		if (!copy)
+			copy = strdup(s);
+		if (!copy)
+			return NULL;
+		in->owned[in->nr_owned++] = copy;
+		*slot = copy;
+	}
+	*m = (struct memo){ s, *slot, demangle };
+	in->memo_nr++;
+	return *slot;
 }
 
 /* perf (like addr2line) names an inlined function by its linkage name
@@ -447,6 +540,8 @@ void cs_inlines_free(struct cs_inlines *in)
 	for (size_t i = 0; i < in->nr_owned; i++)
 		free(in->owned[i]);
 	free(in->owned);
+	free(in->set);
+	free(in->memo);
 	free(in->names);
 	free(in->cache);
 	free(in->ranges);
