@@ -385,16 +385,35 @@ static char *cpy(char *p, const char *s, size_t n)
 	return p + n;
 }
 
-/* %*lx */
+/* 8 hex digits of x, most significant first, as one word in memory order:
+ * nibbles spread to bytes, then each byte made an ASCII digit */
+static uint64_t hex8(uint32_t x)
+{
+	uint64_t v = x, letter;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffULL;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	letter = (v + 0x0606060606060606ULL) >> 4 & 0x0101010101010101ULL;
+	v += 0x3030303030303030ULL + letter * ('a' - '0' - 10);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* %*lx, width 0 or 16 */
 static char *hex_to(char *p, uint64_t v, int width)
 {
-	static const char hex[] = "0123456789abcdef";
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	uint64_t w[2] = { hex8((uint32_t)(v >> 32)), hex8((uint32_t)v) };
 
-	for (; width > n; width--)
-		*p++ = ' ';
-	for (int k = n; k-- > 0; v >>= 4)
-		p[k] = hex[v & 15];
+	if (width == 16) {
+		memcpy(p, w, 16);
+		memset(p, ' ', (size_t)(16 - n));
+		return p + 16;
+	}
+	memcpy(p, (const char *)w + 16 - n, (size_t)n);
 	return p + n;
 }
 
@@ -605,6 +624,132 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	put_ch(sc, '\n');
 }
 
+/* %*lu (pad ' ') or %0*lu (pad '0') */
+static char *dec_to(char *p, uint64_t v, int width, char pad)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[19 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (; width > n; width--)
+		*p++ = pad;
+	memcpy(p, tmp + 20 - n, (size_t)n);
+	return p + n;
+}
+
+/* %*d */
+static char *int_to(char *p, int32_t v, int width)
+{
+	char tmp[21];
+	int n = 0;
+	uint64_t u = v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
+
+	do {
+		tmp[20 - n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		tmp[20 - n++] = '-';
+	for (; width > n; width--)
+		*p++ = ' ';
+	memcpy(p, tmp + 21 - n, (size_t)n);
+	return p + n;
+}
+
+/* A sample's first line up to the stack, as put_start() and the period
+ * and event fields write it, in one go; false when its names are too long
+ * for that (the caller then writes it piecewise). */
+static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
+		     const struct cs_sample *smp)
+{
+	uint64_t st = sample_type_of(e);
+	unsigned int f = sc->fields;
+	const char *comm = NULL, *name = NULL;
+	size_t comm_len = 0, name_len = 0;
+	char *p, *start;
+
+	if (f & CS_SCRIPT_COMM) {
+		comm = cs_machine_comm_at(sc->machine, smp->pid, smp->tid,
+					  smp->time);
+		if (!comm)
+			return false;		/* ":TID": the rare way */
+		comm_len = strlen(comm);
+	}
+	if (f & CS_SCRIPT_EVENT) {
+		name = e && e->name ? e->name : "[unknown]";
+		name_len = strlen(name);
+	}
+	if (comm_len > BUF_SIZE / 4 || name_len > BUF_SIZE / 4 ||
+	    (size_t)sc->name_width > BUF_SIZE / 4 ||
+	    !(p = room(sc, comm_len + name_len + (size_t)sc->name_width + 160)))
+		return false;
+	start = p;
+	if (comm) {
+		/* perf pads the name only when no stack lines follow */
+		if (!((f & CS_SCRIPT_IP) && (st & CS_SAMPLE_CALLCHAIN)))
+			for (size_t k = comm_len; k < 16; k++)
+				*p++ = ' ';
+		p = cpy(p, comm, comm_len);
+		*p++ = ' ';
+	}
+	if (st & CS_SAMPLE_TID) {
+		if ((f & CS_SCRIPT_PID) && (f & CS_SCRIPT_TID)) {
+			char *t;
+
+			p = int_to(p, (int32_t)smp->pid, 7);
+			*p++ = '/';
+			/* %-7d of the tid as unsigned */
+			t = p;
+			p = dec_to(p, smp->tid, 0, ' ');
+			while (p - t < 7)
+				*p++ = ' ';
+			*p++ = ' ';
+		} else if (f & (CS_SCRIPT_PID | CS_SCRIPT_TID)) {
+			p = int_to(p, (int32_t)(f & CS_SCRIPT_PID ? smp->pid :
+						smp->tid), 7);
+			*p++ = ' ';
+		}
+	}
+	if ((st & CS_SAMPLE_CPU) && (f & CS_SCRIPT_CPU)) {
+		*p++ = '[';
+		p = dec_to(p, smp->cpu, 3, '0');
+		*p++ = ']';
+		*p++ = ' ';
+	}
+	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME)) {
+		/* "%lu.%06lu" right-aligned in 12 */
+		uint64_t sec = smp->time / 1000000000ULL;
+		uint64_t us = smp->time % 1000000000ULL / 1000;
+		int digits = 1;
+
+		for (uint64_t x = sec; x >= 10; x /= 10)
+			digits++;
+		for (int k = digits + 7; k < 12; k++)
+			*p++ = ' ';
+		p = dec_to(p, sec, 0, ' ');
+		*p++ = '.';
+		p = dec_to(p, us, 6, '0');
+		*p++ = ':';
+		*p++ = ' ';
+	}
+	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD)) {
+		p = dec_to(p, smp->period, 10, ' ');
+		*p++ = ' ';
+	}
+	if (name) {
+		for (int k = (int)name_len; k < sc->name_width; k++)
+			*p++ = ' ';
+		p = cpy(p, name, name_len);
+		*p++ = ':';
+		*p++ = ' ';
+	}
+	sc->len += (size_t)(p - start);
+	return true;
+}
+
 static int script_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_script *sc = ctx;
@@ -631,14 +776,17 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	uint64_t st = sample_type_of(e);
 	size_t n;
 
-	put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
-	if ((st & CS_SAMPLE_PERIOD) && (sc->fields & CS_SCRIPT_PERIOD)) {
-		put_dec_w(sc, smp->period, 10, ' ');
-		put_ch(sc, ' ');
-	}
-	if (sc->fields & CS_SCRIPT_EVENT) {
-		put_str_w(sc, e && e->name ? e->name : "[unknown]", sc->name_width);
-		put_mem(sc, ": ", 2);
+	if (!put_head(sc, e, smp)) {
+		put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
+		if ((st & CS_SAMPLE_PERIOD) && (sc->fields & CS_SCRIPT_PERIOD)) {
+			put_dec_w(sc, smp->period, 10, ' ');
+			put_ch(sc, ' ');
+		}
+		if (sc->fields & CS_SCRIPT_EVENT) {
+			put_str_w(sc, e && e->name ? e->name : "[unknown]",
+				  sc->name_width);
+			put_mem(sc, ": ", 2);
+		}
 	}
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
