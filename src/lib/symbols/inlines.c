@@ -325,7 +325,8 @@ static int add_inl(struct cu_index *ci, uint64_t lo, uint64_t hi,
 
 /* Every inlined call with code in the CU: one walk of its DIE tree, where
  * dwarf_getscopes() would walk it again for every address. */
-static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth)
+static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth,
+		bool types)
 {
 	Dwarf_Die die;
 
@@ -344,12 +345,28 @@ static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth)
 		}
 		if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 		     tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
-		     tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+		     (types && (tag == DW_TAG_class_type ||
+				tag == DW_TAG_structure_type)) ||
 		     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
-		    dwarf_haschildren(&die) && walk(ci, &die, depth + 1))
+		    dwarf_haschildren(&die) && walk(ci, &die, depth + 1, types))
 			return -ENOMEM;
 	} while (dwarf_siblingof(&die, &die) == 0);
 	return 0;
+}
+
+/* A C struct holds no functions: its members need no walk. (libc's CUs
+ * each declare hundreds of structs from their headers.) */
+static bool c_language(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case 0x002c:			/* DW_LANG_C17, DWARF 6 */
+		return true;
+	}
+	return false;
 }
 
 static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
@@ -365,7 +382,8 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 	if (!ci)
 		return NULL;
 	ci->cu = cu;
-	if (dwarf_offdie(in->dw, cu, &die) && walk(ci, &die, 0)) {
+	if (dwarf_offdie(in->dw, cu, &die) &&
+	    walk(ci, &die, 0, !c_language(dwarf_srclang(&die)))) {
 		free(ci->v);
 		free(ci);
 		return NULL;
