@@ -25,6 +25,7 @@ struct inl {				/* one range of one inlined call */
 	uint64_t reach;			/* max hi of this and all before it */
 	Dwarf_Off die;
 	uint32_t depth;			/* nesting: deeper is more inner */
+	const char *name;		/* interned once asked for, or NULL */
 };
 
 struct cu_index {			/* a CU's inlined calls, built once */
@@ -34,12 +35,6 @@ struct cu_index {			/* a CU's inlined calls, built once */
 	struct cu_index *next;
 };
 
-struct answer {				/* one cached address */
-	uint64_t addr;
-	uint32_t first;			/* index into names */
-	uint8_t n;
-	bool used;
-};
 
 struct memo {
 	const char *raw;		/* in the DWARF's string section */
@@ -55,10 +50,6 @@ struct cs_inlines {
 	char *image;			/* see debugimg.h */
 	struct cu_range *ranges;
 	size_t nr_ranges, cap_ranges;
-	struct answer *cache;		/* open addressing, power of two */
-	size_t cache_cap, cache_nr;
-	const char **names;		/* answers' names, back to back */
-	size_t nr_names, cap_names;
 	char **owned;			/* interned strings */
 	size_t nr_owned, cap_owned;
 	const char **set;		/* owned[], hashed by content */
@@ -319,7 +310,7 @@ static int add_inl(struct cu_index *ci, uint64_t lo, uint64_t hi,
 		ci->v = p;
 		ci->cap = cap;
 	}
-	ci->v[ci->nr++] = (struct inl){ lo, hi, 0, die, depth };
+	ci->v[ci->nr++] = (struct inl){ lo, hi, 0, die, depth, NULL };
 	return 0;
 }
 
@@ -447,89 +438,27 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 			hit[j] = hit[j - 1];
 			hit[j - 1] = t;
 		}
+	/* a call's name is looked up once, not once per address in it */
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Die die;
 
-		out[i] = dwarf_offdie(in->dw, hit[i]->die, &die) ?
-			 die_name(in, &die) : NULL;
+		if (!hit[i]->name && dwarf_offdie(in->dw, hit[i]->die, &die))
+			hit[i]->name = die_name(in, &die);
+		out[i] = hit[i]->name;
 		if (!out[i])
 			return i;
 	}
 	return n;
 }
 
-static uint32_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (uint32_t)x;
-}
-
-static struct answer *slot(struct cs_inlines *in, uint64_t addr)
-{
-	size_t i = hash64(addr) & (in->cache_cap - 1);
-
-	while (in->cache[i].used && in->cache[i].addr != addr)
-		i = (i + 1) & (in->cache_cap - 1);
-	return &in->cache[i];
-}
-
-static int grow_cache(struct cs_inlines *in)
-{
-	struct answer *old = in->cache;
-	size_t old_cap = in->cache_cap;
-
-	in->cache_cap = old_cap ? old_cap * 2 : 1024;
-	in->cache = calloc(in->cache_cap, sizeof(*in->cache));
-	if (!in->cache) {
-		in->cache = old;
-		in->cache_cap = old_cap;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].used)
-			*slot(in, old[i].addr) = old[i];
-	free(old);
-	return 0;
-}
-
 size_t cs_inlines_at(struct cs_inlines *in, uint64_t vaddr, const char **names,
 		     size_t cap)
 {
 	const char *found[MAX_DEPTH];
-	struct answer *a;
-	size_t n;
+	size_t n = lookup(in, vaddr, found);
 
-	if ((in->cache_nr + 1) * 2 > in->cache_cap && grow_cache(in))
-		return 0;
-	a = slot(in, vaddr);
-	if (!a->used) {
-		n = lookup(in, vaddr, found);
-		if (in->nr_names + n > in->cap_names) {
-			size_t c = in->cap_names ? in->cap_names * 2 : 1024;
-			const char **p;
-
-			while (c < in->nr_names + n)
-				c *= 2;
-			p = realloc(in->names, c * sizeof(*p));
-			if (!p)
-				return 0;
-			in->names = p;
-			in->cap_names = c;
-		}
-		if (n)
-			memcpy(in->names + in->nr_names, found, n * sizeof(*found));
-		a->addr = vaddr;
-		a->first = (uint32_t)in->nr_names;
-		a->n = (uint8_t)n;
-		a->used = true;
-		in->nr_names += n;
-		in->cache_nr++;
-	}
-	n = a->n;
 	for (size_t i = 0; i < n && i < cap; i++)
-		names[i] = in->names[a->first + i];
+		names[i] = found[i];
 	return n;
 }
 
@@ -560,8 +489,6 @@ void cs_inlines_free(struct cs_inlines *in)
 	free(in->owned);
 	free(in->set);
 	free(in->memo);
-	free(in->names);
-	free(in->cache);
 	free(in->ranges);
 	free(in);
 }

@@ -2,8 +2,10 @@
  *
  * perf script shows, above a frame, one line per function inlined at its
  * address. The debug info of a binary (or of its separate debug file) is
- * opened on first use; answers are cached per address, since samples
- * repeat the same few thousand addresses.
+ * opened on first use; a CU's inlined calls are indexed when an address
+ * first falls in it, and each call is named once. Answers are not cached
+ * per address: a lookup is two binary searches, and callers cache what
+ * they make of an address (script's lines, out_inlines.c).
  */
 #ifndef CS_INLINES_H
 #define CS_INLINES_H
