@@ -553,7 +553,8 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 	const char *names[32];
 	size_t n = 0, bound, start, lines;
 
-	cs_frame_resolve(sc->machine, pid, f);
+	/* the machine's cache would hold what the line cache holds */
+	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc);
 	if (!sc->no_inline && f->loc.sym && !f->loc.kernel) {
 		n = cs_machine_inlines(sc->machine, pid, f->addr, names, 32);
 		if (n > 32)

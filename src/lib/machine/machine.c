@@ -707,7 +707,7 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 		*loc = c->loc;
 		return;
 	}
-	memset(loc, 0, sizeof(*loc));
+	memset(loc, 0, sizeof(loc[0]));
 	if (kernel)
 		resolve_kernel(m, addr, loc);
 	else
@@ -715,6 +715,17 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	c->space = space;
 	c->addr = addr;
 	c->loc = *loc;
+}
+
+void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
+			     uint8_t cpumode, uint64_t addr,
+			     struct cs_location *loc)
+{
+	memset(loc, 0, sizeof(loc[0]));
+	if (cs_machine_is_kernel(cpumode, addr))
+		resolve_kernel(m, addr, loc);
+	else
+		resolve_user(m, u32map_get(&m->procs, pid), addr, loc);
 }
 
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)

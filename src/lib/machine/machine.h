@@ -54,6 +54,13 @@ static inline bool cs_machine_is_kernel(uint8_t cpumode, uint64_t addr)
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid);
 uint64_t cs_machine_kernel_space(const struct cs_machine *m);
 
+/* cs_machine_resolve() without its cache, for a caller that caches what
+ * it makes of the answer itself (an address it asks about twice is one
+ * it could not keep): the cache would only cost a random memory access. */
+void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
+			     uint8_t cpumode, uint64_t addr,
+			     struct cs_location *loc);
+
 /* Functions the compiler inlined at a user address of pid (from the
  * binary's DWARF), innermost first, without the function they sit in -
  * what perf script prints as "(inlined)" frames. Fills names[0..cap) and
