@@ -18,6 +18,7 @@
 struct cu_range {
 	uint64_t lo, hi;		/* [lo, hi) */
 	Dwarf_Off cu;			/* offset of the CU's DIE */
+	struct cu_index *ci;		/* the CU's calls once indexed */
 };
 
 struct inl {				/* one range of one inlined call */
@@ -80,7 +81,7 @@ static int add_range(struct cs_inlines *in, uint64_t lo, uint64_t hi,
 		in->ranges = p;
 		in->cap_ranges = cap;
 	}
-	in->ranges[in->nr_ranges++] = (struct cu_range){ lo, hi, cu };
+	in->ranges[in->nr_ranges++] = (struct cu_range){ lo, hi, cu, NULL };
 	return 0;
 }
 
@@ -408,7 +409,11 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	/* ranges may nest or overlap a little: look back a few */
 	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
 		if (addr < in->ranges[k].hi) {
-			ci = cu_index(in, in->ranges[k].cu);
+			/* kept on the range: a hash chain walk per address
+			 * was a cache miss per link */
+			ci = in->ranges[k].ci;
+			if (!ci)
+				ci = in->ranges[k].ci = cu_index(in, in->ranges[k].cu);
 			break;
 		}
 	}
