@@ -195,6 +195,32 @@ static int read_features(struct cs_reader *r, const struct cs_perf_file_header *
 	return 0;
 }
 
+/*
+ * A header whose data size is 0 was left by a recorder that died before
+ * rewriting it (its data then runs to the end of the file), or belongs to
+ * a finished file that holds no records. Only the second has a feature
+ * section table right after the (empty) data whose sections all lie
+ * between that table and the end of the file.
+ */
+static bool finished_without_records(const struct cs_reader *r,
+				     const struct cs_perf_file_header *h)
+{
+	uint64_t nr = 0, toff = h->data.offset;
+
+	for (int i = 0; i < 4; i++)
+		nr += (uint64_t)__builtin_popcountll(h->adds_features[i]);
+	if (!nr || !in_file(r, toff, nr * 16))
+		return false;
+	for (uint64_t k = 0; k < nr; k++) {
+		uint64_t off = cs_ld64x(r->map + toff + k * 16, r->swap);
+		uint64_t size = cs_ld64x(r->map + toff + k * 16 + 8, r->swap);
+
+		if (off < toff + nr * 16 || !in_file(r, off, size))
+			return false;
+	}
+	return true;
+}
+
 static int open_file(struct cs_reader *r, size_t size)
 {
 	struct cs_perf_file_header h;
@@ -229,10 +255,8 @@ static int open_file(struct cs_reader *r, size_t size)
 				PRIx64 " is misaligned, inside the header or past the end of the "
 				"file (%zu bytes)", r->path, h.data.offset, size);
 	r->pos = h.data.offset;
-	if (!h.data.size && !(h.adds_features[0] | h.adds_features[1] |
-				h.adds_features[2] | h.adds_features[3])) {
-		/* a recorder that died before rewriting the header: a finished
-		 * file with no records also says 0, but always has features */
+	if (!h.data.size && !finished_without_records(r, &h)) {
+		/* a recorder that died before rewriting the header */
 		r->open_ended = true;
 		r->data_end = r->claimed_end = size;
 		r->feat.info.data_size = size - h.data.offset;
