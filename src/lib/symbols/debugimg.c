@@ -174,10 +174,17 @@ int cs_debugimg_build(Elf *elf, char **image, size_t *size)
 	total = shoff + (nr + 2) * sizeof(Elf64_Shdr);
 	if (total > SIZE_MAX)
 		return -ENOMEM;
-	img = calloc(1, (size_t)total);
+	/* the sections fill their places; only the rest is cleared */
+	img = malloc((size_t)total);
 	if (!img)
 		return -ENOMEM;
+	memset(img, 0, (size_t)parts[0].off);
+	memset(img + off, 0, (size_t)(total - off));
 	for (size_t i = 0; i < nr; i++) {
+		uint64_t end = parts[i].off + parts[i].size;
+
+		if (i + 1 < nr)
+			memset(img + end, 0, (size_t)(parts[i + 1].off - end));
 		err = unpack(&parts[i], img + parts[i].off);
 		if (err) {
 			free(img);
