@@ -45,7 +45,7 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *name, *name_end, *q;
+		const char *name, *name_end, *q, *space;
 		uint64_t addr = 0;
 		int digits, v;
 		char type;
@@ -71,15 +71,13 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 		}
 		type = q[1];
 		name = q + 3;
-		name_end = name;
-		while (name_end < eol && (unsigned char)*name_end > ' ')
-			name_end++;
-		/* other control characters belong to the name, as before */
-		while (name_end < eol && *name_end != '\t' && *name_end != ' ') {
-			name_end++;
-			while (name_end < eol && (unsigned char)*name_end > ' ')
-				name_end++;
-		}
+		/* the name ends at a tab (a module follows) or a space */
+		name_end = memchr(name, '\t', (size_t)(eol - name));
+		if (!name_end)
+			name_end = eol;
+		space = memchr(name, ' ', (size_t)(name_end - name));
+		if (space)
+			name_end = space;
 		if (name_end == name) {
 			*bad_line = line;
 			return -EBADMSG;
