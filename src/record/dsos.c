@@ -1,5 +1,6 @@
 /* dsos.c - per-process maps of executable files, hit marking, build ids. */
 #include "record/dsos.h"
+#include "lib/util/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,14 +48,6 @@ struct cs_dsos {
 	bool kernel_hit;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 static size_t pid_slot(uint32_t pid, size_t cap)
 {
@@ -89,7 +82,7 @@ static int grow_dso_tab(struct cs_dsos *d)
 	if (!tab)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->nr_dsos; i++) {
-		size_t j = hash_str(d->dsos[i].path) & (cap - 1);
+		size_t j = cs_hash_str(d->dsos[i].path) & (cap - 1);
 
 		while (tab[j])
 			j = (j + 1) & (cap - 1);
@@ -104,7 +97,7 @@ static int grow_dso_tab(struct cs_dsos *d)
 /* The index of path's dso, added if new; negative errno on failure. */
 static long dso_index(struct cs_dsos *d, const char *path)
 {
-	size_t j = hash_str(path) & (d->dso_tab_cap - 1);
+	size_t j = cs_hash_str(path) & (d->dso_tab_cap - 1);
 	struct dso *nd;
 
 	for (; d->dso_tab[j]; j = (j + 1) & (d->dso_tab_cap - 1))
@@ -113,7 +106,7 @@ static long dso_index(struct cs_dsos *d, const char *path)
 	if ((d->nr_dsos + 1) * 2 > d->dso_tab_cap) {
 		if (grow_dso_tab(d))
 			return -ENOMEM;
-		for (j = hash_str(path) & (d->dso_tab_cap - 1); d->dso_tab[j];
+		for (j = cs_hash_str(path) & (d->dso_tab_cap - 1); d->dso_tab[j];
 		     j = (j + 1) & (d->dso_tab_cap - 1))
 			;
 	}

@@ -12,6 +12,7 @@
 #include "lib/machine/dso.h"
 #include "lib/machine/maps.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/strset.h"
 #include "abi/perf_abi.h"
 
 _Static_assert(CS_MISC_KERNEL == 1 && CS_MISC_GUEST_KERNEL == 4 &&
@@ -69,8 +70,7 @@ struct ksym {				/* a KSYMBOL (BPF program, ...) */
 struct cs_machine {
 	struct u32map threads, procs;
 	struct cs_dso_table *dsos;
-	char **comms;			/* interned command names */
-	size_t nr_comms, cap_comms;
+	struct cs_strset comms;		/* interned command names */
 	struct known_id *ids;
 	size_t nr_ids, cap_ids;
 	struct ksym *ksyms;		/* sorted by addr */
@@ -164,26 +164,8 @@ static void u32map_free(struct u32map *h, void (*fn)(void *))
 
 static const char *intern(struct cs_machine *m, const char *s)
 {
-	char *copy;
-
-	/* few distinct names, most recent ones most likely */
-	for (size_t i = m->nr_comms; i-- > 0;)
-		if (!strcmp(m->comms[i], s))
-			return m->comms[i];
-	if (m->nr_comms == m->cap_comms) {
-		size_t cap = m->cap_comms ? m->cap_comms * 2 : 64;
-		char **p = realloc(m->comms, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		m->comms = p;
-		m->cap_comms = cap;
-	}
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	m->comms[m->nr_comms++] = copy;
-	return copy;
+	/* a profile may name thousands of threads: hashed, not scanned */
+	return cs_strset_intern(&m->comms, s);
 }
 
 /* ---- life ----------------------------------------------------------------- */
@@ -250,9 +232,7 @@ void cs_machine_free(struct cs_machine *m)
 	u32map_free(&m->threads, free_thread);
 	u32map_free(&m->procs, free_proc);
 	cs_dso_table_free(m->dsos);
-	for (size_t i = 0; i < m->nr_comms; i++)
-		free(m->comms[i]);
-	free(m->comms);
+	cs_strset_free(&m->comms);
 	for (size_t i = 0; i < m->nr_ids; i++)
 		free(m->ids[i].path);
 	free(m->ids);

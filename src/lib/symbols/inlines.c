@@ -1,5 +1,6 @@
 /* inlines.c - inlined-function chains from DWARF through libdw. */
 #include "lib/symbols/inlines.h"
+#include "lib/util/hash.h"
 #include "lib/symbols/symtab.h"
 #include "lib/symbols/debugimg.h"
 
@@ -162,14 +163,6 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 	return 0;
 }
 
-static size_t hash_str(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return (size_t)(h ^ h >> 29);
-}
 
 static size_t hash_ptr(const char *p, bool demangle)
 {
@@ -181,7 +174,7 @@ static size_t hash_ptr(const char *p, bool demangle)
 /* the interned copy equal to s, or where it would go */
 static const char **set_slot(struct cs_inlines *in, const char *s)
 {
-	size_t i = hash_str(s) & (in->set_cap - 1);
+	size_t i = (size_t)cs_hash_str(s) & (in->set_cap - 1);
 
 	while (in->set[i] && strcmp(in->set[i], s))
 		i = (i + 1) & (in->set_cap - 1);
