@@ -104,6 +104,7 @@ demo: all
 
 bench: all
 	bench/run.sh
+	bench/record.sh
 
 clean:
 	rm -rf build
