@@ -38,6 +38,8 @@
 #include "lib/write/encode.h"
 #include "lib/write/writer.h"
 
+#include "canon_hex.h"
+
 #define MAXK 10			/* kernel ips of a sample (marker excluded) */
 #define MAXU 12			/* user ips of a stack */
 #define NR_KTHREADS 2
@@ -223,22 +225,6 @@ static uint64_t tick(void)
 
 /* ---- expected output ---- */
 
-/* Hex without a 0x; snprintf would make the expect file the slow part. */
-static size_t put_hex(char *p, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		p[i] = tmp[n - 1 - i];
-	return n;
-}
-
 static void expect_line(uint32_t tid, uint64_t time, const char *state,
 			const char *reason, const uint64_t *k, unsigned int nk,
 			const uint64_t *u, unsigned int nu, bool user_marker)
@@ -253,21 +239,21 @@ static void expect_line(uint32_t tid, uint64_t time, const char *state,
 			     reason);
 	/* kernel part: marker + ips */
 	if (nk) {
-		n += put_hex(line + n, CS_CONTEXT_KERNEL);
+		n += canon_put_hex(line + n, CS_CONTEXT_KERNEL);
 		first = false;
 		for (unsigned int i = 0; i < nk; i++) {
 			line[n++] = ',';
-			n += put_hex(line + n, k[i]);
+			n += canon_put_hex(line + n, k[i]);
 		}
 	}
 	if (user_marker) {
 		if (!first)
 			line[n++] = ',';
-		n += put_hex(line + n, CS_CONTEXT_USER);
+		n += canon_put_hex(line + n, CS_CONTEXT_USER);
 		first = false;
 		for (unsigned int i = 0; i < nu; i++) {
 			line[n++] = ',';
-			n += put_hex(line + n, u[i]);
+			n += canon_put_hex(line + n, u[i]);
 		}
 	}
 	if (first)
