@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "spec_example.h"
+
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
 #include "lib/read/decode.h"
@@ -376,20 +378,11 @@ static int teardown(void **state)
 /* The 64-byte record of SPEC.md §1, byte for byte. */
 static void spec_deferred_record_decodes(void **state)
 {
-	static const uint8_t rec[64] __attribute__((aligned(8))) = {
-		0x16, 0x00, 0x00, 0x00, 0x02, 0x00, 0x40, 0x00,
-		0x06, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
-		0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0xa7, 0x7f, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x0f, 0x0e, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x48, 0x14, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x08, 0x09, 0x00, 0x00, 0x08, 0x09, 0x00, 0x00,
-		0xe6, 0x7a, 0xe7, 0x35, 0x1c, 0x00, 0x00, 0x00,
-	};
+	const uint8_t *rec = spec_deferred_record;
 	struct fix *f = *state;
 	struct cs_event ev;
 
-	assert_int_equal(cs_decode(f->l, rec, sizeof(rec), 0x1000, "t.data",
+	assert_int_equal(cs_decode(f->l, rec, sizeof(spec_deferred_record), 0x1000, "t.data",
 				   &ev, &f->eb), 0);
 	assert_int_equal(ev.type, CS_RECORD_CALLCHAIN_DEFERRED);
 	assert_int_equal(ev.misc, CS_MISC_USER);
@@ -403,7 +396,7 @@ static void spec_deferred_record_decodes(void **state)
 	assert_int_equal(ev.id.tid, 2312);
 	assert_int_equal(ev.id.time, 0x1c35e77ae6ULL);
 	assert_non_null(ev.evsel);
-	assert_int_equal(cs_evlist_record_time(f->l, rec, sizeof(rec)),
+	assert_int_equal(cs_evlist_record_time(f->l, rec, sizeof(spec_deferred_record)),
 			 0x1c35e77ae6ULL);
 }
 

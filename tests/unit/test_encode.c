@@ -8,42 +8,21 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "spec_example.h"
+
 #include "lib/write/encode.h"
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
+#include "lib/read/bytes.h"
 #include "lib/util/errbuf.h"
 
 #define ALL_SAMPLE_BITS (CS_SAMPLE_MAX - 1)
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* SPEC.md's worked example from a real kernel, byte for byte. */
 static void deferred_record_is_the_kernel_layout(void **state)
 {
-	static const uint8_t want[64] = {
-		0x16, 0x00, 0x00, 0x00, 0x02, 0x00, 0x40, 0x00,
-		0x06, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
-		0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0xa7, 0x7f, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x0f, 0x0e, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x48, 0x14, 0x33, 0xfe, 0x18, 0x7f, 0x00, 0x00,
-		0x08, 0x09, 0x00, 0x00, 0x08, 0x09, 0x00, 0x00,
-		0xe6, 0x7a, 0xe7, 0x35, 0x1c, 0x00, 0x00, 0x00,
-	};
+	const uint8_t *want = spec_deferred_record;
 	struct cs_perf_attr a = {
 		.sample_type = CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
 			       CS_SAMPLE_CALLCHAIN | CS_SAMPLE_PERIOD,
@@ -75,19 +54,19 @@ static void identifier_is_first_in_samples_and_last_in_trailers(void **state)
 	(void)state;
 	n = cs_encode_sample(&a, &s, NULL, 0, buf, sizeof(buf));
 	assert_int_equal(n, 8 + 8 + 8 + 8 + 8);
-	assert_int_equal(ld64(buf + 8), 77);
-	assert_int_equal(ld32(buf + 16), 1);
-	assert_int_equal(ld32(buf + 20), 2);
-	assert_int_equal(ld64(buf + 24), 3);
-	assert_int_equal(ld32(buf + 32), 5);
-	assert_int_equal(ld32(buf + 36), 0);
+	assert_int_equal(cs_ld64(buf + 8), 77);
+	assert_int_equal(cs_ld32(buf + 16), 1);
+	assert_int_equal(cs_ld32(buf + 20), 2);
+	assert_int_equal(cs_ld64(buf + 24), 3);
+	assert_int_equal(cs_ld32(buf + 32), 5);
+	assert_int_equal(cs_ld32(buf + 36), 0);
 
 	n = cs_encode_sample_id(&a, &id, buf, sizeof(buf));
 	assert_int_equal(n, 32);
-	assert_int_equal(ld32(buf), 1);
-	assert_int_equal(ld64(buf + 8), 3);
-	assert_int_equal(ld32(buf + 16), 5);
-	assert_int_equal(ld64(buf + 24), 77);
+	assert_int_equal(cs_ld32(buf), 1);
+	assert_int_equal(cs_ld64(buf + 8), 3);
+	assert_int_equal(cs_ld32(buf + 16), 5);
+	assert_int_equal(cs_ld64(buf + 24), 77);
 }
 
 /* The cap is honoured to the byte, and "too big for you" differs from
@@ -127,7 +106,7 @@ static void strings_are_nul_padded_to_8(void **state)
 	assert_int_equal(cs_encode_comm(&a, &c, false, NULL, buf, sizeof(buf)), 24);
 	assert_int_equal(buf[4], 0);			/* misc */
 	assert_int_equal(cs_encode_comm(&a, &c2, true, NULL, buf, sizeof(buf)), 32);
-	assert_int_equal(ld32(buf + 4) & 0xffff, CS_MISC_COMM_EXEC);
+	assert_int_equal(cs_ld32(buf + 4) & 0xffff, CS_MISC_COMM_EXEC);
 	assert_string_equal((char *)buf + 16, "abcdefgh");
 	for (int i = 25; i < 32; i++)
 		assert_int_equal(buf[i], 0);

@@ -13,33 +13,11 @@
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "lib/read/bytes.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/encode.h"
 #include "lib/write/writer.h"
 
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t ld32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint16_t ld16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
 
 struct out {
 	char path[64];
@@ -182,10 +160,10 @@ static size_t strip_rounds(const uint8_t *p, const uint8_t *end, uint8_t *acc)
 	size_t n = 0;
 
 	while (p < end) {
-		uint16_t sz = ld16(p + 6);
+		uint16_t sz = cs_ld16(p + 6);
 
 		assert_true(sz >= 8 && sz % 8 == 0 && sz <= end - p);
-		if (ld32(p) != CS_RECORD_FINISHED_ROUND) {
+		if (cs_ld32(p) != CS_RECORD_FINISHED_ROUND) {
 			memcpy(acc + n, p, sz);
 			n += sz;
 		}
@@ -198,19 +176,19 @@ static size_t strip_rounds(const uint8_t *p, const uint8_t *end, uint8_t *acc)
 static const uint8_t *feature(const struct out *o, int feat, uint64_t *size)
 {
 	const uint8_t *h = o->data;
-	uint64_t table = ld64(h + 40) + ld64(h + 48);
+	uint64_t table = cs_ld64(h + 40) + cs_ld64(h + 48);
 	int k = 0;
 
-	if (!(ld64(h + 72 + 8 * (feat / 64)) & (1ULL << (feat % 64))))
+	if (!(cs_ld64(h + 72 + 8 * (feat / 64)) & (1ULL << (feat % 64))))
 		return NULL;
 	for (int i = 0; i < feat; i++)
-		if (ld64(h + 72 + 8 * (i / 64)) & (1ULL << (i % 64)))
+		if (cs_ld64(h + 72 + 8 * (i / 64)) & (1ULL << (i % 64)))
 			k++;
 	const uint8_t *sec = o->data + table + 16 * (size_t)k;
 
-	*size = ld64(sec + 8);
-	assert_true(ld64(sec) + *size <= o->size);
-	return o->data + ld64(sec);
+	*size = cs_ld64(sec + 8);
+	assert_true(cs_ld64(sec) + *size <= o->size);
+	return o->data + cs_ld64(sec);
 }
 
 static void file_mode_is_what_perf_reads(void **state)
@@ -223,54 +201,54 @@ static void file_mode_is_what_perf_reads(void **state)
 	(void)state;
 	write_profile(&o, &opts, 250, true);
 	h = o.data;
-	assert_int_equal(ld64(h), CS_PERF_MAGIC2);
-	assert_int_equal(ld64(h + 8), 104);
-	assert_int_equal(ld64(h + 16), 128 + 16);	/* attr + its id section */
-	assert_int_equal(ld64(h + 32), 144);		/* one event */
+	assert_int_equal(cs_ld64(h), CS_PERF_MAGIC2);
+	assert_int_equal(cs_ld64(h + 8), 104);
+	assert_int_equal(cs_ld64(h + 16), 128 + 16);	/* attr + its id section */
+	assert_int_equal(cs_ld64(h + 32), 144);		/* one event */
 	/* the attr: 128 bytes, perf 6.1's size, nothing of the longer struct */
-	p = o.data + ld64(h + 24);
-	assert_int_equal(ld32(p + 4), 128);
-	assert_int_equal(ld64(p + 24), attr_for_test().sample_type);
-	assert_int_equal(ld64(p + 40), attr_for_test().flags);
-	assert_int_equal(ld64(p + 128 + 8), 16);	/* two ids */
-	assert_int_equal(ld64(o.data + ld64(p + 128)), 7);
-	assert_int_equal(ld64(o.data + ld64(p + 128) + 8), 8);
-	assert_true(ld64(h + 24) + 144 <= ld64(h + 40));
+	p = o.data + cs_ld64(h + 24);
+	assert_int_equal(cs_ld32(p + 4), 128);
+	assert_int_equal(cs_ld64(p + 24), attr_for_test().sample_type);
+	assert_int_equal(cs_ld64(p + 40), attr_for_test().flags);
+	assert_int_equal(cs_ld64(p + 128 + 8), 16);	/* two ids */
+	assert_int_equal(cs_ld64(o.data + cs_ld64(p + 128)), 7);
+	assert_int_equal(cs_ld64(o.data + cs_ld64(p + 128) + 8), 8);
+	assert_true(cs_ld64(h + 24) + 144 <= cs_ld64(h + 40));
 	/* data: the records as given, round marks between them */
 	uint8_t *acc = malloc(o.recs_len);
 
 	assert_non_null(acc);
-	assert_true(ld64(h + 40) + ld64(h + 48) <= o.size);
-	assert_int_equal(strip_rounds(o.data + ld64(h + 40),
-				      o.data + ld64(h + 40) + ld64(h + 48), acc),
+	assert_true(cs_ld64(h + 40) + cs_ld64(h + 48) <= o.size);
+	assert_int_equal(strip_rounds(o.data + cs_ld64(h + 40),
+				      o.data + cs_ld64(h + 40) + cs_ld64(h + 48), acc),
 			 o.recs_len);
 	assert_memory_equal(acc, o.recs, o.recs_len);
 	free(acc);
 	/* features */
 	p = feature(&o, CS_FEAT_HOSTNAME, &sz);
 	assert_non_null(p);
-	assert_int_equal(ld32(p), 64);		/* perf pads strings to 64 */
+	assert_int_equal(cs_ld32(p), 64);		/* perf pads strings to 64 */
 	assert_string_equal((const char *)p + 4, "synth-host");
 	assert_int_equal(sz, 68);
 	p = feature(&o, CS_FEAT_NRCPUS, &sz);
 	assert_non_null(p);
-	assert_int_equal(ld32(p), 4);			/* available first */
-	assert_int_equal(ld32(p + 4), 3);		/* then online */
+	assert_int_equal(cs_ld32(p), 4);			/* available first */
+	assert_int_equal(cs_ld32(p + 4), 3);		/* then online */
 	p = feature(&o, CS_FEAT_CMDLINE, &sz);
 	assert_non_null(p);
-	assert_int_equal(ld32(p), 3);
+	assert_int_equal(cs_ld32(p), 3);
 	assert_string_equal((const char *)p + 8, "gen_synth");
 	p = feature(&o, CS_FEAT_EVENT_DESC, &sz);
 	assert_non_null(p);
-	assert_int_equal(ld32(p), 1);
-	assert_int_equal(ld32(p + 4), 128);
-	assert_int_equal(ld32(p + 8 + 128), 2);
+	assert_int_equal(cs_ld32(p), 1);
+	assert_int_equal(cs_ld32(p + 4), 128);
+	assert_int_equal(cs_ld32(p + 8 + 128), 2);
 	assert_string_equal((const char *)p + 8 + 128 + 8, "cpu-clock");
-	assert_int_equal(ld64(p + 8 + 128 + 8 + 64), 7);
+	assert_int_equal(cs_ld64(p + 8 + 128 + 8 + 64), 7);
 	p = feature(&o, CS_FEAT_BUILD_ID, &sz);
 	assert_non_null(p);
-	assert_int_equal(ld16(p + 4), CS_MISC_USER | CS_MISC_BUILD_ID_SIZE);
-	assert_int_equal(ld16(p + 6), sz);
+	assert_int_equal(cs_ld16(p + 4), CS_MISC_USER | CS_MISC_BUILD_ID_SIZE);
+	assert_int_equal(cs_ld16(p + 6), sz);
 	assert_int_equal(p[12], 0xde);
 	assert_int_equal(p[12 + 20], 20);		/* the size byte */
 	assert_string_equal((const char *)p + 36, "/usr/bin/synth");
@@ -292,13 +270,13 @@ static void unfinished_file_says_data_size_zero(void **state)
 	(void)state;
 	write_profile(&o, &opts, 60000, false);	/* > the 4 MiB buffer */
 	h = o.data;
-	assert_int_equal(ld64(h), CS_PERF_MAGIC2);
-	assert_int_equal(ld64(h + 48), 0);
-	assert_int_equal(ld64(h + 72), 0);		/* no features yet */
-	assert_true(o.size > ld64(h + 40) + (1u << 20));
+	assert_int_equal(cs_ld64(h), CS_PERF_MAGIC2);
+	assert_int_equal(cs_ld64(h + 48), 0);
+	assert_int_equal(cs_ld64(h + 72), 0);		/* no features yet */
+	assert_true(o.size > cs_ld64(h + 40) + (1u << 20));
 	/* what reached the disk is whole records, the first ones written */
-	assert_true(o.size - ld64(h + 40) <= o.recs_len + o.recs_len / 10);
-	assert_memory_equal(o.data + ld64(h + 40), o.recs, 4096);
+	assert_true(o.size - cs_ld64(h + 40) <= o.recs_len + o.recs_len / 10);
+	assert_memory_equal(o.data + cs_ld64(h + 40), o.recs, 4096);
 	out_free(&o);
 }
 
@@ -312,29 +290,29 @@ static void pipe_mode_sends_attrs_then_features_then_data(void **state)
 
 	(void)state;
 	write_profile(&o, &opts, 150, true);
-	assert_int_equal(ld64(o.data), CS_PERF_MAGIC2);
-	assert_int_equal(ld64(o.data + 8), 16);
+	assert_int_equal(cs_ld64(o.data), CS_PERF_MAGIC2);
+	assert_int_equal(cs_ld64(o.data + 8), 16);
 	p = o.data + 16;
 	end = o.data + o.size;
-	assert_int_equal(ld32(p), CS_RECORD_HEADER_ATTR);
-	assert_int_equal(ld16(p + 6), 8 + 128 + 16);
-	assert_int_equal(ld32(p + 8 + 4), 128);
-	assert_int_equal(ld64(p + 8 + 128), 7);
-	assert_int_equal(ld64(p + 8 + 136), 8);
-	p += ld16(p + 6);
-	assert_int_equal(ld32(p), CS_RECORD_HEADER_BUILD_ID);
+	assert_int_equal(cs_ld32(p), CS_RECORD_HEADER_ATTR);
+	assert_int_equal(cs_ld16(p + 6), 8 + 128 + 16);
+	assert_int_equal(cs_ld32(p + 8 + 4), 128);
+	assert_int_equal(cs_ld64(p + 8 + 128), 7);
+	assert_int_equal(cs_ld64(p + 8 + 136), 8);
+	p += cs_ld16(p + 6);
+	assert_int_equal(cs_ld32(p), CS_RECORD_HEADER_BUILD_ID);
 	assert_string_equal((const char *)p + 36, "/usr/bin/synth");
-	p += ld16(p + 6);
-	while (ld32(p) == CS_RECORD_HEADER_FEATURE) {
-		uint64_t f = ld64(p + 8);
+	p += cs_ld16(p + 6);
+	while (cs_ld32(p) == CS_RECORD_HEADER_FEATURE) {
+		uint64_t f = cs_ld64(p + 8);
 
-		assert_int_equal(ld16(p + 6) % 8, 0);
+		assert_int_equal(cs_ld16(p + 6) % 8, 0);
 		assert_true(f > last_feat);
 		if (f == CS_FEAT_HOSTNAME)
 			assert_string_equal((const char *)p + 20, "synth-host");
 		last_feat = f;
 		feats++;
-		p += ld16(p + 6);
+		p += cs_ld16(p + 6);
 	}
 	assert_true(feats >= 7);
 	uint8_t *acc = malloc(o.recs_len);
@@ -372,45 +350,45 @@ static void big_endian_swaps_every_field_at_its_width(void **state)
 	lh = l.data;
 	bh = b.data;
 	for (int i = 0; i < 13; i++)
-		assert_int_equal(ld64(bh + 8 * i), __builtin_bswap64(ld64(lh + 8 * i)));
-	la = l.data + ld64(lh + 24);
-	ba = b.data + ld64(lh + 24);
-	assert_int_equal(ld32(ba), __builtin_bswap32(ld32(la)));
-	assert_int_equal(ld32(ba + 4), __builtin_bswap32(128));
-	assert_int_equal(ld64(ba + 24), __builtin_bswap64(ld64(la + 24)));
+		assert_int_equal(cs_ld64(bh + 8 * i), __builtin_bswap64(cs_ld64(lh + 8 * i)));
+	la = l.data + cs_ld64(lh + 24);
+	ba = b.data + cs_ld64(lh + 24);
+	assert_int_equal(cs_ld32(ba), __builtin_bswap32(cs_ld32(la)));
+	assert_int_equal(cs_ld32(ba + 4), __builtin_bswap32(128));
+	assert_int_equal(cs_ld64(ba + 24), __builtin_bswap64(cs_ld64(la + 24)));
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(ba[40 + i], revbits(la[40 + i]));
 	/* records, field by field */
-	lp = l.data + ld64(lh + 40);
-	bp = b.data + ld64(lh + 40);
-	lend = lp + ld64(lh + 48);
+	lp = l.data + cs_ld64(lh + 40);
+	bp = b.data + cs_ld64(lh + 40);
+	lend = lp + cs_ld64(lh + 48);
 	int samples = 0, comms = 0, deferred = 0;
 
 	while (lp < lend) {
-		uint32_t type = ld32(lp);
-		uint16_t size = ld16(lp + 6);
+		uint32_t type = cs_ld32(lp);
+		uint16_t size = cs_ld16(lp + 6);
 
-		assert_int_equal(ld32(bp), __builtin_bswap32(type));
-		assert_int_equal(ld16(bp + 6), __builtin_bswap16(size));
+		assert_int_equal(cs_ld32(bp), __builtin_bswap32(type));
+		assert_int_equal(cs_ld16(bp + 6), __builtin_bswap16(size));
 		if (type == CS_RECORD_SAMPLE) {
 			/* identifier, ip, pid/tid, time, cpu/res, period, nr, ips */
-			assert_int_equal(ld64(bp + 8), __builtin_bswap64(ld64(lp + 8)));
-			assert_int_equal(ld32(bp + 24), __builtin_bswap32(ld32(lp + 24)));
-			assert_int_equal(ld32(bp + 28), __builtin_bswap32(ld32(lp + 28)));
+			assert_int_equal(cs_ld64(bp + 8), __builtin_bswap64(cs_ld64(lp + 8)));
+			assert_int_equal(cs_ld32(bp + 24), __builtin_bswap32(cs_ld32(lp + 24)));
+			assert_int_equal(cs_ld32(bp + 28), __builtin_bswap32(cs_ld32(lp + 28)));
 			for (size_t k = 32; k < size; k += 8)
 				if (k != 40)
-					assert_int_equal(ld64(bp + k),
-							 __builtin_bswap64(ld64(lp + k)));
-			assert_int_equal(ld32(bp + 40), __builtin_bswap32(ld32(lp + 40)));
+					assert_int_equal(cs_ld64(bp + k),
+							 __builtin_bswap64(cs_ld64(lp + k)));
+			assert_int_equal(cs_ld32(bp + 40), __builtin_bswap32(cs_ld32(lp + 40)));
 			samples++;
 		} else if (type == CS_RECORD_COMM) {
-			assert_int_equal(ld32(bp + 8), __builtin_bswap32(ld32(lp + 8)));
+			assert_int_equal(cs_ld32(bp + 8), __builtin_bswap32(cs_ld32(lp + 8)));
 			assert_memory_equal(bp + 16, lp + 16, 8);	/* "synth" */
 			comms++;
 		} else if (type == CS_RECORD_CALLCHAIN_DEFERRED) {
-			assert_int_equal(ld64(bp + 8), __builtin_bswap64(ld64(lp + 8)));
-			assert_int_equal(ld64(bp + 16), __builtin_bswap64(3));
-			assert_int_equal(ld64(bp + 24), __builtin_bswap64(ld64(lp + 24)));
+			assert_int_equal(cs_ld64(bp + 8), __builtin_bswap64(cs_ld64(lp + 8)));
+			assert_int_equal(cs_ld64(bp + 16), __builtin_bswap64(3));
+			assert_int_equal(cs_ld64(bp + 24), __builtin_bswap64(cs_ld64(lp + 24)));
 			deferred++;
 		}
 		lp += size;
@@ -441,17 +419,17 @@ static void compressed_payloads_are_one_stream_of_the_records(void **state)
 	ZSTD_initDStream(z);
 	write_profile(&o, &opts, 5000, true);
 	h = o.data;
-	p = o.data + ld64(h + 40);
-	end = p + ld64(h + 48);
+	p = o.data + cs_ld64(h + 40);
+	end = p + cs_ld64(h + 48);
 	acc = malloc(o.recs_len + 65536);
 	plain = malloc(o.recs_len + 65536);
 	assert_non_null(acc);
 	assert_non_null(plain);
 	while (p < end) {
-		uint16_t sz = ld16(p + 6);
+		uint16_t sz = cs_ld16(p + 6);
 
 		assert_int_equal(sz % 8, 0);
-		if (ld32(p) == CS_RECORD_COMPRESSED) {
+		if (cs_ld32(p) == CS_RECORD_COMPRESSED) {
 			ZSTD_inBuffer in = { p + 8, sz - 8u, 0 };
 			ZSTD_outBuffer out = { acc + acc_len, o.recs_len + 65536 - acc_len, 0 };
 
@@ -462,7 +440,7 @@ static void compressed_payloads_are_one_stream_of_the_records(void **state)
 			acc_len += out.pos;
 			compressed++;
 		} else {
-			assert_int_equal(ld32(p), CS_RECORD_FINISHED_ROUND);
+			assert_int_equal(cs_ld32(p), CS_RECORD_FINISHED_ROUND);
 		}
 		p += sz;
 	}
@@ -470,13 +448,13 @@ static void compressed_payloads_are_one_stream_of_the_records(void **state)
 	got = strip_rounds(acc, acc + acc_len, plain);
 	assert_int_equal(got, o.recs_len);
 	assert_memory_equal(plain, o.recs, o.recs_len);
-	assert_true(ld64(h + 48) < o.recs_len / 2);
+	assert_true(cs_ld64(h + 48) < o.recs_len / 2);
 	feat = feature(&o, CS_FEAT_COMPRESSED, &fsz);
 	assert_non_null(feat);
 	assert_int_equal(fsz, 20);
-	assert_int_equal(ld32(feat + 4), 1);		/* zstd */
-	assert_int_equal(ld32(feat + 8), 3);		/* level */
-	assert_true(ld32(feat + 12) >= 2);		/* ratio */
+	assert_int_equal(cs_ld32(feat + 4), 1);		/* zstd */
+	assert_int_equal(cs_ld32(feat + 8), 3);		/* level */
+	assert_true(cs_ld32(feat + 12) >= 2);		/* ratio */
 	ZSTD_freeDStream(z);
 	free(acc);
 	free(plain);
