@@ -204,7 +204,7 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 			" deferred records (%" PRIu64 " duplicate, %" PRIu64
 			" orphan)",
 			st->samples, st->stitched, st->stitched_late,
-			st->kernel_only, st->original + 0, st->deferred_records,
+			st->kernel_only, st->original, st->deferred_records,
 			st->duplicate_records, st->orphan_records);
 		if (st->lost_events || st->lost_samples)
 			fprintf(f, "; %" PRIu64 " events lost", st->lost_events +
