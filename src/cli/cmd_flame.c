@@ -42,58 +42,44 @@ static const struct option long_options[] = {
 static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 		      const char *path)
 {
+	bool to_stdout = !strcmp(path, "-");
+	const char *target = path;
 	char *tmp = NULL;
-	FILE *f;
+	FILE *f = stdout;
 	int err;
 
-	if (!strcmp(path, "-")) {
-		err = cs_flame_write_html(tree, meta, stdout);
-		if (!err && fflush(stdout))
-			err = -errno;
-		if (err) {
-			cli_error("flame: writing to stdout: %s", strerror(-err));
+	if (!to_stdout && cli_output_replaceable(path)) {
+		if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
+			cli_error("flame: out of memory");
 			return 1;
 		}
-		return 0;
+		target = tmp;
 	}
-	if (!cli_output_replaceable(path)) {
-		f = fopen(path, "w");
+	if (!to_stdout) {
+		f = fopen(target, "w");
 		if (!f) {
-			cli_error("flame: cannot open %s: %s", path, strerror(errno));
+			cli_error("flame: cannot create %s: %s", target, strerror(errno));
+			free(tmp);
 			return 1;
 		}
-		err = cs_flame_write_html(tree, meta, f);
-		if (fclose(f) && !err)
-			err = -errno;
-		if (err) {
-			cli_error("flame: writing %s: %s", path, strerror(-err));
-			return 1;
-		}
-		return 0;
-	}
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		cli_error("flame: out of memory");
-		return 1;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		cli_error("flame: cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return 1;
 	}
 	err = cs_flame_write_html(tree, meta, f);
-	if (fclose(f) && !err)
+	if (to_stdout) {
+		if (!err && fflush(stdout))
+			err = -errno;
+	} else if (fclose(f) && !err) {
 		err = -errno;
-	if (!err && rename(tmp, path))
+	}
+	if (!err && tmp && rename(tmp, path))
 		err = -errno;
 	if (err) {
-		cli_error("flame: writing %s: %s", path, strerror(-err));
-		unlink(tmp);
-		free(tmp);
-		return 1;
+		cli_error("flame: writing %s: %s", to_stdout ? "to stdout" : path,
+			  strerror(-err));
+		if (tmp)
+			unlink(tmp);
 	}
 	free(tmp);
-	return 0;
+	return err ? 1 : 0;
 }
 
 int cmd_flame(int argc, char **argv)
