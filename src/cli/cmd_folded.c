@@ -91,14 +91,8 @@ int cmd_folded(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	if (filt.pids.nr) {
-		o.pids = filt.pids.v;
-		o.nr_pids = filt.pids.nr;
-	}
-	if (filt.tids.nr) {
-		o.tids = filt.tids.v;
-		o.nr_tids = filt.tids.nr;
-	}
+	o.pids = filt.pids.nr ? &filt.pids : NULL;
+	o.tids = filt.tids.nr ? &filt.tids : NULL;
 	if (cs_folded_new(&o, &run.folded)) {
 		cli_error("folded: %s", strerror(ENOMEM));
 		goto out;

@@ -89,10 +89,8 @@ int cmd_pprof(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	run.pids = filt.pids.nr ? filt.pids.v : NULL;
-	run.nr_pids = filt.pids.nr;
-	run.tids = filt.tids.nr ? filt.tids.v : NULL;
-	run.nr_tids = filt.tids.nr;
+	run.pids = filt.pids.nr ? &filt.pids : NULL;
+	run.tids = filt.tids.nr ? &filt.tids : NULL;
 	o.end_nanos = file_end_nanos(cli_input_path(&in));
 	if (!o.end_nanos) {
 		struct timespec now;

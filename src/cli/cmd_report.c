@@ -156,12 +156,9 @@ int cmd_report(int argc, char **argv)
 	if (!cli_no_operands("report", argc, argv, usage_text))
 		goto out;
 	rc = 1;
-	run.pids = filt.pids.nr ? filt.pids.v : NULL;
-	run.nr_pids = filt.pids.nr;
-	run.tids = filt.tids.nr ? filt.tids.v : NULL;
-	run.nr_tids = filt.tids.nr;
-	run.comms = filt.comms.nr ? filt.comms.v : NULL;
-	run.nr_comms = filt.comms.nr;
+	run.pids = filt.pids.nr ? &filt.pids : NULL;
+	run.tids = filt.tids.nr ? &filt.tids : NULL;
+	run.comms = filt.comms.nr ? &filt.comms : NULL;
 	if (cs_report_new(&o, &run.report)) {
 		cli_error("report: %s", strerror(ENOMEM));
 		goto out;

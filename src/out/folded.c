@@ -133,19 +133,11 @@ uint64_t cs_folded_total(const struct cs_folded *f)
 	return f->total;
 }
 
-static bool in_list(const uint32_t *v, size_t n, uint32_t x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
 bool cs_folded_wants(const struct cs_folded *f, uint32_t pid, uint32_t tid)
 {
-	if (f->o.pids && !in_list(f->o.pids, f->o.nr_pids, pid))
+	if (f->o.pids && !cs_id_list_has(f->o.pids, pid))
 		return false;
-	return !f->o.tids || in_list(f->o.tids, f->o.nr_tids, tid);
+	return !f->o.tids || cs_id_list_has(f->o.tids, tid);
 }
 
 bool cs_folded_wants_comm(const struct cs_folded *f)

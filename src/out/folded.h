@@ -25,6 +25,7 @@
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
 #include "out/out_inlines.h"
+#include "out/report_opts.h"
 
 struct cs_folded;			/* opaque */
 
@@ -34,14 +35,12 @@ struct cs_folded_opts {
 	bool comm;			/* the process name as the root frame */
 	bool annotate;			/* "_[k]" after kernel frames' names */
 	bool use_period;		/* count the period, not samples */
-	const uint32_t *pids;		/* only these processes (NULL: all) */
-	size_t nr_pids;
-	const uint32_t *tids;		/* only these threads (NULL: all) */
-	size_t nr_tids;
+	const struct cs_id_list *pids;	/* only these processes (NULL: all) */
+	const struct cs_id_list *tids;	/* only these threads (NULL: all) */
 };
 
 /* Returns 0 and a new aggregator in *out (the caller frees it), or
- * -ENOMEM. opts is copied; the pid and tid arrays must outlive it. */
+ * -ENOMEM. opts is copied; the pid and tid lists must outlive it. */
 int cs_folded_new(const struct cs_folded_opts *opts, struct cs_folded **out);
 void cs_folded_free(struct cs_folded *f);
 

@@ -29,6 +29,7 @@
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
 #include "out/out_inlines.h"
+#include "out/report_opts.h"
 
 struct cs_pprof;			/* opaque */
 
@@ -81,8 +82,7 @@ int cs_pprof_write(struct cs_pprof *p, const struct cs_pprof_event *events,
 struct cs_pprof_run {
 	struct cs_pprof *pprof;
 	FILE *out;
-	const uint32_t *pids, *tids;	/* filters (NULL: all) */
-	size_t nr_pids, nr_tids;
+	const struct cs_id_list *pids, *tids;	/* filters (NULL: all) */
 	bool inline_lines;		/* --inline: locations list inlined functions */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */

@@ -10,14 +10,6 @@
 #include "out/out_names.h"
 #include "out/pprof.h"
 
-static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
 static int run_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_pprof_run *run = ctx;
@@ -42,8 +34,8 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	char tidname[16];
 	size_t n;
 
-	if ((run->pids && !in_ids(run->pids, run->nr_pids, smp->pid)) ||
-	    (run->tids && !in_ids(run->tids, run->nr_tids, smp->tid)))
+	if ((run->pids && !cs_id_list_has(run->pids, smp->pid)) ||
+	    (run->tids && !cs_id_list_has(run->tids, smp->tid)))
 		return 0;
 	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)

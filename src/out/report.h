@@ -27,6 +27,7 @@
 #include <callstitch/callstitch.h>
 #include "out/frames.h"
 #include "out/out_inlines.h"
+#include "out/report_opts.h"
 
 struct cs_report;			/* opaque */
 
@@ -90,10 +91,8 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 struct cs_report_run {
 	struct cs_report *report;
 	FILE *out;
-	const uint32_t *pids, *tids;	/* filters (NULL: all) */
-	size_t nr_pids, nr_tids;
-	char *const *comms;
-	size_t nr_comms;
+	const struct cs_id_list *pids, *tids;	/* filters (NULL: all) */
+	const struct cs_name_list *comms;
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
 	bool no_inline;			/* leave inlined functions out */

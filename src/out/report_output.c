@@ -13,22 +13,6 @@
 #include "out/out_names.h"
 #include "out/report.h"
 
-static bool in_ids(const uint32_t *v, size_t n, uint32_t x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-static bool in_names(char *const *v, size_t n, const char *x)
-{
-	for (size_t i = 0; x && i < n; i++)
-		if (!strcmp(v[i], x))
-			return true;
-	return false;
-}
-
 static int run_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_report_run *run = ctx;
@@ -51,9 +35,9 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
 	size_t n;
 
-	if ((run->pids && !in_ids(run->pids, run->nr_pids, smp->pid)) ||
-	    (run->tids && !in_ids(run->tids, run->nr_tids, smp->tid)) ||
-	    (run->comms && !in_names(run->comms, run->nr_comms, comm))) {
+	if ((run->pids && !cs_id_list_has(run->pids, smp->pid)) ||
+	    (run->tids && !cs_id_list_has(run->tids, smp->tid)) ||
+	    (run->comms && !cs_name_list_has(run->comms, comm))) {
 		run->filtered++;
 		return 0;
 	}

@@ -180,9 +180,10 @@ static void period_counts_sum_the_periods(void **state)
 
 static void filters_select_pids_and_tids(void **state)
 {
-	uint32_t pids[] = { 10, 20 }, tids[] = { 21 };
+	uint32_t pid_v[] = { 10, 20 }, tid_v[] = { 21 };
+	struct cs_id_list pids = { pid_v, 2 }, tids = { tid_v, 1 };
 	struct cs_folded *f = folded((struct cs_folded_opts){
-		.pids = pids, .nr_pids = 2, .tids = tids, .nr_tids = 1 });
+		.pids = &pids, .tids = &tids });
 
 	(void)state;
 	assert_false(cs_folded_wants(f, 10, 11));
