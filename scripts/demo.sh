@@ -15,7 +15,8 @@ $cs report -q -i "$out" --no-children --percent-limit 2 -g none | grep -v '^#' |
 echo
 echo "== callstitch script: one sample in a system call, its whole stack =="
 # the first sample taken in read(2) with the whole user stack beneath it
-$cs script -q -i "$out" | awk -v RS= '/read_zero/ && /deep_a/ { print; exit }'
+# (awk reads to the end: leaving early would kill script with SIGPIPE)
+$cs script -q -i "$out" | awk -v RS= '!shown && /read_zero/ && /deep_a/ { print; shown = 1 }'
 echo
 $cs flame -q -i "$out" -o "${out%.data}.html"
 $cs folded -q -i "$out" > "${out%.data}.folded"
