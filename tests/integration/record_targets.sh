@@ -96,8 +96,11 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$level" -ge 2 ] &
 	# the test's own directory is root's alone
 	nobody=$(mktemp -d /tmp/callstitch-nobody.XXXXXX)
 	chmod 777 "$nobody"
+	# the checkout may sit in a directory only root can enter (a mktemp
+	# -d clone): give nobody its own copy of the workload
+	cp "$W" "$nobody/deepstack"
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		$CS record -g -e cpu-clock -o "$nobody/u.data" -- "$W" 0.3 1 5 2>u.err
+		$CS record -g -e cpu-clock -o "$nobody/u.data" -- "$nobody/deepstack" 0.3 1 5 2>u.err
 	check "an unprivileged user records their command" [ $? -eq 0 ]
 	check "and is told kernel samples are not allowed" \
 		grep -q "kernel samples are not allowed here (perf_event_paranoid is $level): recording user space only" u.err
