@@ -16,7 +16,7 @@ LIBS    := -lelf -ldw -lzstd -lz -liberty -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 LIB_SRC  := $(sort $(wildcard src/lib/*/*.c))
-APP_SRC  := $(sort $(wildcard src/out/*.c src/record/*.c))
+APP_SRC  := $(sort $(wildcard src/outputs/*.c src/record/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRC := $(sort $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c)))
@@ -89,9 +89,9 @@ $(REL)/workloads/%: tests/workloads/%.c
 		-fno-inline $(WARN) -o $@ $< -lpthread
 
 # the flame graph page, kept readable as three files, becomes a C string
-src/out/flame_template.inc: src/out/flame_template.html src/out/flame_template.css \
-		src/out/flame_template.js src/out/flame_template.sh
-	src/out/flame_template.sh $@
+src/outputs/flame_template.inc: src/outputs/flame_template.html src/outputs/flame_template.css \
+		src/outputs/flame_template.js src/outputs/flame_template.sh
+	src/outputs/flame_template.sh $@
 
 tools: $(TOOLS)
 workloads: $(WORKLOADS)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include <callstitch/callstitch.h>
-#include "out/report_opts.h"
+#include "outputs/report_opts.h"
 
 #define CS_VERSION "0.1.0"
 

@@ -1,7 +1,7 @@
 /* cmd_dump.c - `callstitch dump`: every record of a profile, decoded. */
 #include "cli/commands.h"
 #include "cli/cli.h"
-#include "out/dump.h"
+#include "outputs/dump.h"
 #include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
 

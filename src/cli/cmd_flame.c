@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "out/flame.h"
+#include "outputs/flame.h"
 
 static const char usage_text[] =
 	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel] [--no-inline]\n"

@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "out/folded.h"
-#include "out/report_opts.h"
+#include "outputs/folded.h"
+#include "outputs/report_opts.h"
 
 static const char usage_text[] =
 	"usage: callstitch folded [OPTIONS]\n\n"

@@ -15,7 +15,7 @@
 #include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
-#include "out/inject.h"
+#include "outputs/inject.h"
 
 static const char usage_text[] =
 	"usage: callstitch inject -o FILE [-i FILE] [--passthrough] [-z[N]]\n"

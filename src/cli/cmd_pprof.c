@@ -10,8 +10,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "out/pprof.h"
-#include "out/report_opts.h"
+#include "outputs/pprof.h"
+#include "outputs/report_opts.h"
 
 static const char usage_text[] =
 	"usage: callstitch pprof [OPTIONS] -o FILE\n\n"

@@ -8,8 +8,8 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "out/report.h"
-#include "out/report_opts.h"
+#include "outputs/report.h"
+#include "outputs/report_opts.h"
 
 static const char usage_text[] =
 	"usage: callstitch report [OPTIONS]\n\n"

@@ -1,7 +1,7 @@
 /* cmd_script.c - `callstitch script`: every sample with its whole stack. */
 #include "cli/commands.h"
 #include "cli/cli.h"
-#include "out/script.h"
+#include "outputs/script.h"
 #include "lib/machine/machine.h"
 
 #include <errno.h>

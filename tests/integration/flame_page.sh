@@ -6,9 +6,9 @@ source "$CS_ROOT/tests/lib.sh"
 stacks() { python3 "$CS_ROOT/tests/integration/flame_stacks.py" "$@"; }
 
 # the committed flame_template.inc is what its sources make
-if "$CS_ROOT/src/out/flame_template.sh" "$T/template.inc" 2>"$T/template.err"; then
+if "$CS_ROOT/src/outputs/flame_template.sh" "$T/template.inc" 2>"$T/template.err"; then
 	same_file "flame_template.inc matches flame_template.{html,css,js}" \
-		"$CS_ROOT/src/out/flame_template.inc" "$T/template.inc"
+		"$CS_ROOT/src/outputs/flame_template.inc" "$T/template.inc"
 else
 	notok "flame_template.sh runs"; sed 's/^/#   /' "$T/template.err"
 fi

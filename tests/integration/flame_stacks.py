@@ -9,7 +9,7 @@
     flame_stacks.py PAGE.html meta       the meta object, as JSON
 
 Checks the tree on the way (an independent reading of the format described
-in src/out/flame.h): one root, every child within its parent, and the self
+in src/outputs/flame.h): one root, every child within its parent, and the self
 counts summing to the root's. Exits 1 with a message when it is broken.
 """
 import json

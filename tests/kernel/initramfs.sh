@@ -48,7 +48,7 @@ else
 	REL=$KDIR/rel
 	make -s -j"$(nproc)" REL="$REL" "$REL/callstitch" >&2
 	objs=()
-	for c in src/cli/*.c src/out/*.c src/record/*.c; do
+	for c in src/cli/*.c src/outputs/*.c src/record/*.c; do
 		[ -f "$c" ] && objs+=("$REL/obj/${c%.c}.o")
 	done
 	if ${CC:-cc} -static -o "$STATIC" "${objs[@]}" "$REL/libcallstitch.a" \

@@ -1,6 +1,6 @@
 /* test_flame.c - the flame tree and the data it embeds in the page.
  *
- * src/out is not part of libcallstitch, so the tree's source is compiled
+ * src/outputs is not part of libcallstitch, so the tree's source is compiled
  * into this test directly (it depends on nothing but libc).
  */
 #include <setjmp.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "out/flame.c"
-#include "out/frames.h"
+#include "outputs/flame.c"
+#include "outputs/frames.h"
 
 struct fx {
 	struct cs_flame *f;

@@ -1,4 +1,4 @@
-/* test_folded.c - folded stacks from hand-made frames (src/out/folded). */
+/* test_folded.c - folded stacks from hand-made frames (src/outputs/folded). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "abi/perf_abi.h"
-#include "out/folded.h"
+#include "outputs/folded.h"
 
 static struct cs_frame kf(const char *sym)
 {

@@ -1,6 +1,6 @@
 /* test_inject.c - inject's rewrite, read back through a session.
  *
- * src/out is not part of libcallstitch, so inject.c is compiled into this
+ * src/outputs is not part of libcallstitch, so inject.c is compiled into this
  * test directly; the session, writer and encoders come from the library.
  */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "out/inject.c"
+#include "outputs/inject.c"
 
 #define PID 42
 #define K1 0xffffffff81001010ULL

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "abi/perf_abi.h"
-#include "out/protobuf.h"
-#include "out/pprof.h"
+#include "outputs/protobuf.h"
+#include "outputs/pprof.h"
 
 /* ---- a minimal decoder, independent of the encoder ---- */
 

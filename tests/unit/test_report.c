@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "abi/perf_abi.h"
-#include "out/report.h"
+#include "outputs/report.h"
 
 static struct cs_frame kf(const char *sym)
 {

@@ -1,4 +1,4 @@
-/* test_report_stack_agg.c - interning frames and stacks (src/out/stack_agg). */
+/* test_report_stack_agg.c - interning frames and stacks (src/outputs/stack_agg). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "out/stack_agg.h"
+#include "outputs/stack_agg.h"
 
 static uint32_t frame(struct cs_agg *a, const char *sym, const char *dso,
 		      uint64_t addr)

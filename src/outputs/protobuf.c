@@ -1,5 +1,5 @@
 /* protobuf.c - protocol buffers encoding (see protobuf.h). */
-#include "out/protobuf.h"
+#include "outputs/protobuf.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* report.c - perf report --stdio style profile (see report.h). */
-#include "out/report.h"
+#include "outputs/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
-#include "out/out_inlines.h"
-#include "out/out_names.h"
-#include "out/stack_agg.h"
+#include "outputs/out_inlines.h"
+#include "outputs/out_names.h"
+#include "outputs/stack_agg.h"
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)

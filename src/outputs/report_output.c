@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/out_inlines.h"
-#include "out/out_names.h"
-#include "out/report.h"
+#include "outputs/out_inlines.h"
+#include "outputs/out_names.h"
+#include "outputs/report.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
 {

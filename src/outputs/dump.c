@@ -1,5 +1,5 @@
 /* dump.c - records in file order, decoded, for people (perf report -D). */
-#include "out/dump.h"
+#include "outputs/dump.h"
 #include "lib/read/reader.h"
 #include "lib/read/evlist.h"
 #include "lib/read/decode.h"

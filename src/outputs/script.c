@@ -4,8 +4,8 @@
  * text is built in a large buffer with hand-rolled number formatting and
  * written in big chunks.
  */
-#include "out/script.h"
-#include "out/frames.h"
+#include "outputs/script.h"
+#include "outputs/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
 

@@ -1,5 +1,5 @@
 /* out_names.c - names of pseudo-frames (see out_names.h). */
-#include "out/out_names.h"
+#include "outputs/out_names.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
  * cs_out_missing_user_name(), a thread never named as ":TID", inlined
  * functions as frames of their own), so the two views of a profile agree.
  */
-#include "out/flame.h"
+#include "outputs/flame.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
-#include "out/out_inlines.h"
-#include "out/out_names.h"
-#include "out/frames.h"
-#include "out/stack_agg.h"
+#include "outputs/out_inlines.h"
+#include "outputs/out_names.h"
+#include "outputs/frames.h"
+#include "outputs/stack_agg.h"
 
 /* cs_agg_key.flags: the cs_flame_kind in the low bits, what else tells
  * frames apart above it */

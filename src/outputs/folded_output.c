@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "out/folded.h"
-#include "out/out_inlines.h"
-#include "out/out_names.h"
+#include "outputs/folded.h"
+#include "outputs/out_inlines.h"
+#include "outputs/out_names.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
 {

@@ -1,5 +1,5 @@
 /* stack_agg.c - interned frames and stacks (see stack_agg.h). */
-#include "out/stack_agg.h"
+#include "outputs/stack_agg.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,5 +1,5 @@
 /* report_opts.c - pid, tid and name lists of the summarising commands. */
-#include "out/report_opts.h"
+#include "outputs/report_opts.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* flame.c - the call tree (interned frames, one node per distinct path)
  * and the flame graph page written from it. */
-#include "out/flame.h"
+#include "outputs/flame.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/flame_template.inc"
+#include "outputs/flame_template.inc"
 
 #define NONE UINT32_MAX
 

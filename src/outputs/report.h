@@ -25,9 +25,9 @@
 #include <stdio.h>
 
 #include <callstitch/callstitch.h>
-#include "out/frames.h"
-#include "out/out_inlines.h"
-#include "out/report_opts.h"
+#include "outputs/frames.h"
+#include "outputs/out_inlines.h"
+#include "outputs/report_opts.h"
 
 struct cs_report;			/* opaque */
 

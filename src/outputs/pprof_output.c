@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "abi/perf_abi.h"
-#include "out/out_names.h"
-#include "out/pprof.h"
+#include "outputs/out_names.h"
+#include "outputs/pprof.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
 {

@@ -1,5 +1,5 @@
 /* out_inlines.c - stacks with inlined functions (see out_inlines.h). */
-#include "out/out_inlines.h"
+#include "outputs/out_inlines.h"
 
 #include <stdbool.h>
 #include <string.h>

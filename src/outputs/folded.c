@@ -1,5 +1,5 @@
 /* folded.c - folded stacks for flame graph tools (see folded.h). */
-#include "out/folded.h"
+#include "outputs/folded.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
-#include "out/out_names.h"
-#include "out/stack_agg.h"
+#include "outputs/out_names.h"
+#include "outputs/stack_agg.h"
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)	/* annotated kernel frame */

@@ -1,5 +1,5 @@
 /* inject.c - stitched samples back into an ordinary perf.data (see inject.h). */
-#include "out/inject.h"
+#include "outputs/inject.h"
 
 #include <errno.h>
 #include <inttypes.h>

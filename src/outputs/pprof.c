@@ -2,7 +2,7 @@
  *
  * Field numbers are those of github.com/google/pprof proto/profile.proto.
  */
-#include "out/pprof.h"
+#include "outputs/pprof.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,9 +11,9 @@
 #include <zlib.h>
 
 #include "abi/perf_abi.h"
-#include "out/out_names.h"
-#include "out/protobuf.h"
-#include "out/stack_agg.h"
+#include "outputs/out_names.h"
+#include "outputs/protobuf.h"
+#include "outputs/stack_agg.h"
 
 enum {					/* message Profile */
 	PROFILE_SAMPLE_TYPE = 1,
