@@ -269,6 +269,12 @@ struct cs_machine *cs_session_machine(struct cs_session *s);
 const struct cs_evsel *cs_session_evsel(const struct cs_session *s, size_t i);
 size_t cs_session_nr_evsels(const struct cs_session *s);
 
+/* During a run: whether thread tid has samples still waiting for their
+ * deferred user stack, with the oldest one's time in *time. A stitched
+ * sample resolves when its user stack arrives, so a COMM or MMAP the
+ * thread makes meanwhile (an exec) already applies to those samples. */
+bool cs_session_waiting_since(struct cs_session *s, uint32_t tid, uint64_t *time);
+
 /* Feature-section metadata; NULL or 0 when the file does not carry it. */
 struct cs_file_info {
 	const char *hostname;

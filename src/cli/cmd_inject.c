@@ -131,6 +131,9 @@ static void summary(const char *output, const struct cs_inject_stats *st,
 	if (st->truncated)
 		fprintf(stderr, "; %" PRIu64 " user stacks cut to fit a record",
 			st->truncated);
+	if (st->retimed)
+		fprintf(stderr, "; %" PRIu64 " comm/mmap records moved back to the "
+			"samples that wait for them (exec)", st->retimed);
 	fputc('\n', stderr);
 }
 

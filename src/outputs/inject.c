@@ -149,6 +149,30 @@ static int copy(struct cs_inject *inj, const struct cs_event *ev)
 	return err ? fail_writer(inj, err) : 0;
 }
 
+/* callstitch resolves a stitched sample when its user stack arrives, perf
+ * 6.1 when the sample was taken. They differ when the thread changed its
+ * own comm or maps in between: a sample taken inside execve gets the new
+ * image's user stack, whose COMM and MMAP2s come after it. So a COMM or
+ * MMAP the thread writes while some of its samples still wait is written
+ * at the oldest waiting sample's time: perf, which sorts by time and keeps
+ * the file's order on a tie, then applies it before those samples too. */
+static int copy_side_band(struct cs_inject *inj, const struct cs_event *ev)
+{
+	uint32_t tid = ev->type == CS_RECORD_COMM ? ev->comm.tid : ev->mmap.tid;
+	uint64_t since;
+	int err;
+
+	if (inj->passthrough || !ev->has_id || !ev->evsel ||
+	    !cs_session_waiting_since(inj->s, tid, &since) || since >= ev->id.time)
+		return copy(inj, ev);
+	memcpy(inj->buf, ev->bytes, ev->size);
+	if (cs_encode_set_time(ev->evsel->attr, inj->buf, ev->size, since))
+		return copy(inj, ev);
+	inj->st.retimed++;
+	err = cs_writer_write(inj->w, inj->buf, ev->size);
+	return err ? fail_writer(inj, err) : 0;
+}
+
 static int inject_event(void *ctx, const struct cs_event *ev)
 {
 	struct cs_inject *inj = ctx;
@@ -185,6 +209,9 @@ static int inject_event(void *ctx, const struct cs_event *ev)
 	if (start(inj))
 		return 1;
 	inj->st.records++;
+	if (ev->type == CS_RECORD_COMM || ev->type == CS_RECORD_MMAP ||
+	    ev->type == CS_RECORD_MMAP2)
+		return copy_side_band(inj, ev);
 	return copy(inj, ev);
 }
 

@@ -10,6 +10,12 @@
  * newer than perf 6.1 (>= 83: COMPRESSED2, BPF_METADATA, SCHEDSTAT_*) are
  * dropped and counted, since 6.1 stops at the first one.
  *
+ * A COMM or MMAP that a thread writes while some of its samples wait for
+ * their user stack (inside execve: the stack is the new image's) is
+ * written at the oldest such sample's time, so that perf 6.1, which
+ * resolves a sample at its own time, sees what callstitch resolves the
+ * sample against.
+ *
  * Samples leave the stitcher after the records that completed them, so the
  * output is not in time order; no FINISHED_ROUND is written, which tells a
  * reader to sort the whole file (perf does).
@@ -45,6 +51,8 @@ struct cs_inject_stats {
 	uint64_t original;		/* ... as recorded */
 	uint64_t truncated;		/* ... whose user part had to be cut to fit */
 	uint64_t records;		/* other records written */
+	uint64_t retimed;		/* ... of them moved back to a waiting
+					 * sample of their thread (exec) */
 	uint64_t deferred_dropped;	/* type-22 records left out */
 	uint64_t newer_dropped;		/* records perf 6.1 cannot read, left out */
 };

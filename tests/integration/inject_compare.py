@@ -15,15 +15,14 @@ user stack never came ends, in ours, with a "[user stack missing: why]"
 frame; inject keeps its kernel part only, so that frame is left out (and
 the samples counted).
 
-One difference is inherent, and counted instead of failed: perf 6.1 resolves
-a sample when it was taken, we when its user stack arrived. A sample taken
-during exec() gets a user stack of the new program, whose maps (and comm)
-perf 6.1 has not seen yet at the sample's time: it shows such frames as
-"[unknown] ([unknown])" at the same address, and the old comm. At most 1% of
-the samples may be such. Two differences of naming, not of stacks, are
-counted too: PLT entries (perf 6.1 says "@plt+0x6" where we, like perf 7.3,
-say "func@plt+0x6"), and the comm of a thread that has exited, which we,
-like perf 7.3, show as ":TID". Every other difference fails.
+A sample taken inside exec() gets a user stack of the new program; we
+resolve it when that stack arrives, perf 6.1 at the sample's time, so
+inject moves the exec's COMM and MMAP2s back to the oldest such sample:
+its frames and comm must agree like any other. Two differences of naming,
+not of stacks, are counted instead of failed: PLT entries (perf 6.1 says
+"@plt+0x6" where we, like perf 7.3, say "func@plt+0x6"), and the comm of a
+thread that has exited, which we, like perf 7.3, show as ":TID".
+Every other difference fails.
 """
 import re
 import sys
@@ -77,7 +76,7 @@ def main():
                 smp["frames"].pop()
                 kernel_only += 1
     bad = []
-    frames = unresolved = unresolved_samples = comm_diff = plt = comm_unknown = 0
+    frames = plt = comm_unknown = 0
     if n_ours != n_theirs:
         bad.append(f"{n_ours} samples in ours, {n_theirs} in perf's")
     for key in sorted(set(ours) | set(theirs)):
@@ -95,14 +94,10 @@ def main():
             if len(x["frames"]) != len(y["frames"]):
                 bad.append(f"tid {key[0]} time {key[1]}: {len(x['frames'])} frames vs {len(y['frames'])}")
                 continue
-            late = 0
             for i, ((aa, asym, adso), (ba, bsym, bdso)) in enumerate(zip(x["frames"], y["frames"])):
                 if asym == bsym and adso == bdso and (
                         aa == ba or (not exact and not is_kernel(aa) and
                                      (aa & 0xfff) == (ba & 0xfff))):
-                    continue
-                if not is_kernel(aa) and aa == ba and bsym == "[unknown]" and bdso == "[unknown]":
-                    late += 1
                     continue
                 if (not exact and "@plt+" in bsym and adso == bdso and
                         (asym == "[unknown]" or (
@@ -111,23 +106,13 @@ def main():
                     continue
                 bad.append(f"tid {key[0]} time {key[1]} frame {i}: {aa:x} {asym} ({adso})"
                            f" vs {ba:x} {bsym} ({bdso})")
-            if late:
-                unresolved += late
-                unresolved_samples += 1
             if x["comm"] != y["comm"]:
-                if late:
-                    comm_diff += 1
-                elif f":{key[0]}" in (x["comm"], y["comm"]):
+                if f":{key[0]}" in (x["comm"], y["comm"]):
                     comm_unknown += 1   # perf 7.3's view of an exited thread
                 else:
                     bad.append(f"tid {key[0]} time {key[1]}: comm {x['comm']} vs {y['comm']}")
     print(f"# {n_ours} samples ({kernel_only} kernel-only), {frames} frames compared; "
-          f"{unresolved} user frames in "
-          f"{unresolved_samples} samples unresolvable at sample time (exec), "
-          f"{comm_diff} of them with the comm before exec; {plt} PLT entries named "
-          f"differently; {comm_unknown} samples of exited threads shown as ':TID' by one side")
-    if unresolved_samples * 100 > max(n_ours, 1):
-        bad.append(f"{unresolved_samples} samples with frames perf 6.1 cannot resolve: more than 1%")
+          f"{plt} PLT entries named differently; {comm_unknown} samples of exited threads shown as ':TID' by one side")
     for line in bad[:20]:
         print(f"#   {line}")
     if bad:

@@ -137,6 +137,14 @@ passthrough_one() {
 
 for f in task-defer syswide-defer; do
 	inject_one "$f" "$FIXTURES/linux-7.3.4/$f.data" "$KALLSYMS" 0
+	# each recording has one exec with samples inside it: its COMM and
+	# three MMAP2s (program, ld.so, vdso) move back to the first of them,
+	# and the comparisons above show those samples whole (docs/inject.md)
+	if grep -q '; 4 comm/mmap records moved back' "$T/$f.inject.err"; then
+		ok "$f: the exec's COMM and MMAP2s apply to the samples inside execve"
+	else
+		notok "$f: exec records moved: $(grep 'inject:' "$T/$f.inject.err")"
+	fi
 	passthrough_one "$f" "$FIXTURES/linux-7.3.4/$f.data"
 done
 

@@ -71,6 +71,33 @@ static void identifier_is_first_in_samples_and_last_in_trailers(void **state)
 
 /* The cap is honoured to the byte, and "too big for you" differs from
  * "too big for any record". */
+/* Only the trailer's time changes; a record without one is refused. */
+static void set_time_rewrites_the_trailer_time_only(void **state)
+{
+	struct cs_perf_attr a = {
+		.sample_type = CS_SAMPLE_IDENTIFIER | CS_SAMPLE_TID | CS_SAMPLE_TIME |
+			       CS_SAMPLE_CPU,
+		.flags = CS_ATTR_SAMPLE_ID_ALL,
+	};
+	struct cs_comm c = { 1, 2, "x" };
+	struct cs_sample_id id = { .pid = 1, .tid = 2, .time = 300, .cpu = 5, .id = 77 };
+	uint8_t buf[128], before[128];
+	long n;
+
+	(void)state;
+	n = cs_encode_comm(&a, &c, true, &id, buf, sizeof(buf));
+	assert_true(n > 0);
+	memcpy(before, buf, (size_t)n);
+	assert_int_equal(cs_encode_set_time(&a, buf, (size_t)n, 100), 0);
+	/* trailer: pid/tid, time, cpu, identifier */
+	assert_int_equal(cs_ld64(buf + n - 24), 100);
+	assert_memory_equal(buf, before, (size_t)n - 24);
+	assert_memory_equal(buf + n - 16, before + n - 16, 16);
+	assert_int_equal(cs_encode_set_time(&a, buf, 16, 100), -EINVAL);
+	a.flags = 0;
+	assert_int_equal(cs_encode_set_time(&a, buf, (size_t)n, 100), -EINVAL);
+}
+
 static void short_buffer_is_enospc_and_untouched_past_cap(void **state)
 {
 	struct cs_perf_attr a = { .sample_type = CS_SAMPLE_CALLCHAIN };
@@ -379,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(deferred_record_is_the_kernel_layout),
 		cmocka_unit_test(identifier_is_first_in_samples_and_last_in_trailers),
+		cmocka_unit_test(set_time_rewrites_the_trailer_time_only),
 		cmocka_unit_test(short_buffer_is_enospc_and_untouched_past_cap),
 		cmocka_unit_test(strings_are_nul_padded_to_8),
 		cmocka_unit_test(sample_with_every_bit_round_trips),

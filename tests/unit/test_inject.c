@@ -109,6 +109,30 @@ static void in_deferred(struct fx *x, uint64_t cookie, const uint64_t *ips, size
 	assert_int_equal(cs_writer_write(x->w, x->buf, (size_t)n), 0);
 }
 
+static void in_comm(struct fx *x, uint32_t tid, const char *name, bool exec)
+{
+	struct cs_comm c = { PID, tid, name };
+	struct cs_sample_id sid = { .pid = PID, .tid = tid, .time = x->now++ };
+	long n = cs_encode_comm(&x->attr, &c, exec, &sid, x->buf, sizeof(x->buf));
+
+	assert_true(n > 0);
+	assert_int_equal(cs_writer_write(x->w, x->buf, (size_t)n), 0);
+}
+
+static void in_mmap2(struct fx *x, uint64_t start, const char *path)
+{
+	struct cs_mmap m = {
+		.pid = PID, .tid = PID, .start = start, .len = 0x1000,
+		.prot = 5 /* r-x */, .flags = 2, .filename = path,
+	};
+	struct cs_sample_id sid = { .pid = PID, .tid = PID, .time = x->now++ };
+	long n = cs_encode_mmap2(&x->attr, &m, CS_MISC_USER, &sid, x->buf,
+				 sizeof(x->buf));
+
+	assert_true(n > 0);
+	assert_int_equal(cs_writer_write(x->w, x->buf, (size_t)n), 0);
+}
+
 static void in_end(struct fx *x)
 {
 	assert_int_equal(cs_writer_finish(x->w), 0);
@@ -316,6 +340,105 @@ static void passthrough_keeps_deferred_records_and_bits(void **state)
 	cs_session_free(s);
 }
 
+/* What perf 6.1 does with the output: events in time order, each sample
+ * resolved against the comm and maps of its moment. */
+struct timeline {
+	struct cs_session *s;
+	size_t n;
+	uint32_t type[16];
+	uint64_t time[16];
+	const char *comm[16];		/* a sample's comm at its moment */
+};
+
+static int tl_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct timeline *t = ctx;
+
+	if (t->n < 16) {
+		t->type[t->n] = CS_RECORD_SAMPLE;
+		t->time[t->n] = st->event->sample.time;
+		t->comm[t->n] = cs_machine_comm(cs_session_machine(t->s), PID,
+						st->event->sample.tid);
+	}
+	t->n++;
+	return 0;
+}
+
+static int tl_event(void *ctx, const struct cs_event *ev)
+{
+	struct timeline *t = ctx;
+
+	if (t->n < 16) {
+		t->type[t->n] = ev->type;
+		t->time[t->n] = ev->id.time;
+	}
+	t->n++;
+	return 0;
+}
+
+static void an_exec_applies_before_the_samples_that_get_its_stack(void **state)
+{
+	struct fx *x = *state;
+	/* two samples inside execve: their user stack, taken on the way out,
+	 * is the new image's, whose COMM and MMAP2 come between them */
+	const uint64_t rec[] = { CS_CONTEXT_KERNEL, K1, CS_CONTEXT_USER_DEFERRED, 13 };
+	const uint64_t ips[] = { 0x7000010 };
+	static const struct cs_output_ops ops = { .sample = tl_sample, .event = tl_event };
+	struct cs_session_opts so = { .path = x->out, .fd = -1 };
+	struct timeline t = { 0 };
+	struct cs_inject_stats st;
+
+	in_begin(x);					/* COMM prog, 1000 */
+	in_sample(x, CS_MISC_KERNEL, rec, 4);		/* 1001 */
+	in_comm(x, PID, "newprog", true);		/* 1002 */
+	in_comm(x, PID + 1, "other", false);		/* 1003: another thread */
+	in_mmap2(x, 0x7000000, "/usr/bin/newprog");	/* 1004 */
+	in_sample(x, CS_MISC_KERNEL, rec, 4);		/* 1005 */
+	in_deferred(x, 13, ips, 1);			/* 1006 */
+	in_end(x);
+	inject(x, false, &st);
+	assert_int_equal(st.stitched, 2);
+	assert_int_equal(st.retimed, 2);
+
+	assert_int_equal(cs_session_open(&so, &t.s), 0);
+	assert_int_equal(cs_session_run(t.s, &ops, &t), 0);
+	assert_int_equal(t.n, 6);
+	/* the exec's records at the first waiting sample's time, before it */
+	assert_int_equal(t.type[0], CS_RECORD_COMM);
+	assert_int_equal(t.time[0], 1000);
+	assert_int_equal(t.type[1], CS_RECORD_COMM);
+	assert_int_equal(t.time[1], 1001);
+	assert_int_equal(t.type[2], CS_RECORD_MMAP2);
+	assert_int_equal(t.time[2], 1001);
+	assert_int_equal(t.type[3], CS_RECORD_SAMPLE);
+	assert_int_equal(t.time[3], 1001);
+	assert_string_equal(t.comm[3], "newprog");
+	/* another thread's record keeps its time */
+	assert_int_equal(t.type[4], CS_RECORD_COMM);
+	assert_int_equal(t.time[4], 1003);
+	assert_int_equal(t.type[5], CS_RECORD_SAMPLE);
+	assert_int_equal(t.time[5], 1005);
+	assert_string_equal(t.comm[5], "newprog");
+	cs_session_free(t.s);	/* the comms live as long as it */
+}
+
+static void a_thread_without_waiting_samples_keeps_its_times(void **state)
+{
+	struct fx *x = *state;
+	const uint64_t rec[] = { CS_CONTEXT_KERNEL, K1, CS_CONTEXT_USER_DEFERRED, 17 };
+	const uint64_t ips[] = { U1 };
+	struct cs_inject_stats st;
+
+	in_begin(x);
+	in_sample(x, CS_MISC_KERNEL, rec, 4);
+	in_deferred(x, 17, ips, 1);		/* back in user space */
+	in_comm(x, PID, "renamed", false);
+	in_mmap2(x, 0x7000000, "/usr/lib/libnew.so");
+	in_end(x);
+	inject(x, false, &st);
+	assert_int_equal(st.retimed, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +447,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_kernel_only_sample_keeps_its_kernel_part_without_the_cookie, setup, teardown),
 		cmocka_unit_test_setup_teardown(an_ordinary_sample_is_copied_as_recorded, setup, teardown),
 		cmocka_unit_test_setup_teardown(passthrough_keeps_deferred_records_and_bits, setup, teardown),
+		cmocka_unit_test_setup_teardown(an_exec_applies_before_the_samples_that_get_its_stack, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_thread_without_waiting_samples_keeps_its_times, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -335,6 +335,11 @@ const struct cs_stats *cs_session_stats(const struct cs_session *s)
 	return &s->stats;
 }
 
+bool cs_session_waiting_since(struct cs_session *s, uint32_t tid, uint64_t *time)
+{
+	return s->stitch && cs_stitch_waiting_since(s->stitch, tid, time);
+}
+
 struct cs_machine *cs_session_machine(struct cs_session *s)
 {
 	return s->machine;

@@ -138,6 +138,16 @@ static inline struct thr *thr_find(struct cs_stitch *st, uint32_t tid)
 	}
 }
 
+bool cs_stitch_waiting_since(struct cs_stitch *st, uint32_t tid, uint64_t *time)
+{
+	const struct thr *t = thr_find(st, tid);
+
+	if (!t || !t->head)
+		return false;
+	*time = t->head->ev.sample.time;
+	return true;
+}
+
 static int thr_grow(struct cs_stitch *st)
 {
 	size_t cap = st->tab_cap * 2;

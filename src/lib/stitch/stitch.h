@@ -40,6 +40,12 @@ int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev);
 int cs_stitch_flush(struct cs_stitch *st);
 
 size_t cs_stitch_pending(const struct cs_stitch *st);
+
+/* Whether tid has samples waiting for their deferred user stack; if so,
+ * *time is the oldest one's. Their user stack will be taken later, so
+ * whatever the thread changes meanwhile (an exec's COMM and MMAP2s)
+ * already applies to them. */
+bool cs_stitch_waiting_since(struct cs_stitch *st, uint32_t tid, uint64_t *time);
 void cs_stitch_free(struct cs_stitch *st);
 
 #endif

@@ -126,6 +126,22 @@ long cs_encode_sample_id(const struct cs_perf_attr *attr,
 	return (long)c.len;
 }
 
+int cs_encode_set_time(const struct cs_perf_attr *attr, void *rec, size_t size,
+		       uint64_t time)
+{
+	uint64_t t = attr->sample_type;
+	/* the trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
+	size_t after = 8 * (size_t)__builtin_popcountll(t & (CS_SAMPLE_ID |
+				CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_IDENTIFIER));
+	size_t trailer = after + 8 + (t & CS_SAMPLE_TID ? 8 : 0);
+
+	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL) || !(t & CS_SAMPLE_TIME) ||
+	    size < sizeof(struct cs_perf_event_header) + trailer)
+		return -EINVAL;
+	memcpy((unsigned char *)rec + size - after - 8, &time, 8);
+	return 0;
+}
+
 /* How many u64 a sample's read_format values take, or -1 if read_size
  * cannot be right for attr. */
 static int read_size_ok(const struct cs_perf_attr *attr, const struct cs_sample *s)

@@ -28,6 +28,13 @@ long cs_encode_sample(const struct cs_perf_attr *attr, const struct cs_sample *s
 long cs_encode_sample_id(const struct cs_perf_attr *attr,
 			 const struct cs_sample_id *id, void *buf, size_t cap);
 
+/* Sets the time in the sample_id trailer of a non-sample record of attr
+ * (size bytes, native byte order) to time. Returns 0, or -EINVAL when
+ * attr's records carry no time or the record is too short for the
+ * trailer. */
+int cs_encode_set_time(const struct cs_perf_attr *attr, void *rec, size_t size,
+		       uint64_t time);
+
 /* Side-band and deferred records, with the sample_id trailer of attr when
  * it has sample_id_all. */
 long cs_encode_comm(const struct cs_perf_attr *attr, const struct cs_comm *c,
