@@ -1,8 +1,11 @@
 # callstitch - build, test, bench.
 #
-#   make            release build: build/callstitch, build/libcallstitch.a
+#   make            release build: build/callstitch, build/libcallstitch.a,
+#                   build/libcallstitch.so (only the public API exported)
 #   make check      ASan+UBSan build of everything, then the whole test suite
 #   make bench      speed, measured side by side with perf (bench/)
+#   make install    PREFIX=/usr/local DESTDIR= : binary, library, header,
+#                   callstitch.pc, man pages, bash completion
 #
 # Sources are found by wildcard: a new .c file in a module folder is built
 # without touching this file.
@@ -29,16 +32,34 @@ objs = $(patsubst %.c,$(1)/obj/%.o,$(2))
 REL := build
 ASN := build/asan
 
-all: $(REL)/callstitch $(REL)/libcallstitch.a tools workloads
+# the library's version is the program's; the SONAME changes with the ABI
+VERSION := $(shell sed -n 's/^\#define CS_VERSION "\(.*\)"/\1/p' src/cli/cli.h)
+SOMAJOR := 0
+SONAME  := libcallstitch.so.$(SOMAJOR)
+MAP     := src/callstitch.map
+
+all: $(REL)/callstitch $(REL)/libcallstitch.a $(REL)/libcallstitch.so tools workloads
 
 # ---- release ----
 $(REL)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CFLAGS) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(STD) $(CFLAGS) $(PIC) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+
+# library objects serve the archive and the shared library alike: position
+# independent, and calls inside the library bound at link time
+$(call objs,$(REL),$(LIB_SRC)): PIC := -fPIC -fno-semantic-interposition
 
 $(REL)/libcallstitch.a: $(call objs,$(REL),$(LIB_SRC))
 	@rm -f $@
 	ar rcs $@ $^
+
+# exports exactly what src/callstitch.map lists (the public header's calls)
+$(REL)/libcallstitch.so.$(VERSION): $(call objs,$(REL),$(LIB_SRC)) $(MAP)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(MAP) \
+		-Wl,--no-undefined -Wl,-z,defs -o $@ $(call objs,$(REL),$(LIB_SRC)) $(LIBS)
+$(REL)/libcallstitch.so: $(REL)/libcallstitch.so.$(VERSION)
+	ln -sf libcallstitch.so.$(VERSION) $(REL)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 # outputs and recorder: part of the binary, not of the library; unit tests
 # link them from this archive

@@ -2,16 +2,42 @@
  *
  * Read a perf.data file (or a pipe), order its events in time, stitch
  * deferred user callchains back onto the samples that wait for them, and
- * hand every sample, with its whole stack, to the caller:
+ * hand every sample, with its whole stack, to the caller - pulled one at a
+ * time, or pushed to callbacks:
  *
- *     struct cs_session_opts o = { .path = "perf.data" };
+ *     CS_SESSION_OPTS(o, .path = "perf.data");
  *     struct cs_session *s;
- *     int err = cs_session_open(&o, &s);        // err < 0: cs_session_error(s)
- *     err = cs_session_run(s, &my_ops, my_ctx); // calls my_ops.sample(...)
+ *     const struct cs_stitched *st;
+ *     int err = cs_session_open(&o, &s);     // err < 0: cs_session_error(s)
+ *     while (!err && (err = cs_session_next(s, &st)) > 0)
+ *             use(st);                        // cs_frames_resolve(), ...
  *     cs_session_free(s);
  *
- * Conventions: functions return 0 or a negative errno; handles are opaque;
- * every pointer handed to a callback is valid only during that callback.
+ * Build with `pkg-config --cflags --libs callstitch`; examples/ holds two
+ * whole programs.
+ *
+ * Conventions
+ * - Functions return 0 (or a count) on success and a negative errno on
+ *   failure; a session keeps a one-line message (cs_session_error()).
+ * - Handles (cs_session, cs_machine) are opaque. Every call says who owns
+ *   what it returns; "owned by the session" means valid until
+ *   cs_session_free(), and pointers handed to a callback or returned by
+ *   cs_session_next() are valid only until the callback returns or the next
+ *   call.
+ * - ABI: libcallstitch.so.0 exports exactly the functions below, with the
+ *   symbol version CALLSTITCH_0. Structs the library hands out by pointer
+ *   (cs_event, cs_stitched, cs_stats, cs_file_info, cs_evsel) only grow at
+ *   their end. cs_session_opts carries its size (CS_SESSION_OPTS()), so
+ *   options can be added without breaking old callers. Structs the caller
+ *   allocates and the library fills (cs_location, cs_frame) change only
+ *   with the SONAME.
+ *
+ * For callstitch's developers: a new public function is declared here, with
+ * what it returns and who owns it, and listed in src/callstitch.map (the
+ * test library_abi.sh fails on any difference between the two and the
+ * library's exports); a new option goes at the end of cs_session_opts, a
+ * new counter at the end of cs_stats. Nothing else of src/ is public: an
+ * internal header never appears here.
  */
 #ifndef CALLSTITCH_H
 #define CALLSTITCH_H
@@ -24,19 +50,101 @@
 extern "C" {
 #endif
 
-struct cs_perf_attr;
 struct cs_session;		/* opaque: one opened profile */
 struct cs_machine;		/* opaque: threads, maps and symbols */
 
+/* ---- perf ABI values the structs below carry ---------------------------- */
+
+/* cpumode: header.misc & CS_MISC_CPUMODE_MASK of a record */
+#define CS_MISC_CPUMODE_MASK    7
+#define CS_MISC_CPUMODE_UNKNOWN 0
+#define CS_MISC_KERNEL          1
+#define CS_MISC_USER            2
+#define CS_MISC_HYPERVISOR      3
+#define CS_MISC_GUEST_KERNEL    4
+#define CS_MISC_GUEST_USER      5
+
+/* cs_event.type: the perf record types (PERF_RECORD_*, and perf's own) */
+enum cs_record_type {
+	CS_RECORD_MMAP                 = 1,
+	CS_RECORD_LOST                 = 2,
+	CS_RECORD_COMM                 = 3,
+	CS_RECORD_EXIT                 = 4,
+	CS_RECORD_THROTTLE             = 5,
+	CS_RECORD_UNTHROTTLE           = 6,
+	CS_RECORD_FORK                 = 7,
+	CS_RECORD_READ                 = 8,
+	CS_RECORD_SAMPLE               = 9,
+	CS_RECORD_MMAP2                = 10,
+	CS_RECORD_AUX                  = 11,
+	CS_RECORD_ITRACE_START         = 12,
+	CS_RECORD_LOST_SAMPLES         = 13,
+	CS_RECORD_SWITCH               = 14,
+	CS_RECORD_SWITCH_CPU_WIDE      = 15,
+	CS_RECORD_NAMESPACES           = 16,
+	CS_RECORD_KSYMBOL              = 17,
+	CS_RECORD_BPF_EVENT            = 18,
+	CS_RECORD_CGROUP               = 19,
+	CS_RECORD_TEXT_POKE            = 20,
+	CS_RECORD_AUX_OUTPUT_HW_ID     = 21,
+	CS_RECORD_CALLCHAIN_DEFERRED   = 22,	/* Linux 6.19 */
+	CS_RECORD_KERNEL_MAX,
+
+	/* synthesized by perf tools, never by the kernel */
+	CS_RECORD_HEADER_ATTR          = 64,
+	CS_RECORD_HEADER_EVENT_TYPE    = 65,
+	CS_RECORD_HEADER_TRACING_DATA  = 66,
+	CS_RECORD_HEADER_BUILD_ID      = 67,
+	CS_RECORD_FINISHED_ROUND       = 68,
+	CS_RECORD_ID_INDEX             = 69,
+	CS_RECORD_AUXTRACE_INFO        = 70,
+	CS_RECORD_AUXTRACE             = 71,
+	CS_RECORD_AUXTRACE_ERROR       = 72,
+	CS_RECORD_THREAD_MAP           = 73,
+	CS_RECORD_CPU_MAP              = 74,
+	CS_RECORD_STAT_CONFIG          = 75,
+	CS_RECORD_STAT                 = 76,
+	CS_RECORD_STAT_ROUND           = 77,
+	CS_RECORD_EVENT_UPDATE         = 78,
+	CS_RECORD_TIME_CONV            = 79,
+	CS_RECORD_HEADER_FEATURE       = 80,
+	CS_RECORD_COMPRESSED           = 81,
+	CS_RECORD_FINISHED_INIT        = 82,
+	CS_RECORD_COMPRESSED2          = 83,
+	CS_RECORD_BPF_METADATA         = 84,
+	CS_RECORD_SCHEDSTAT_CPU        = 85,
+	CS_RECORD_SCHEDSTAT_DOMAIN     = 86,
+	CS_RECORD_USER_MAX,
+};
+
+/* Callchain context markers: an entry of a callchain at or above
+ * CS_CONTEXT_MAX is not an address but says whose addresses follow.
+ * cs_frames_resolve() reads them for you. */
+#define CS_CONTEXT_HV            ((uint64_t)-32)
+#define CS_CONTEXT_KERNEL        ((uint64_t)-128)
+#define CS_CONTEXT_USER          ((uint64_t)-512)
+#define CS_CONTEXT_USER_DEFERRED ((uint64_t)-640)	/* Linux 6.19: next entry is the cookie */
+#define CS_CONTEXT_GUEST         ((uint64_t)-2048)
+#define CS_CONTEXT_GUEST_KERNEL  ((uint64_t)-2176)
+#define CS_CONTEXT_GUEST_USER    ((uint64_t)-2560)
+#define CS_CONTEXT_MAX           ((uint64_t)-4095)
+
 /* ---- events ------------------------------------------------------------- */
 
-/* One event (perf_event_attr plus its ids and name) of a profile. */
+/* One event of a profile: what its perf_event_attr asked for, its ids and
+ * its name. Owned by the session. */
 struct cs_evsel {
-	const struct cs_perf_attr *attr;	/* native byte order, zero-extended */
 	const char *name;		/* "cpu-clock", from EVENT_DESC or derived */
 	const uint64_t *ids;
 	size_t nr_ids;
 	unsigned int index;		/* position in the file's attr list */
+	uint32_t type;			/* attr.type: PERF_TYPE_* */
+	uint64_t config;		/* attr.config: PERF_COUNT_* */
+	uint64_t sample_type;		/* attr.sample_type: PERF_SAMPLE_* bits */
+	uint64_t sample_period;		/* attr.sample_period, or the frequency */
+	bool freq;			/* sample_period is a frequency (Hz) */
+	uint64_t sample_regs_user;	/* which registers cs_sample.user_regs holds */
+	uint64_t sample_regs_intr;	/* and cs_sample.intr_regs */
 };
 
 /* The sample_id trailer (or the same fields of a sample). */
@@ -77,7 +185,7 @@ struct cs_sample {
 	const struct cs_branch_entry *branches;
 	const uint64_t *branch_counters;
 	uint64_t user_regs_abi;
-	const uint64_t *user_regs;	/* one per bit of attr.sample_regs_user */
+	const uint64_t *user_regs;	/* one per bit of evsel->sample_regs_user */
 	uint64_t stack_user_size;
 	const void *stack_user;
 	uint64_t stack_user_dyn_size;
@@ -85,7 +193,7 @@ struct cs_sample {
 	uint64_t data_src;
 	uint64_t transaction;
 	uint64_t intr_regs_abi;
-	const uint64_t *intr_regs;
+	const uint64_t *intr_regs;	/* one per bit of evsel->sample_regs_intr */
 	uint64_t phys_addr;
 	uint64_t aux_size;
 	const void *aux;
@@ -181,6 +289,7 @@ enum cs_missing_reason {
 	CS_MISSING__COUNT,
 };
 
+/* "lost", "superseded", "exited", "end" or "none": a static string. */
 const char *cs_missing_reason_name(enum cs_missing_reason r);
 
 /*
@@ -220,11 +329,11 @@ struct cs_stats {
 /* ---- outputs ------------------------------------------------------------ */
 
 /*
- * What an output implements. Every callback is optional; a non-zero return
- * stops the run and is returned by cs_session_run(). Events arrive in time
- * order, after the session has applied them to its cs_machine; stitched
- * samples arrive when their stack is complete (so a stitched sample can
- * follow later events).
+ * What an output implements, for cs_session_run(). Every callback is
+ * optional; a non-zero return stops the run and is returned by
+ * cs_session_run(). Events arrive in time order, after the session has
+ * applied them to its cs_machine; stitched samples arrive when their stack
+ * is complete (so a stitched sample can follow later events).
  */
 struct cs_output_ops {
 	int (*begin)(void *ctx, struct cs_session *s);
@@ -236,36 +345,75 @@ struct cs_output_ops {
 
 /* ---- sessions ----------------------------------------------------------- */
 
+/*
+ * How to open a profile. Declare it with CS_SESSION_OPTS(), which sets sz:
+ * the library reads only the fields the caller's header knew, and refuses
+ * (-EINVAL) a caller that sets a field it does not know. Strings are
+ * copied by nothing: they must live until cs_session_free().
+ */
 struct cs_session_opts {
-	const char *path;		/* "-" for stdin; ignored when fd >= 0 */
-	int fd;				/* a pipe or file already open, or -1 */
+	size_t sz;			/* sizeof(struct cs_session_opts) */
+	const char *path;		/* NULL: "perf.data"; "-": stdin */
+	int fd;				/* > 0: read this pipe or file instead of path */
 	const char *kallsyms;		/* NULL: /proc/kallsyms if recorded here */
 	const char *symfs;		/* NULL: binaries at their recorded paths */
 	bool no_merge;			/* deliver samples and type 22 as recorded */
 	bool ordered_off;		/* file order, no sorting (dump) */
+	/* called now and then while reading: bytes done of total (0 for a
+	 * pipe) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* new options go here, at the end */
 };
 
-/* Opens and checks the profile's header. On failure *out still holds a
- * session (or NULL on -ENOMEM) whose cs_session_error() explains; the
- * caller frees it either way. */
+#define CS_SESSION_OPTS(name, ...)					\
+	struct cs_session_opts name = {					\
+		.sz = sizeof(struct cs_session_opts), __VA_ARGS__	\
+	}
+
+/* Opens the profile and checks its header. Returns 0 and a new session in
+ * *out. On failure returns a negative errno; *out still holds a session
+ * (or NULL on -ENOMEM) whose cs_session_error() explains. The caller frees
+ * *out with cs_session_free() either way. */
 int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out);
 
-/* Reads every record and drives `ops`. Returns 0, an error of the input
- * (message in cs_session_error()), or what a callback returned. */
+/* Push: reads every record and drives `ops` (ctx is passed through).
+ * Returns 0, a negative errno of the input (message in cs_session_error()),
+ * or what a callback returned. A session runs once. */
 int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops, void *ctx);
 
-/* The last error as one line: "perf.data: record at offset 0x1c40 ...". */
+/*
+ * Pull: the next stitched sample, instead of cs_session_run() (a session
+ * is either pulled or run). Returns 1 and the sample in *out, 0 at the end
+ * of the profile, or a negative errno (message in cs_session_error()).
+ * *out and everything it points to are owned by the session and valid
+ * until the next call.
+ *
+ * Samples come in the order, and with the machine in the state, that the
+ * `sample` callback would see: side-band records are applied as they pass,
+ * so cs_machine_resolve() answers for the sample's moment. No thread is
+ * involved. A sample whose user stack was deferred is held until the
+ * record with that stack arrives, so one call may read ahead many records;
+ * the samples one record completes are kept (copied) and returned one per
+ * call, which bounds the memory to what the callbacks would hold.
+ */
+int cs_session_next(struct cs_session *s, const struct cs_stitched **out);
+
+/* The last error as one line: "perf.data: record at offset 0x1c40 ...".
+ * Owned by the session; s may be NULL (after -ENOMEM from open). */
 const char *cs_session_error(const struct cs_session *s);
 
-/* After a run that succeeded: one line about the input worth telling the
- * user (a recording cut short, read up to its last whole record), or NULL.
- * Owned by the session. */
+/* After the end of the profile: one line about the input worth telling
+ * the user (a recording cut short, read up to its last whole record), or
+ * NULL. Owned by the session. */
 const char *cs_session_warning(const struct cs_session *s);
 
+/* Counters, updated as the session reads; owned by the session. */
 const struct cs_stats *cs_session_stats(const struct cs_session *s);
+/* The session's machine (threads, maps, symbols); owned by the session. */
 struct cs_machine *cs_session_machine(struct cs_session *s);
+/* The profile's events: index i < cs_session_nr_evsels(), else NULL.
+ * Owned by the session. */
 const struct cs_evsel *cs_session_evsel(const struct cs_session *s, size_t i);
 size_t cs_session_nr_evsels(const struct cs_session *s);
 
@@ -290,8 +438,10 @@ struct cs_file_info {
 	uint64_t data_offset, data_size;
 	int64_t clockid;		/* -1 if absent */
 };
+/* Owned by the session; NULL if the profile was not opened. */
 const struct cs_file_info *cs_session_info(const struct cs_session *s);
 
+/* Frees the session and everything it owns (its machine included). */
 void cs_session_free(struct cs_session *s);
 
 /* ---- symbols ------------------------------------------------------------ */
@@ -310,11 +460,45 @@ struct cs_location {
 	bool kernel;
 };
 
-/* cpumode is a CS_MISC_* mode (from the sample or the last context marker). */
+/* Fills *loc for addr in process pid. cpumode is a CS_MISC_* mode (from
+ * the sample or the last context marker before addr). */
 void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 			uint64_t addr, struct cs_location *loc);
-/* The thread's current command name, or NULL if never seen. */
+/* The thread's current command name, or NULL if never seen. Owned by the
+ * machine. */
 const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid);
+
+/* ---- a stack as frames -------------------------------------------------- */
+
+enum cs_frame_kind {
+	CS_FRAME_ADDR,		/* an ordinary address */
+	CS_FRAME_COOKIE,	/* unmerged view: the cookie entry (addr = cookie) */
+	CS_FRAME_MISSING_USER,	/* kernel-only: user part missing (addr = cookie) */
+};
+
+struct cs_frame {
+	uint64_t addr;
+	uint8_t cpumode;		/* CS_MISC_KERNEL, CS_MISC_USER, ... */
+	enum cs_frame_kind kind;
+	enum cs_missing_reason missing;	/* for CS_FRAME_MISSING_USER */
+	struct cs_location loc;		/* resolved; strings owned by the machine */
+};
+
+/* Most frames a chain can have: a record is at most 64 KiB of u64s. */
+#define CS_FRAMES_MAX 8192
+
+/*
+ * A stitched sample's stack as resolved frames, innermost first, the way
+ * every callstitch output walks it: context markers are skipped but set
+ * the cpumode of the frames after them, and a kernel-only sample ends in a
+ * CS_FRAME_MISSING_USER frame saying why its user part is missing. Fills
+ * out[0..cap) (the caller's array) and returns how many frames the stack
+ * has, which may exceed cap. A sample without a callchain yields its ip; a
+ * chain holding a context value the ABI does not define is corrupt and
+ * yields none (as in perf).
+ */
+size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
+			 struct cs_frame *out, size_t cap);
 
 #ifdef __cplusplus
 }

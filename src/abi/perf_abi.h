@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include <callstitch/callstitch.h>
+
 /* ---- perf_event_attr ---------------------------------------------------- */
 
 enum {
@@ -160,13 +162,7 @@ struct cs_perf_event_header {
 	uint16_t size;
 };
 
-#define CS_MISC_CPUMODE_MASK    7
-#define CS_MISC_CPUMODE_UNKNOWN 0
-#define CS_MISC_KERNEL          1
-#define CS_MISC_USER            2
-#define CS_MISC_HYPERVISOR      3
-#define CS_MISC_GUEST_KERNEL    4
-#define CS_MISC_GUEST_USER      5
+/* cpumodes (CS_MISC_KERNEL, ...) and record types are in callstitch.h */
 #define CS_MISC_PROC_MAP_PARSE_TIMEOUT (1 << 12)
 #define CS_MISC_MMAP_DATA       (1 << 13)	/* also COMM_EXEC, SWITCH_OUT */
 #define CS_MISC_COMM_EXEC       (1 << 13)
@@ -176,67 +172,7 @@ struct cs_perf_event_header {
 #define CS_MISC_SWITCH_OUT_PREEMPT (1 << 14)
 #define CS_MISC_EXT_RESERVED    (1 << 15)
 
-enum cs_record_type {
-	CS_RECORD_MMAP                 = 1,
-	CS_RECORD_LOST                 = 2,
-	CS_RECORD_COMM                 = 3,
-	CS_RECORD_EXIT                 = 4,
-	CS_RECORD_THROTTLE             = 5,
-	CS_RECORD_UNTHROTTLE           = 6,
-	CS_RECORD_FORK                 = 7,
-	CS_RECORD_READ                 = 8,
-	CS_RECORD_SAMPLE               = 9,
-	CS_RECORD_MMAP2                = 10,
-	CS_RECORD_AUX                  = 11,
-	CS_RECORD_ITRACE_START         = 12,
-	CS_RECORD_LOST_SAMPLES         = 13,
-	CS_RECORD_SWITCH               = 14,
-	CS_RECORD_SWITCH_CPU_WIDE      = 15,
-	CS_RECORD_NAMESPACES           = 16,
-	CS_RECORD_KSYMBOL              = 17,
-	CS_RECORD_BPF_EVENT            = 18,
-	CS_RECORD_CGROUP               = 19,
-	CS_RECORD_TEXT_POKE            = 20,
-	CS_RECORD_AUX_OUTPUT_HW_ID     = 21,
-	CS_RECORD_CALLCHAIN_DEFERRED   = 22,	/* Linux 6.19 */
-	CS_RECORD_KERNEL_MAX,
-
-	/* synthesized by perf tools, never by the kernel */
-	CS_RECORD_HEADER_ATTR          = 64,
-	CS_RECORD_HEADER_EVENT_TYPE    = 65,
-	CS_RECORD_HEADER_TRACING_DATA  = 66,
-	CS_RECORD_HEADER_BUILD_ID      = 67,
-	CS_RECORD_FINISHED_ROUND       = 68,
-	CS_RECORD_ID_INDEX             = 69,
-	CS_RECORD_AUXTRACE_INFO        = 70,
-	CS_RECORD_AUXTRACE             = 71,
-	CS_RECORD_AUXTRACE_ERROR       = 72,
-	CS_RECORD_THREAD_MAP           = 73,
-	CS_RECORD_CPU_MAP              = 74,
-	CS_RECORD_STAT_CONFIG          = 75,
-	CS_RECORD_STAT                 = 76,
-	CS_RECORD_STAT_ROUND           = 77,
-	CS_RECORD_EVENT_UPDATE         = 78,
-	CS_RECORD_TIME_CONV            = 79,
-	CS_RECORD_HEADER_FEATURE       = 80,
-	CS_RECORD_COMPRESSED           = 81,
-	CS_RECORD_FINISHED_INIT        = 82,
-	CS_RECORD_COMPRESSED2          = 83,
-	CS_RECORD_BPF_METADATA         = 84,
-	CS_RECORD_SCHEDSTAT_CPU        = 85,
-	CS_RECORD_SCHEDSTAT_DOMAIN     = 86,
-	CS_RECORD_USER_MAX,
-};
-
-/* callchain context markers */
-#define CS_CONTEXT_HV            ((uint64_t)-32)
-#define CS_CONTEXT_KERNEL        ((uint64_t)-128)
-#define CS_CONTEXT_USER          ((uint64_t)-512)
-#define CS_CONTEXT_USER_DEFERRED ((uint64_t)-640)	/* Linux 6.19: next entry is the cookie */
-#define CS_CONTEXT_GUEST         ((uint64_t)-2048)
-#define CS_CONTEXT_GUEST_KERNEL  ((uint64_t)-2176)
-#define CS_CONTEXT_GUEST_USER    ((uint64_t)-2560)
-#define CS_CONTEXT_MAX           ((uint64_t)-4095)
+/* record types and callchain context markers are in callstitch.h */
 
 static inline int cs_is_context_marker(uint64_t ip)
 {

@@ -147,7 +147,7 @@ static struct progress progress_state;
 
 struct cs_session *cli_open(const struct cli_input *in)
 {
-	struct cs_session_opts o = {
+	struct cs_session_opts o = { .sz = sizeof(o),
 		.path = cli_input_path(in),
 		.fd = -1,
 		.kallsyms = in->kallsyms,

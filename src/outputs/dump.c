@@ -105,7 +105,7 @@ static const char *marker_name(uint64_t ip)
 
 static void attr_line(FILE *f, const struct cs_evsel *e)
 {
-	const struct cs_perf_attr *a = e->attr;
+	const struct cs_perf_attr *a = cs_evsel_attr(e);
 	unsigned precise = (unsigned)(a->flags >> CS_ATTR_PRECISE_SHIFT & 3);
 
 	fprintf(f, "# event %u: %s\n#   type %u, config %#" PRIx64 ", size %u, %s %"
@@ -230,7 +230,7 @@ static void chain(FILE *f, const char *what, const uint64_t *ips, uint64_t nr)
 static void sample(FILE *f, const struct cs_event *ev)
 {
 	const struct cs_sample *s = &ev->sample;
-	uint64_t st = ev->evsel->attr->sample_type;
+	uint64_t st = cs_evsel_attr(ev->evsel)->sample_type;
 
 	fprintf(f, "(IP, %#x): %u/%u: %#" PRIx64 " period: %" PRIu64 " addr: %#"
 		PRIx64 "\n", s->misc, s->pid, s->tid, s->ip, s->period, s->addr);
@@ -260,7 +260,7 @@ static void sample(FILE *f, const struct cs_event *ev)
 		fprintf(f, "... raw: %u bytes\n", s->raw_size);
 	if (st & CS_SAMPLE_BRANCH_STACK) {
 		fprintf(f, "... branch stack: nr:%" PRIu64, s->branch_nr);
-		if (ev->evsel->attr->branch_sample_type & CS_BRANCH_SAMPLE_HW_INDEX)
+		if (cs_evsel_attr(ev->evsel)->branch_sample_type & CS_BRANCH_SAMPLE_HW_INDEX)
 			fprintf(f, " hw_idx:%" PRId64, (int64_t)s->branch_hw_idx);
 		fputc('\n', f);
 		for (uint64_t i = 0; i < s->branch_nr; i++) {
@@ -276,7 +276,7 @@ static void sample(FILE *f, const struct cs_event *ev)
 		}
 	}
 	if (st & CS_SAMPLE_REGS_USER) {
-		uint64_t m = ev->evsel->attr->sample_regs_user;
+		uint64_t m = cs_evsel_attr(ev->evsel)->sample_regs_user;
 		size_t k = 0;
 
 		fprintf(f, "... user regs: abi %" PRIu64, s->user_regs_abi);
@@ -295,7 +295,7 @@ static void sample(FILE *f, const struct cs_event *ev)
 	if (st & CS_SAMPLE_TRANSACTION)
 		fprintf(f, "... transaction: %#" PRIx64 "\n", s->transaction);
 	if (st & CS_SAMPLE_REGS_INTR) {
-		uint64_t m = ev->evsel->attr->sample_regs_intr;
+		uint64_t m = cs_evsel_attr(ev->evsel)->sample_regs_intr;
 		size_t k = 0;
 
 		fprintf(f, "... intr regs: abi %" PRIu64, s->intr_regs_abi);
@@ -453,7 +453,7 @@ static void id_suffix(FILE *f, const struct cs_event *ev)
 
 	if (!ev->has_id || !ev->evsel)
 		return;
-	st = ev->evsel->attr->sample_type;
+	st = cs_evsel_attr(ev->evsel)->sample_type;
 	fputs("... sample_id:", f);
 	if (st & CS_SAMPLE_TID)
 		fprintf(f, " %u/%u", ev->id.pid, ev->id.tid);

@@ -19,7 +19,7 @@
 #include "abi/perf_abi.h"
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 #include "outputs/stack_agg.h"
 
 /* cs_agg_key.flags: the cs_flame_kind in the low bits, what else tells

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/read/evlist.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/encode.h"
 #include "lib/write/writer.h"
@@ -69,7 +70,7 @@ static int start(struct cs_inject *inj)
 	}
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct cs_evsel *ev = cs_session_evsel(s, i);
-		struct cs_perf_attr attr = *ev->attr;
+		struct cs_perf_attr attr = *cs_evsel_attr(ev);
 
 		if (!inj->passthrough)
 			attr.flags &= ~(CS_ATTR_DEFER_CALLCHAIN | CS_ATTR_DEFER_OUTPUT);
@@ -254,7 +255,7 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 		return 1;
 	}
 	for (;;) {
-		len = cs_encode_sample(ev->evsel->attr, &ev->sample, s->chain, nr,
+		len = cs_encode_sample(cs_evsel_attr(ev->evsel), &ev->sample, s->chain, nr,
 				       inj->buf, sizeof(inj->buf));
 		if (len != -EINVAL)
 			break;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include <callstitch/callstitch.h>
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 
 enum cs_out_inline {
 	CS_OUT_NOT_INLINED = 0,

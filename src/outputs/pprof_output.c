@@ -74,10 +74,10 @@ static int run_end(void *ctx, struct cs_session *s)
 		struct cs_pprof_event *d = &ev[e->index];
 
 		d->name = e->name;
-		if (e->attr && (e->attr->flags & CS_ATTR_FREQ))
-			d->freq = e->attr->sample_period;
-		else if (e->attr)
-			d->period = e->attr->sample_period;
+		if (e->freq)
+			d->freq = e->sample_period;
+		else
+			d->period = e->sample_period;
 	}
 	errno = 0;
 	err = cs_pprof_write(run->pprof, ev, max, run->out);

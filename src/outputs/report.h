@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #include <callstitch/callstitch.h>
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 #include "outputs/out_inlines.h"
 #include "outputs/report_opts.h"
 

@@ -5,7 +5,7 @@
  * written in big chunks.
  */
 #include "outputs/script.h"
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
 
@@ -275,7 +275,7 @@ static void put_int_w(struct cs_script *sc, int32_t v, int width)
 
 static uint64_t sample_type_of(const struct cs_evsel *e)
 {
-	return e && e->attr ? e->attr->sample_type : 0;
+	return e ? e->sample_type : 0;
 }
 
 /* comm, tid, [cpu], time: the part every line kind shares */

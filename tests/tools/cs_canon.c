@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct cs_session_opts o = { .path = "perf.data", .fd = -1 };
+	struct cs_session_opts o = { .sz = sizeof(o), .path = "perf.data", .fd = -1 };
 	struct cs_output_ops ops = { .sample = on_sample };
 	struct canon *c = calloc(1, sizeof(*c));
 	struct cs_session *s = NULL;

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 			for (size_t i = 0; i < cs_evlist_count(l) && !err; i++) {
 				const struct cs_evsel *e = cs_evlist_get(l, i);
 
-				err = cs_writer_add_event(w, e->attr, e->name, e->ids,
+				err = cs_writer_add_event(w, cs_evsel_attr(e), e->name, e->ids,
 							  e->nr_ids);
 			}
 			if (!err)

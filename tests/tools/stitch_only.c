@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < repeat; i++) {
-		struct cs_session_opts o = { .path = argv[1], .fd = -1 };
+		struct cs_session_opts o = { .sz = sizeof(o), .path = argv[1], .fd = -1 };
 		struct cs_session *s = NULL;
 		int err = cs_session_open(&o, &s);
 

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "outputs/flame.c"
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 
 struct fx {
 	struct cs_flame *f;

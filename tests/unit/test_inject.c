@@ -144,7 +144,7 @@ static void in_end(struct fx *x)
 
 static void inject(struct fx *x, bool passthrough, struct cs_inject_stats *st)
 {
-	struct cs_session_opts so = {
+	struct cs_session_opts so = { .sz = sizeof(so),
 		.path = x->in, .fd = -1, .no_merge = passthrough, .ordered_off = passthrough,
 	};
 	struct cs_writer_opts wo = { 0 };
@@ -208,7 +208,7 @@ static struct cs_session *read_back(struct fx *x, struct seen *v)
 	static const struct cs_output_ops ops = {
 		.sample = seen_sample, .deferred = seen_deferred, .event = seen_event,
 	};
-	struct cs_session_opts so = { .path = x->out, .fd = -1, .no_merge = true };
+	struct cs_session_opts so = { .sz = sizeof(so), .path = x->out, .fd = -1, .no_merge = true };
 	struct cs_session *s = NULL;
 
 	memset(v, 0, sizeof(*v));
@@ -253,9 +253,9 @@ static void a_deferred_sample_gets_its_whole_stack_back(void **state)
 	assert_chain(&v, 1, want, 7);
 	/* the deferral bits are gone, the rest of the attr is as it was */
 	assert_int_equal(cs_session_nr_evsels(s), 1);
-	assert_int_equal(cs_session_evsel(s, 0)->attr->flags,
+	assert_int_equal(cs_evsel_attr(cs_session_evsel(s, 0))->flags,
 			 x->attr.flags & ~(CS_ATTR_DEFER_CALLCHAIN | CS_ATTR_DEFER_OUTPUT));
-	assert_int_equal(cs_session_evsel(s, 0)->attr->sample_type, x->attr.sample_type);
+	assert_int_equal(cs_evsel_attr(cs_session_evsel(s, 0))->sample_type, x->attr.sample_type);
 	assert_string_equal(cs_session_info(s)->hostname, "box");
 	cs_session_free(s);
 }
@@ -336,7 +336,7 @@ static void passthrough_keeps_deferred_records_and_bits(void **state)
 	s = read_back(x, &v);
 	assert_int_equal(v.deferred, 1);
 	assert_chain(&v, 0, rec, 4);			/* cookie and all */
-	assert_int_equal(cs_session_evsel(s, 0)->attr->flags, x->attr.flags);
+	assert_int_equal(cs_evsel_attr(cs_session_evsel(s, 0))->flags, x->attr.flags);
 	cs_session_free(s);
 }
 

@@ -16,7 +16,7 @@
 #include "lib/machine/machine.h"
 #include "lib/machine/maps.h"
 #include "lib/symbols/elfimg.h"
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 
 #define PID 100
 

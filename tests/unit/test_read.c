@@ -718,7 +718,7 @@ static void big_endian_attr_flags_keep_their_meaning(void **state)
 	file_profile(&be, plain_data, NULL);
 	path = write_tmp(&be);
 	assert_int_equal(cs_reader_open(path, -1, &err, &r), 0);
-	a = cs_evlist_get(cs_reader_evlist(r), 0)->attr;
+	a = cs_evsel_attr(cs_evlist_get(cs_reader_evlist(r), 0));
 	assert_int_equal(a->flags, CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_FREQ |
 			 CS_ATTR_DISABLED | CS_ATTR_DEFER_CALLCHAIN |
 			 CS_ATTR_DEFER_OUTPUT);

@@ -133,9 +133,9 @@ static void short_attrs_are_zero_extended(void **state)
 	a->sample_type = CS_SAMPLE_IP;
 	assert_int_equal(cs_evlist_new(&l), 0);
 	assert_int_equal(cs_evlist_add(l, a, "x", NULL, 0), 0);
-	assert_int_equal(cs_evlist_get(l, 0)->attr->sample_regs_user, 0);
-	assert_int_equal(cs_evlist_get(l, 0)->attr->config4, 0);
-	assert_int_equal(cs_evlist_get(l, 0)->attr->sample_type, CS_SAMPLE_IP);
+	assert_int_equal(cs_evsel_attr(cs_evlist_get(l, 0))->sample_regs_user, 0);
+	assert_int_equal(cs_evsel_attr(cs_evlist_get(l, 0))->config4, 0);
+	assert_int_equal(cs_evsel_attr(cs_evlist_get(l, 0))->sample_type, CS_SAMPLE_IP);
 	cs_evlist_free(l);
 }
 

@@ -157,7 +157,7 @@ static const struct cs_stats *run(const char *name, struct seen *w,
 				  bool no_merge, bool ordered_off,
 				  struct cs_session **out)
 {
-	struct cs_session_opts o = {
+	struct cs_session_opts o = { .sz = sizeof(o),
 		.fd = -1,
 		.no_merge = no_merge,
 		.ordered_off = ordered_off,
@@ -303,7 +303,7 @@ static void profile_without_deferral_passes_samples_through(void **state)
 
 static void missing_file_error_names_it(void **state)
 {
-	struct cs_session_opts o = { .path = "/nonexistent/perf.data", .fd = -1 };
+	struct cs_session_opts o = { .sz = sizeof(o), .path = "/nonexistent/perf.data", .fd = -1 };
 	struct cs_session *s;
 
 	(void)state;
@@ -322,7 +322,7 @@ static void truncated_file_fails_with_the_file_name(void **state)
 	FILE *in = fopen(src, "rb");
 	char buf[65536];
 	size_t n, total = 0;
-	struct cs_session_opts o = { .path = dst, .fd = -1 };
+	struct cs_session_opts o = { .sz = sizeof(o), .path = dst, .fd = -1 };
 	struct cs_session *s;
 	int err;
 
@@ -356,7 +356,7 @@ static int stop_at_3(void *ctx, const struct cs_stitched *st)
 
 static void output_error_stops_the_run(void **state)
 {
-	struct cs_session_opts o = { .fd = -1 };
+	struct cs_session_opts o = { .sz = sizeof(o), .fd = -1 };
 	struct cs_output_ops stop = { .sample = stop_at_3 };
 	struct cs_session *s;
 	char *path = fixture("task-defer.data");
@@ -532,7 +532,7 @@ static struct cs_stats syn_run(const char *path, bool through_pipe,
 			       struct syn_out *o)
 {
 	static const struct cs_output_ops sops = { .sample = syn_sample };
-	struct cs_session_opts opts = { .path = path, .fd = -1 };
+	struct cs_session_opts opts = { .sz = sizeof(opts), .path = path, .fd = -1 };
 	struct cs_session *s;
 	struct cs_stats st;
 	int pfd[2] = { -1, -1 };
@@ -670,7 +670,7 @@ static void recording_cut_short_is_read_and_said(void **state)
 	struct cs_perf_file_header h;
 	struct syn_out o;
 	struct cs_stats st;
-	struct cs_session_opts opts = { .fd = -1 };
+	struct cs_session_opts opts = { .sz = sizeof(opts), .fd = -1 };
 	static const struct cs_output_ops sops = { .sample = syn_sample };
 	struct cs_session *s;
 	int fd = mkstemp(path);

@@ -554,8 +554,7 @@ static void arrays_outside_the_record_are_copied_too(void **state)
 {
 	struct cs_stats stats = { 0 };
 	struct regs_seen seen = { 0 };
-	struct cs_perf_attr attr = { .sample_regs_user = 0x70 };	/* 3 regs */
-	struct cs_evsel evsel = { .attr = &attr };
+	struct cs_evsel evsel = { .sample_regs_user = 0x70 };	/* 3 regs */
 	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
 	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
 	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
@@ -646,8 +645,7 @@ static void stable_sample_with_arrays_outside_its_record_is_copied(void **state)
 {
 	struct cs_stats stats = { 0 };
 	struct regs_seen seen = { 0 };
-	struct cs_perf_attr attr = { .sample_regs_user = 0x70 };	/* 3 regs */
-	struct cs_evsel evsel = { .attr = &attr };
+	struct cs_evsel evsel = { .sample_regs_user = 0x70 };	/* 3 regs */
 	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
 	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
 	uint64_t ips[3] = { 1, 2, 3 };

@@ -221,10 +221,10 @@ static void round_trip(const struct cs_writer_opts *o)
 	assert_int_equal(s->nr_ids, 2);
 	assert_int_equal(s->ids[1], 12);
 	assert_int_equal(d->ids[0], 21);
-	assert_int_equal(s->attr->sample_type, sampling_attr().sample_type);
-	assert_int_equal(s->attr->flags, sampling_attr().flags);
-	assert_int_equal(d->attr->flags, dummy_attr().flags);
-	assert_int_equal(s->attr->size, 128);
+	assert_int_equal(cs_evsel_attr(s)->sample_type, sampling_attr().sample_type);
+	assert_int_equal(cs_evsel_attr(s)->flags, sampling_attr().flags);
+	assert_int_equal(cs_evsel_attr(d)->flags, dummy_attr().flags);
+	assert_int_equal(cs_evsel_attr(s)->size, 128);
 	assert_ptr_equal(cs_evlist_find(l, 22), d);
 
 	info = cs_reader_info(r);

@@ -63,6 +63,8 @@ struct cs_order {
 
 	uint64_t max_time;		/* largest time pushed so far */
 	uint64_t limit;			/* largest time before the last round end */
+	bool paused;			/* a delivery up to paused_limit stopped */
+	uint64_t paused_limit;
 
 	struct chunk *cur;		/* where copies go */
 	struct chunk *spare;
@@ -359,16 +361,34 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 		}
 		sift_down(h, 0, n);
 	}
+	if (err == CS_ORDER_PAUSE) {
+		/* runs know where they stand: the next call picks up there,
+		 * and packing waits for the end of the delivery */
+		q->paused = true;
+		q->paused_limit = limit;
+		return err;
+	}
 	compact(q);
 	return err;
 }
 
 int cs_order_round_end(struct cs_order *q)
 {
-	int err = deliver_upto(q, q->limit);
+	uint64_t limit = q->limit;
 
 	q->limit = q->max_time;
-	return err;
+	return deliver_upto(q, limit);
+}
+
+bool cs_order_paused(const struct cs_order *q)
+{
+	return q->paused;
+}
+
+int cs_order_resume(struct cs_order *q)
+{
+	q->paused = false;
+	return deliver_upto(q, q->paused_limit);
 }
 
 int cs_order_flush(struct cs_order *q)

@@ -33,6 +33,16 @@ int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 
 int cs_order_round_end(struct cs_order *q);	/* FINISHED_ROUND */
 int cs_order_flush(struct cs_order *q);		/* end of input: deliver all */
+
+/* A deliver that returns CS_ORDER_PAUSE stops the delivery after its
+ * record, and the call that was delivering returns CS_ORDER_PAUSE: for a
+ * caller that pulls one result at a time. Until cs_order_resume() has
+ * finished that delivery (returned 0), nothing else may be pushed, or it
+ * could overtake what was still due. */
+#define CS_ORDER_PAUSE	0x7ffe0001
+bool cs_order_paused(const struct cs_order *q);
+int cs_order_resume(struct cs_order *q);
+
 size_t cs_order_queued(const struct cs_order *q);
 void cs_order_free(struct cs_order *q);
 

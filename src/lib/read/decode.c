@@ -573,7 +573,7 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 			why = "its id names no event of the file";
 			goto bad;
 		}
-		err = decode_sample(ev->evsel->attr, rec, size, &ev->sample,
+		err = decode_sample(cs_evsel_attr(ev->evsel), rec, size, &ev->sample,
 				    &ev->id, &why);
 		if (err)
 			goto bad;

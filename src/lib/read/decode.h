@@ -14,6 +14,7 @@
 
 struct cs_errbuf;
 struct cs_evlist;
+struct cs_perf_attr;
 
 /* Decodes rec (size bytes, found at offset) into *ev. Returns 0, or
  * -EBADMSG with eb saying "<path>: <type> record at offset 0x..: <what>". */

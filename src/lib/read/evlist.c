@@ -45,6 +45,11 @@ const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e)
 	return &((const struct evsel *)e)->lay;
 }
 
+const struct cs_perf_attr *cs_evsel_attr(const struct cs_evsel *e)
+{
+	return &((const struct evsel *)e)->attr;
+}
+
 size_t cs_attr_trailer_size(const struct cs_perf_attr *attr)
 {
 	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL))
@@ -269,7 +274,13 @@ int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
 		free(e);
 		return -ENOMEM;
 	}
-	e->pub.attr = &e->attr;
+	e->pub.type = a.type;
+	e->pub.config = a.config;
+	e->pub.sample_type = a.sample_type;
+	e->pub.sample_period = a.sample_period;
+	e->pub.freq = a.flags & CS_ATTR_FREQ;
+	e->pub.sample_regs_user = a.sample_regs_user;
+	e->pub.sample_regs_intr = a.sample_regs_intr;
 	e->pub.name = e->name;
 	e->pub.index = (unsigned int)l->nr;
 	l->ev[l->nr] = e;

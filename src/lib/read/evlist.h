@@ -27,6 +27,11 @@ int cs_evlist_set_name(struct cs_evlist *l, size_t index, const char *name);
 int cs_evlist_add_ids(struct cs_evlist *l, size_t index, const uint64_t *ids,
 		      size_t nr_ids);
 
+/* The whole perf_event_attr of an evsel that came from a cs_evlist: native
+ * byte order, zero-extended. Lives as long as the evsel. (The public
+ * struct carries only what a library user needs of it.) */
+const struct cs_perf_attr *cs_evsel_attr(const struct cs_evsel *e);
+
 size_t cs_evlist_count(const struct cs_evlist *l);
 const struct cs_evsel *cs_evlist_get(const struct cs_evlist *l, size_t i);
 

@@ -366,8 +366,8 @@ static void clockid_from_attr(struct cs_reader *r)
 	const struct cs_evsel *e = cs_evlist_get(r->evlist, 0);
 
 	if (r->feat.info.clockid < 0 && e &&
-	    (e->attr->flags & CS_ATTR_USE_CLOCKID))
-		r->feat.info.clockid = e->attr->clockid;
+	    (cs_evsel_attr(e)->flags & CS_ATTR_USE_CLOCKID))
+		r->feat.info.clockid = cs_evsel_attr(e)->clockid;
 }
 
 /* ---- open/close ---------------------------------------------------------- */

@@ -33,7 +33,7 @@ const char *cs_swap_body(const struct cs_evlist *l, void *rec, size_t size)
 		e = cs_evlist_event_of_x(l, type, rec, size, 1);
 		if (e) {
 			lay = cs_evsel_layout(e);
-			how.attr = e->attr;
+			how.attr = cs_evsel_attr(e);
 			how.trailer_size = lay->trailer_size;
 		}
 	}

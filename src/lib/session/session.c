@@ -6,8 +6,14 @@
  * go to the machine before the output sees them, so a sample always
  * resolves against the maps of its moment; an EXIT reaches the machine only
  * after the stitcher has released that thread's waiting samples.
+ *
+ * Pulled (cs_session_next()), the same pipeline runs in steps: the samples
+ * one record releases are copied into a queue and the pipeline pauses
+ * after that record - in the order module too, in the middle of a round -
+ * so that the machine stands where it would for the callback.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +29,23 @@
 
 #define PROGRESS_STEP	(4u << 20)
 
+/* Samples released but not yet pulled, each a struct pulled followed by
+ * its chain and its record, in one buffer emptied before it refills. */
+struct pulled {
+	struct cs_stitched st;		/* event and chain are fixed up on pop */
+	uint64_t offset;		/* of the record */
+	size_t size;			/* bytes of the record */
+	size_t next;			/* buffer offset of the next entry */
+};
+
+struct pull_queue {
+	unsigned char *buf;
+	size_t head, tail, cap;
+	struct cs_event ev;		/* the sample last returned */
+	struct cs_stitched st;
+	bool ended;			/* the input is read and flushed */
+};
+
 struct cs_session {
 	struct cs_session_opts opts;
 	struct cs_reader *reader;
@@ -35,11 +58,14 @@ struct cs_session {
 	const struct cs_output_ops *ops;
 	void *ctx;
 	bool ran;
+	bool pulled;			/* cs_session_next(), not _run() */
+	struct pull_queue pull;
 
 	size_t build_ids_added;		/* pipe mode: they come as records */
 	bool build_ids_dirty;
 	uint64_t next_progress;
 	uint64_t pos;			/* end of the last record read */
+	bool input_done;		/* the reader has given its last record */
 
 	struct cs_stats stats;
 	struct cs_errbuf eb;
@@ -90,22 +116,48 @@ static int sync_build_ids(struct cs_session *s)
 
 /* ---- open ---- */
 
+/* The caller's options as this library knows them: a caller built against
+ * an older header passes fewer bytes (the rest stay zero); one built
+ * against a newer header must leave the options we do not know unset. */
+static int copy_opts(struct cs_session *s, const struct cs_session_opts *o)
+{
+	const unsigned char *p = (const unsigned char *)o;
+
+	if (!o || o->sz < offsetof(struct cs_session_opts, path))
+		return cs_error(&s->eb, -EINVAL, "%s: cs_session_opts.sz is not "
+				"set (declare the options with CS_SESSION_OPTS())",
+				s->path);
+	/* a caller's fd 0 is "no fd": stdin is path "-" */
+	for (size_t i = sizeof(s->opts); i < o->sz; i++)
+		if (p[i])
+			return cs_error(&s->eb, -EINVAL, "%s: an option this "
+					"libcallstitch does not know is set "
+					"(byte %zu of cs_session_opts)", s->path, i);
+	memcpy(&s->opts, o, o->sz < sizeof(s->opts) ? o->sz : sizeof(s->opts));
+	s->opts.sz = sizeof(s->opts);
+	return 0;
+}
+
 int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 {
 	struct cs_session *s = calloc(1, sizeof(*s));
 	const struct cs_file_info *info;
 	struct cs_machine_opts mo = { 0 };
 	const char *path;
-	int err;
+	int fd, err;
 
 	*out = s;
 	if (!s)
 		return -ENOMEM;
-	s->opts = *opts;
-	path = opts->path ? opts->path : opts->fd >= 0 ? "-" : "perf.data";
+	s->path = "cs_session_open";
+	err = copy_opts(s, opts);
+	if (err)
+		return err;
+	fd = s->opts.fd > 0 ? s->opts.fd : -1;
+	path = s->opts.path ? s->opts.path : fd >= 0 ? "-" : "perf.data";
 	s->path = path;
 
-	err = cs_reader_open(path, opts->fd, &s->eb, &s->reader);
+	err = cs_reader_open(path, fd, &s->eb, &s->reader);
 	if (err < 0)
 		return cs_error(&s->eb, err, "%s: %s", path, strerror(-err));
 	s->path = cs_reader_path(s->reader);
@@ -142,6 +194,46 @@ static int to_output(struct cs_session *s, const struct cs_event *ev)
 	return s->ops->event ? s->ops->event(s->ctx, ev) : 0;
 }
 
+/* Hands one decoded record to the stitcher, the machine and the output. */
+static int dispatch(struct cs_session *s, const struct cs_event *ev,
+		    bool stable)
+{
+	int err;
+
+	switch (ev->type) {
+	case CS_RECORD_SAMPLE:
+		/* a mapped record lives as long as the reader, which outlives
+		 * the stitcher: a waiting sample need not copy it */
+		if (stable)
+			return cs_stitch_event_stable(s->stitch, ev);
+		return cs_stitch_event(s->stitch, ev);
+	case CS_RECORD_CALLCHAIN_DEFERRED:
+		/* the raw record first, then the samples it completes */
+		if (s->ops->deferred) {
+			err = s->ops->deferred(s->ctx, ev);
+			if (err)
+				return err;
+		}
+		return cs_stitch_event(s->stitch, ev);
+	case CS_RECORD_LOST:
+		s->stats.lost_events += ev->lost.lost;
+		break;
+	case CS_RECORD_LOST_SAMPLES:
+		s->stats.lost_samples += ev->lost.lost;
+		break;
+	case CS_RECORD_EXIT:
+		break;
+	default:
+		return to_output(s, ev);
+	}
+	/* EXIT and LOST: the stitcher releases what they end, then the
+	 * machine and the output see them */
+	err = cs_stitch_event(s->stitch, ev);
+	if (err)
+		return err;
+	return to_output(s, ev);
+}
+
 static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
 		   bool stable)
 {
@@ -152,38 +244,12 @@ static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
 	err = cs_decode(s->evlist, bytes, size, offset, s->path, &ev, &s->eb);
 	if (err)
 		return err;
-	switch (ev.type) {
-	case CS_RECORD_SAMPLE:
-		/* a mapped record lives as long as the reader, which outlives
-		 * the stitcher: a waiting sample need not copy it */
-		if (stable)
-			return cs_stitch_event_stable(s->stitch, &ev);
-		return cs_stitch_event(s->stitch, &ev);
-	case CS_RECORD_CALLCHAIN_DEFERRED:
-		/* the raw record first, then the samples it completes */
-		if (s->ops->deferred) {
-			err = s->ops->deferred(s->ctx, &ev);
-			if (err)
-				return err;
-		}
-		return cs_stitch_event(s->stitch, &ev);
-	case CS_RECORD_LOST:
-		s->stats.lost_events += ev.lost.lost;
-		break;
-	case CS_RECORD_LOST_SAMPLES:
-		s->stats.lost_samples += ev.lost.lost;
-		break;
-	case CS_RECORD_EXIT:
-		break;
-	default:
-		return to_output(s, &ev);
-	}
-	/* EXIT and LOST: the stitcher releases what they end, then the
-	 * machine and the output see them */
-	err = cs_stitch_event(s->stitch, &ev);
-	if (err)
-		return err;
-	return to_output(s, &ev);
+	err = dispatch(s, &ev, stable);
+	/* pulled: stop after a record that released samples, with the
+	 * machine where the callback would have seen it */
+	if (!err && s->pulled && s->pull.head != s->pull.tail)
+		return CS_ORDER_PAUSE;
+	return err;
 }
 
 /* ---- run ---- */
@@ -218,12 +284,21 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 	return 0;
 }
 
+/* Reads to the end of the input and delivers everything. Pulled, it may
+ * return CS_ORDER_PAUSE with samples queued; the next call goes on from
+ * there (the reader, the order queue and the stitcher keep their places). */
 static int read_all(struct cs_session *s)
 {
 	struct cs_record rec;
-	int more, err;
+	int more = 0, err;
 
-	while ((more = cs_reader_next(s->reader, &rec)) > 0) {
+	if (s->order && cs_order_paused(s->order)) {
+		err = cs_order_resume(s->order);
+		if (err)
+			return err;
+	}
+	while (!s->input_done &&
+	       (more = cs_reader_next(s->reader, &rec)) > 0) {
 		s->stats.records++;
 		s->stats.bytes += rec.size;
 		s->stats.by_type[rec.type < 127 ? rec.type : 127]++;
@@ -259,12 +334,16 @@ static int read_all(struct cs_session *s)
 		if (err)
 			return err;
 	}
-	if (more < 0)
-		return cs_error(&s->eb, more, "%s: %s", s->path, strerror(-more));
-	if (s->build_ids_dirty) {
-		err = sync_build_ids(s);
-		if (err)
-			return err;
+	if (!s->input_done) {
+		if (more < 0)
+			return cs_error(&s->eb, more, "%s: %s", s->path,
+					strerror(-more));
+		s->input_done = true;
+		if (s->build_ids_dirty) {
+			err = sync_build_ids(s);
+			if (err)
+				return err;
+		}
 	}
 	if (s->order) {
 		err = cs_order_flush(s->order);
@@ -274,8 +353,8 @@ static int read_all(struct cs_session *s)
 	return cs_stitch_flush(s->stitch);
 }
 
-int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
-		   void *ctx)
+static int start(struct cs_session *s, const struct cs_output_ops *ops,
+		 void *ctx, cs_stitched_fn sample, void *sample_ctx)
 {
 	int err;
 
@@ -290,14 +369,34 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 	s->ctx = ctx;
 
 	/* the stitcher calls the output itself: one call less per sample */
-	err = cs_stitch_new(!s->opts.no_merge,
-			    s->ops->sample ? s->ops->sample : no_sample, s->ctx,
-			    &s->stats, &s->stitch);
+	err = cs_stitch_new(!s->opts.no_merge, sample, sample_ctx, &s->stats,
+			    &s->stitch);
 	if (!err && !s->opts.ordered_off)
 		err = cs_order_new(deliver, s, &s->order);
 	if (err)
 		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
+	return 0;
+}
 
+/* The end of the input: the last progress, and what to warn about. */
+static void finish(struct cs_session *s)
+{
+	progress(s, s->pos, true);
+	if (cs_reader_truncated(s->reader))
+		cs_error(&s->warning, 0, "%s: the recording was cut short (its "
+			 "header gives no data size); read up to the last whole "
+			 "record", s->path);
+}
+
+int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
+		   void *ctx)
+{
+	int err;
+
+	err = start(s, ops, ctx, ops && ops->sample ? ops->sample : no_sample,
+		    ctx);
+	if (err)
+		return err;
 	if (s->ops->begin) {
 		err = s->ops->begin(s->ctx, s);
 		if (err)
@@ -308,14 +407,108 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 		cs_error(&s->eb, err, "%s: out of memory", s->path);
 	if (err)
 		return err;
-	progress(s, s->pos, true);
-	if (cs_reader_truncated(s->reader))
-		cs_error(&s->warning, 0, "%s: the recording was cut short (its "
-			 "header gives no data size); read up to the last whole "
-			 "record", s->path);
+	finish(s);
 	if (s->ops->end)
 		return s->ops->end(s->ctx, s);
 	return 0;
+}
+
+/* ---- pull ---- */
+
+static int pull_reserve(struct pull_queue *q, size_t more)
+{
+	size_t cap = q->cap ? q->cap : 64 * 1024;
+	unsigned char *p;
+
+	if (q->cap - q->tail >= more)
+		return 0;
+	while (cap - q->tail < more) {
+		if (cap > SIZE_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	p = realloc(q->buf, cap);
+	if (!p)
+		return -ENOMEM;
+	q->buf = p;
+	q->cap = cap;
+	return 0;
+}
+
+#define PULL_ALIGN(n)	(((n) + 7) & ~(size_t)7)
+
+/* The stitcher's callback when pulled: keeps a copy of the sample, its
+ * chain and its record. The record is decoded again when the sample is
+ * pulled, so that every array of the event points into the copy. */
+static int pull_keep(void *ctx, const struct cs_stitched *st)
+{
+	struct cs_session *s = ctx;
+	struct pull_queue *q = &s->pull;
+	size_t chain = st->chain_nr * sizeof(uint64_t);
+	size_t need = PULL_ALIGN(sizeof(struct pulled)) + PULL_ALIGN(chain) +
+		      PULL_ALIGN(st->event->size);
+	struct pulled *p;
+	unsigned char *data;
+
+	if (pull_reserve(q, need))
+		return -ENOMEM;
+	p = (struct pulled *)(q->buf + q->tail);
+	data = q->buf + q->tail + PULL_ALIGN(sizeof(*p));
+	p->st = *st;
+	p->offset = st->event->offset;
+	p->size = st->event->size;
+	memcpy(data, st->chain, chain);
+	memcpy(data + PULL_ALIGN(chain), st->event->bytes, st->event->size);
+	q->tail += need;
+	p->next = q->tail;
+	return 0;
+}
+
+int cs_session_next(struct cs_session *s, const struct cs_stitched **out)
+{
+	struct pull_queue *q = &s->pull;
+	const unsigned char *data;
+	struct pulled *p;
+	int err;
+
+	*out = NULL;
+	if (!s->pulled) {
+		err = start(s, NULL, NULL, pull_keep, s);
+		if (err)
+			return err;
+		s->pulled = true;
+	}
+	if (q->head == q->tail) {
+		/* the sample returned last is given up: refill from the start */
+		q->head = q->tail = 0;
+		if (q->ended)
+			return 0;
+		err = read_all(s);
+		if (err == -ENOMEM)
+			cs_error(&s->eb, err, "%s: out of memory", s->path);
+		if (err && err != CS_ORDER_PAUSE)
+			return err;
+		if (!err) {
+			/* everything is read; what the stitcher released last
+			 * is still queued */
+			q->ended = true;
+			finish(s);
+		}
+		if (q->head == q->tail)
+			return 0;
+	}
+	p = (struct pulled *)(q->buf + q->head);
+	data = q->buf + q->head + PULL_ALIGN(sizeof(*p));
+	err = cs_decode(s->evlist, data + PULL_ALIGN(p->st.chain_nr * 8), p->size,
+			p->offset, s->path, &q->ev, &s->eb);
+	if (err)
+		return err;
+	q->st = p->st;
+	q->st.event = &q->ev;
+	q->st.chain = (const uint64_t *)data;
+	q->head = p->next;
+	*out = &q->st;
+	return 1;
 }
 
 /* ---- accessors ---- */
@@ -366,6 +559,7 @@ void cs_session_free(struct cs_session *s)
 		return;
 	cs_order_free(s->order);
 	cs_stitch_free(s->stitch);
+	free(s->pull.buf);
 	cs_machine_free(s->machine);
 	cs_reader_free(s->reader);
 	free(s);

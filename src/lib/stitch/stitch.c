@@ -293,9 +293,9 @@ static size_t regs_len(const struct cs_evsel *evsel, bool intr)
 {
 	uint64_t mask;
 
-	if (!evsel || !evsel->attr)
+	if (!evsel)
 		return 0;
-	mask = intr ? evsel->attr->sample_regs_intr : evsel->attr->sample_regs_user;
+	mask = intr ? evsel->sample_regs_intr : evsel->sample_regs_user;
 	return (size_t)__builtin_popcountll(mask) * 8;
 }
 

@@ -1,5 +1,5 @@
 /* frames.c - a stitched sample's callchain as resolved frames. */
-#include "outputs/frames.h"
+#include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 
 #include <string.h>
