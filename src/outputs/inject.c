@@ -167,7 +167,7 @@ static int copy_side_band(struct cs_inject *inj, const struct cs_event *ev)
 	    !cs_session_waiting_since(inj->s, tid, &since) || since >= ev->id.time)
 		return copy(inj, ev);
 	memcpy(inj->buf, ev->bytes, ev->size);
-	if (cs_encode_set_time(ev->evsel->attr, inj->buf, ev->size, since))
+	if (cs_encode_set_time(cs_evsel_attr(ev->evsel), inj->buf, ev->size, since))
 		return copy(inj, ev);
 	inj->st.retimed++;
 	err = cs_writer_write(inj->w, inj->buf, ev->size);
