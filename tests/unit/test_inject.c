@@ -384,7 +384,7 @@ static void an_exec_applies_before_the_samples_that_get_its_stack(void **state)
 	const uint64_t rec[] = { CS_CONTEXT_KERNEL, K1, CS_CONTEXT_USER_DEFERRED, 13 };
 	const uint64_t ips[] = { 0x7000010 };
 	static const struct cs_output_ops ops = { .sample = tl_sample, .event = tl_event };
-	struct cs_session_opts so = { .path = x->out, .fd = -1 };
+	struct cs_session_opts so = { .sz = sizeof(so), .path = x->out, .fd = -1 };
 	struct timeline t = { 0 };
 	struct cs_inject_stats st;
 
