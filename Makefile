@@ -38,7 +38,19 @@ SOMAJOR := 0
 SONAME  := libcallstitch.so.$(SOMAJOR)
 MAP     := src/callstitch.map
 
-all: $(REL)/callstitch $(REL)/libcallstitch.a $(REL)/libcallstitch.so tools workloads
+# where `make install` puts things (DESTDIR for staging, as packagers do)
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# one man page per command, made from its --help and man/PAGE.extra
+MAN_PAGES := $(patsubst man/%.extra,$(REL)/man/%.1,$(wildcard man/*.extra))
+
+all: $(REL)/callstitch $(REL)/libcallstitch.a $(REL)/libcallstitch.so man tools workloads
 
 # ---- release ----
 $(REL)/obj/%.o: %.c
@@ -117,6 +129,37 @@ src/outputs/flame_template.inc: src/outputs/flame_template.html src/outputs/flam
 tools: $(TOOLS)
 workloads: $(WORKLOADS)
 
+man: $(MAN_PAGES)
+$(REL)/man/callstitch.1: man/callstitch.extra man/gen.sh $(REL)/callstitch
+	@mkdir -p $(dir $@)
+	man/gen.sh $(REL)/callstitch > $@.tmp && mv $@.tmp $@
+$(REL)/man/callstitch-%.1: man/callstitch-%.extra man/gen.sh $(REL)/callstitch
+	@mkdir -p $(dir $@)
+	man/gen.sh $(REL)/callstitch $* > $@.tmp && mv $@.tmp $@
+
+install: $(REL)/callstitch $(REL)/libcallstitch.a $(REL)/libcallstitch.so man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/callstitch $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(REL)/callstitch $(DESTDIR)$(BINDIR)/callstitch
+	install -m 644 $(REL)/libcallstitch.a $(DESTDIR)$(LIBDIR)/libcallstitch.a
+	install -m 755 $(REL)/libcallstitch.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libcallstitch.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libcallstitch.so
+	install -m 644 include/callstitch/callstitch.h $(DESTDIR)$(INCLUDEDIR)/callstitch/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		src/callstitch.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/callstitch.pc
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 completion/callstitch.bash $(DESTDIR)$(BASHCOMPDIR)/callstitch
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/callstitch $(DESTDIR)$(LIBDIR)/libcallstitch.a \
+		$(DESTDIR)$(LIBDIR)/libcallstitch.so* $(DESTDIR)$(PKGCONFIGDIR)/callstitch.pc \
+		$(DESTDIR)$(BASHCOMPDIR)/callstitch \
+		$(patsubst $(REL)/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN_PAGES))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/callstitch
+
 check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) all
 	tests/run.sh
 
@@ -130,7 +173,7 @@ bench: all
 clean:
 	rm -rf build
 
-.PHONY: all tools workloads check demo bench clean
+.PHONY: all tools workloads man install uninstall check demo bench clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' -type f 2>/dev/null)

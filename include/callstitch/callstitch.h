@@ -9,9 +9,10 @@
  *     struct cs_session *s;
  *     const struct cs_stitched *st;
  *     int err = cs_session_open(&o, &s);     // err < 0: cs_session_error(s)
- *     while (!err && (err = cs_session_next(s, &st)) > 0)
- *             use(st);                        // cs_frames_resolve(), ...
- *     cs_session_free(s);
+ *     if (!err)
+ *             while ((err = cs_session_next(s, &st)) > 0)
+ *                     use(st);                // cs_frames_resolve(), ...
+ *     cs_session_free(s);                     // err < 0: cs_session_error(s)
  *
  * Build with `pkg-config --cflags --libs callstitch`; examples/ holds two
  * whole programs.
