@@ -66,9 +66,11 @@ for p in "${missing_optional[@]}"; do
 		echo "setup: warning: could not install $p; the tests that need it will be skipped" >&2
 done
 
-# the browser test's one npm package (playwright-core, pinned in the lock
-# file); it drives Debian's chromium and downloads no browser
-if $testing && [ ! -d tests/browser/node_modules/playwright-core ]; then
+# the browser tests' npm packages (playwright-core, which drives Debian's
+# chromium and downloads no browser, and speedscope's built app), pinned
+# in the lock file
+if $testing && { [ ! -d tests/browser/node_modules/playwright-core ] ||
+		 [ ! -d tests/browser/node_modules/speedscope ]; }; then
 	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) ||
 		echo "setup: warning: npm ci failed; the browser test will be skipped" >&2
 fi

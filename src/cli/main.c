@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "folded", cmd_folded, "Print folded stacks for flame graph tools" },
 	{ "flame",  cmd_flame,  "Write an interactive flame graph as one HTML file" },
 	{ "pprof",  cmd_pprof,  "Write a pprof profile (gzipped protobuf)" },
+	{ "speedscope", cmd_speedscope, "Write a speedscope profile (JSON), one per thread" },
 	{ "inject", cmd_inject, "Rewrite a profile with stitched stacks, for tools that predate deferral" },
 	{ "dump",   cmd_dump,   "Show every record of a perf.data file, decoded (perf report -D)" },
 };
@@ -27,7 +28,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: callstitch [--version] [--help] COMMAND [ARGS]\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nSee 'callstitch COMMAND --help' for a command's options.\n");
 }
 

@@ -1,6 +1,7 @@
 /* flame.c - the call tree (interned frames, one node per distinct path)
  * and the flame graph page written from it. */
 #include "outputs/flame.h"
+#include "outputs/json.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -348,74 +349,6 @@ void cs_flame_free(struct cs_flame *f)
 
 /* ---- writing ---- */
 
-/* JSON string contents that are also safe inside <script>: '<' is escaped
- * so no "</script" or "<!--" can appear, bytes that are not UTF-8 become
- * U+FFFD (symbol names are bytes, JSON is text). */
-static void put_json_chars(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		unsigned char c = *s;
-		size_t len = 0;
-
-		if (c == '"' || c == '\\') {
-			putc('\\', out);
-			putc(c, out);
-			s++;
-			continue;
-		}
-		if (c < 0x20 || c == '<' || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
-			s++;
-			continue;
-		}
-		if (c < 0x80) {
-			putc(c, out);
-			s++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		for (size_t i = 1; i < len; i++)
-			if ((s[i] & 0xc0) != 0x80)
-				len = 0;
-		/* overlong 3/4-byte forms, surrogates, beyond U+10FFFF */
-		if ((len == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))) ||
-		    (len == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))))
-			len = 0;
-		if (!len) {
-			fputs("\\ufffd", out);
-			s++;
-			continue;
-		}
-		fwrite(s, 1, len, out);
-		s += len;
-	}
-}
-
-static void put_json_str(FILE *out, const char *s)
-{
-	putc('"', out);
-	put_json_chars(out, s ? s : "");
-	putc('"', out);
-}
-
-static void put_u64(FILE *out, uint64_t v)
-{
-	char buf[24], *p = buf + sizeof(buf);
-
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
-}
-
 static int cmp_frames(const void *a, const void *b, void *ctx)
 {
 	const struct cs_flame *f = ctx;
@@ -505,11 +438,11 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 			putc(',', out);
 		sep = true;
 		/* a folded top keeps the root's frame ("all") */
-		put_u64(out, id == root ? f->nodes[0].frame : nd->frame);
+		cs_json_u64(out, id == root ? f->nodes[0].frame : nd->frame);
 		putc(',', out);
-		put_u64(out, nd->value);
+		cs_json_u64(out, nd->value);
 		putc(',', out);
-		put_u64(out, first[id + 1] - first[id]);
+		cs_json_u64(out, first[id + 1] - first[id]);
 		for (uint32_t k = first[id + 1]; k > first[id]; k--)
 			stack[sp++] = kids[k - 1];
 	}
@@ -531,7 +464,7 @@ static void put_meta_str(FILE *out, const char *key, const char *v, bool *sep)
 		putc(',', out);
 	*sep = true;
 	fprintf(out, "\"%s\":", key);
-	put_json_str(out, v);
+	cs_json_str(out, v);
 }
 
 static void put_meta_u64(FILE *out, const char *key, uint64_t v, bool *sep)
@@ -540,7 +473,7 @@ static void put_meta_u64(FILE *out, const char *key, uint64_t v, bool *sep)
 		putc(',', out);
 	*sep = true;
 	fprintf(out, "\"%s\":", key);
-	put_u64(out, v);
+	cs_json_u64(out, v);
 }
 
 int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
@@ -568,7 +501,7 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 	for (size_t i = 0; i < f->nr_strs; i++) {
 		if (i)
 			putc(',', out);
-		put_json_str(out, str_at(f, (uint32_t)i));
+		cs_json_str(out, str_at(f, (uint32_t)i));
 	}
 	fputs("],\n\"frames\":[", out);
 	for (size_t i = 0; i < f->nr_frames; i++) {
@@ -576,15 +509,15 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 
 		if (i)
 			putc(',', out);
-		put_u64(out, fr->name);
+		cs_json_u64(out, fr->name);
 		if (fr->dso == NONE)
 			fputs(",-1,", out);
 		else {
 			putc(',', out);
-			put_u64(out, fr->dso);
+			cs_json_u64(out, fr->dso);
 			putc(',', out);
 		}
-		put_u64(out, fr->kind);
+		cs_json_u64(out, fr->kind);
 	}
 	fputs("],\n\"nodes\":[", out);
 	err = write_nodes(f, m, out);
