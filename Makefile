@@ -126,8 +126,15 @@ src/outputs/flame_template.inc: src/outputs/flame_template.html src/outputs/flam
 		src/outputs/flame_template.js src/outputs/flame_template.sh
 	src/outputs/flame_template.sh $@
 
+# workloads built as most of a Debian system is, without frame pointers:
+# their stacks need DWARF unwinding (--call-graph dwarf)
+NOFP_WORKLOADS := $(patsubst tests/workloads/nofp/%.c,$(REL)/workloads/nofp/%,$(sort $(wildcard tests/workloads/nofp/*.c)))
+$(REL)/workloads/nofp/%: tests/workloads/nofp/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O2 -g -fomit-frame-pointer $(WARN) -o $@ $< -lpthread
+
 tools: $(TOOLS)
-workloads: $(WORKLOADS)
+workloads: $(WORKLOADS) $(NOFP_WORKLOADS)
 
 man: $(MAN_PAGES)
 $(REL)/man/callstitch.1: man/callstitch.extra man/gen.sh $(REL)/callstitch

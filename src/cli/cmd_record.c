@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "abi/perf_regs.h"
 #include "lib/util/errbuf.h"
 #include "record/record.h"
 
@@ -22,13 +23,12 @@ enum {
 
 #define DEFAULT_FREQ      4000
 #define DEFAULT_DRAIN_MS   500
-#define DEFAULT_PAGES      128	/* 512 KiB per CPU with 4 KiB pages */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: callstitch record [-e EVENT] [-F FREQ | -c PERIOD]\n"
-		"                         [-g | --call-graph fp[,defer] | -G]\n"
+		"                         [-g | --call-graph fp[,defer]|dwarf[,SIZE] | -G]\n"
 		"                         [-a | -p PID | -t TID] [-o FILE | -o -] [-z]\n"
 		"                         [--drain-ms N] [-m PAGES] [-q] [-- COMMAND [ARGS...]]\n\n"
 		"Records a profile into perf.data (perf record's options and defaults).\n"
@@ -36,13 +36,20 @@ static void usage(FILE *f)
 		"the way back to user space (Linux 6.19+); an older kernel is told\n"
 		"apart once and ordinary callchains are recorded instead. At stop the\n"
 		"samples are disabled first and the recorder keeps reading while\n"
-		"samples still wait for their deferred user stack (--drain-ms).\n\n"
+		"samples still wait for their deferred user stack (--drain-ms).\n"
+		"With --call-graph dwarf each sample carries a copy of the user\n"
+		"registers and of the top SIZE bytes of the user stack, which the\n"
+		"readers unwind with the binaries' DWARF call frame information: whole\n"
+		"stacks through code built without frame pointers.\n\n"
 		"  -e, --event EVENT     cycles (default; cpu-clock when the CPU has no\n"
 		"                        PMU), instructions, cpu-clock, task-clock\n"
 		"  -F, --freq FREQ       samples per second (default %d)\n"
 		"  -c, --count PERIOD    a sample every PERIOD events\n"
 		"  -g                    record callchains (frame pointers)\n"
-		"      --call-graph MODE fp, or fp,defer for deferred user callchains\n"
+		"      --call-graph MODE fp; fp,defer for deferred user callchains;\n"
+		"                        dwarf[,SIZE] for DWARF unwinding from SIZE\n"
+		"                        bytes of user stack per sample (default %u, at\n"
+		"                        most %u, rounded up to a multiple of 8)\n"
 		"  -G                    the same as --call-graph fp,defer\n"
 		"  -a, --all-cpus        every task on every CPU\n"
 		"  -p, --pid PID         a running process and its new children\n"
@@ -52,10 +59,14 @@ static void usage(FILE *f)
 		"  -z, --compression-level[=N]  zstd-compress the data (default level 1)\n"
 		"      --drain-ms N      at stop, wait up to N ms for deferred user\n"
 		"                        stacks still due (default %d, 0 = off)\n"
-		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default %d)\n"
+		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default\n"
+		"                        %zu; with dwarf, room for 128 samples: %zu for\n"
+		"                        the default SIZE)\n"
 		"  -q, --quiet           no progress, notices or summary (errors only)\n"
 		"  -h, --help            this text\n",
-		DEFAULT_FREQ, DEFAULT_DRAIN_MS, DEFAULT_PAGES);
+		DEFAULT_FREQ, CS_PERF_STACK_USER_DEFAULT, CS_PERF_STACK_USER_MAX,
+		DEFAULT_DRAIN_MS, cs_record_default_pages(0),
+		cs_record_default_pages(CS_PERF_STACK_USER_DEFAULT));
 }
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -71,6 +82,46 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+/* perf's --call-graph modes (lbr needs hardware we do not drive). Returns
+ * false with a message for anything else. */
+static bool parse_call_graph(const char *arg, struct cs_record_opts *o)
+{
+	unsigned long long size;
+	char *end;
+
+	o->callchain = true;
+	o->defer = false;
+	o->dwarf_stack = 0;
+	if (!strcmp(arg, "fp"))
+		return true;
+	if (!strcmp(arg, "fp,defer")) {
+		o->defer = true;
+		return true;
+	}
+	if (!strcmp(arg, "dwarf")) {
+		o->dwarf_stack = CS_PERF_STACK_USER_DEFAULT;
+		return true;
+	}
+	if (!strncmp(arg, "dwarf,", 6)) {
+		/* as perf: any base, rounded up to whole u64s */
+		errno = 0;
+		size = strtoull(arg + 6, &end, 0);
+		if (arg[6] && arg[6] != '-' && !*end && !errno && size &&
+		    size <= CS_PERF_STACK_USER_MAX) {
+			o->dwarf_stack = (uint32_t)((size + 7) & ~7ULL);
+			if (o->dwarf_stack <= CS_PERF_STACK_USER_MAX)
+				return true;
+		}
+		cli_error("record: --call-graph dwarf,SIZE: the stack dump size must be "
+			  "1 to %u bytes (rounded up to a multiple of 8), not '%s'",
+			  CS_PERF_STACK_USER_MAX, arg + 6);
+		return false;
+	}
+	cli_error("record: --call-graph takes fp, fp,defer, dwarf or dwarf,SIZE, not "
+		  "'%s'%s", arg, !strcmp(arg, "lbr") ? " (lbr is not supported)" : "");
+	return false;
 }
 
 struct ui {
@@ -146,7 +197,6 @@ int cmd_record(int argc, char **argv)
 		.freq = true,
 		.period = DEFAULT_FREQ,
 		.drain_ms = DEFAULT_DRAIN_MS,
-		.mmap_pages = DEFAULT_PAGES,
 		.version = "callstitch " CS_VERSION,
 	};
 	struct cs_record_result res;
@@ -190,19 +240,11 @@ int cmd_record(int argc, char **argv)
 			o.callchain = true;
 			break;
 		case 'G':
-			o.callchain = o.defer = true;
+			parse_call_graph("fp,defer", &o);
 			break;
 		case OPT_CALL_GRAPH:
-			if (!strcmp(optarg, "fp")) {
-				o.callchain = true;
-				o.defer = false;
-			} else if (!strcmp(optarg, "fp,defer")) {
-				o.callchain = o.defer = true;
-			} else {
-				cli_error("record: --call-graph takes fp or fp,defer, not '%s' "
-					  "(dwarf and lbr unwinding are not supported)", optarg);
+			if (!parse_call_graph(optarg, &o))
 				return 129;
-			}
 			break;
 		case 'a':
 			o.system_wide = true;
@@ -301,8 +343,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!quiet) {
 		if (res.lost || res.lost_samples)
-			cli_warn("%" PRIu64 " samples lost (the ring buffer was full: try a "
-				 "larger -m or a lower -F)", res.lost + res.lost_samples);
+			cli_warn("%" PRIu64 " samples lost, %.1f%% (the ring buffer of %zu "
+				 "KiB per CPU was full: try a larger -m or a lower -F%s)",
+				 res.lost + res.lost_samples,
+				 100.0 * (double)(res.lost + res.lost_samples) /
+				 (double)(res.samples + res.lost + res.lost_samples),
+				 res.mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+				 o.dwarf_stack ? ", or a smaller dwarf,SIZE" : "");
 		if (res.still_waiting && o.drain_ms)
 			cli_warn("%" PRIu64 " samples still wait for their deferred user "
 				 "stack after %.0f ms of drain (their tasks stayed in the "

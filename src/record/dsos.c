@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "abi/perf_abi.h"
+#include "abi/perf_regs.h"
 #include "record/peek.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
@@ -39,6 +40,7 @@ struct proc {
 
 struct cs_dsos {
 	uint64_t sample_type;
+	uint64_t regs_mask;		/* dwarf samples: scan their stack copy */
 	struct dso *dsos;
 	size_t nr_dsos, cap_dsos;
 	uint32_t *dso_tab;		/* open addressing: dso index + 1 */
@@ -276,6 +278,54 @@ static void mark(struct cs_dsos *d, uint32_t pid, uint64_t ip)
 	}
 }
 
+void cs_dsos_scan_user_stacks(struct cs_dsos *d, uint64_t regs_mask)
+{
+	d->regs_mask = regs_mask;
+}
+
+/* The words of a stack copy that lie in an executable map of pid. The
+ * unwinder will find return addresses among them, so this marks a
+ * superset of the binaries its frames name: one range check per word,
+ * a binary search for the few that pass. */
+static void mark_words(struct cs_dsos *d, uint32_t pid, const unsigned char *words,
+		       uint64_t nr)
+{
+	struct proc *p = proc_of(d, pid, false);
+	uint64_t lo, hi;
+
+	/* a forked child without an exec runs its parent's code */
+	for (int depth = 0; p && !p->nr && p->parent && depth < 8; depth++)
+		p = proc_of(d, p->parent, false);
+	if (!p || !p->nr)
+		return;
+	lo = p->maps[0].start;
+	hi = p->maps[p->nr - 1].end;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t w;
+		long at;
+
+		memcpy(&w, words + i * 8, 8);
+		if (w < lo || w >= hi)
+			continue;
+		at = map_floor(p, w);
+		if (at >= 0 && w < p->maps[at].end)
+			d->dsos[p->maps[at].dso].hit = true;
+	}
+}
+
+static void mark_user_copy(struct cs_dsos *d, const void *rec, size_t size,
+			   const struct cs_rec_sample *s)
+{
+	int ip = cs_perf_reg_slot(d->regs_mask, CS_PERF_REG_USER_IP);
+	struct cs_rec_user_copy u;
+
+	if (cs_rec_peek_user_copy(d->sample_type, d->regs_mask, rec, size, s, &u))
+		return;
+	if (u.regs && ip >= 0)
+		mark(d, s->pid, u.regs[ip]);
+	mark_words(d, s->pid, u.stack, u.stack_size / 8);
+}
+
 static void mark_sample(struct cs_dsos *d, const void *rec, size_t size)
 {
 	struct cs_rec_sample s;
@@ -310,6 +360,8 @@ static void mark_sample(struct cs_dsos *d, const void *rec, size_t size)
 		else if (mode == CS_MISC_USER)
 			mark(d, s.pid, ip);
 	}
+	if (d->regs_mask)
+		mark_user_copy(d, rec, size, &s);
 }
 
 int cs_dsos_see(struct cs_dsos *d, const void *rec, size_t size)

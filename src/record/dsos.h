@@ -20,6 +20,12 @@ struct cs_dsos;				/* opaque */
 /* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
 int cs_dsos_new(uint64_t sample_type, struct cs_dsos **out);
 
+/* Samples carry copies of the user registers (sampled with regs_mask) and
+ * stack (--call-graph dwarf): their user frames are only found later, by
+ * unwinding, so every word of the stack copy that falls in an executable
+ * map marks its binary, and so does the user ip among the registers. */
+void cs_dsos_scan_user_stacks(struct cs_dsos *d, uint64_t regs_mask);
+
 /* Looks at one record; it is not kept. Returns 0 or -ENOMEM. */
 int cs_dsos_see(struct cs_dsos *d, const void *rec, size_t size);
 

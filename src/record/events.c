@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "abi/perf_regs.h"
 #include "lib/util/errbuf.h"
 
 static const struct cs_rec_event known_events[] = {
@@ -85,7 +86,8 @@ static int sys_perf_event_open(struct cs_perf_attr *attr, pid_t pid, int cpu)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
-static void build_attrs(const struct cs_rec_evopts *o, struct cs_rec_evlist *l)
+static void build_attrs(const struct cs_rec_evopts *o, size_t pages,
+			struct cs_rec_evlist *l)
 {
 	struct cs_perf_attr *s = &l->sample_attr, *t = &l->track_attr;
 	uint64_t common = CS_ATTR_DISABLED | CS_ATTR_SAMPLE_ID_ALL;
@@ -108,20 +110,38 @@ static void build_attrs(const struct cs_rec_evopts *o, struct cs_rec_evlist *l)
 		s->flags |= CS_ATTR_FREQ;
 	if (o->callchain && o->defer)
 		s->flags |= CS_ATTR_DEFER_CALLCHAIN;
-	/* wake the reader when a quarter of the ring is used */
-	s->wakeup_events = (uint32_t)(o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (o->callchain && o->dwarf_stack) {
+		/* as perf: the kernel part from the callchain, the user part
+		 * unwound later from copies of the registers and the stack */
+		s->sample_type |= CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER;
+		s->flags |= CS_ATTR_EXCLUDE_CALLCHAIN_USER;
+		s->sample_regs_user = CS_PERF_REGS_USER_MASK;
+		s->sample_stack_user = o->dwarf_stack;
+	}
+	/* wake the reader when a quarter of the ring is used (wakeup_watermark,
+	 * in bytes): the rest absorbs the reader's scheduling delays */
+	s->wakeup_events = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	l->sample_name = o->event.name;
 
 	memset(t, 0, sizeof(*t));
 	t->type = CS_PERF_TYPE_SOFTWARE;
 	t->config = CS_PERF_COUNT_SW_DUMMY;
 	t->sample_period = 1;
+	/* the same layout, dwarf copies included, as perf's dummy: the
+	 * kernel refuses REGS_USER with an empty register mask */
 	t->sample_type = s->sample_type;
-	t->flags = common | CS_ATTR_EXCLUDE_KERNEL | CS_ATTR_EXCLUDE_HV |
+	t->sample_regs_user = s->sample_regs_user;
+	t->sample_stack_user = s->sample_stack_user;
+	t->flags = common | (s->flags & CS_ATTR_EXCLUDE_CALLCHAIN_USER) |
+		   CS_ATTR_EXCLUDE_KERNEL | CS_ATTR_EXCLUDE_HV |
 		   CS_ATTR_MMAP | CS_ATTR_MMAP2 | CS_ATTR_COMM |
 		   CS_ATTR_COMM_EXEC | CS_ATTR_TASK | CS_ATTR_BUILD_ID;
 	if (o->callchain && o->defer)
 		t->flags |= CS_ATTR_DEFER_OUTPUT;
+	/* perf 6.1's DWARF unwinder reads .eh_frame_hdr at its address in
+	 * the process: the binaries' read-only maps must be known too */
+	if (o->callchain && o->dwarf_stack)
+		t->flags |= CS_ATTR_MMAP_DATA;
 	l->track_name = "dummy:u";
 }
 
@@ -237,8 +257,11 @@ static int event_id(int fd, uint64_t *id, struct cs_errbuf *eb)
 	return 0;
 }
 
-int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
-		       struct cs_rec_evlist **out)
+/* One attempt at opening everything with rings of `pages` data pages;
+ * *refused tells that the locked-memory limit refused a ring. */
+static int evlist_open_pages(const struct cs_rec_evopts *o, size_t pages,
+			     struct cs_errbuf *eb, struct cs_rec_evlist **out,
+			     bool *refused)
 {
 	struct cs_rec_evlist *l = calloc(1, sizeof(*l));
 	size_t nfd;
@@ -246,8 +269,10 @@ int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
 	int err;
 
 	*out = NULL;
+	*refused = false;
 	if (!l)
 		return -ENOMEM;
+	l->mmap_pages = pages;
 	l->nr_cpus = cs_rec_online_cpus(&l->cpus);
 	if (l->nr_cpus < 0) {
 		err = cs_error(eb, l->nr_cpus, "cannot read the online CPUs: %s",
@@ -275,7 +300,7 @@ int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
 		l->sample_fds[i] = l->track_fds[i] = -1;
 	for (int c = 0; c < l->nr_cpus; c++)
 		l->rings[c].fd = -1;
-	build_attrs(o, l);
+	build_attrs(o, pages, l);
 
 	for (int c = 0; c < l->nr_cpus; c++) {
 		int ring_fd = -1;
@@ -315,11 +340,20 @@ int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
 
 			if (ring_fd < 0) {
 				ring_fd = l->sample_fds[i];
-				err = cs_ring_mmap(&l->rings[c], ring_fd, o->mmap_pages);
+				err = cs_ring_mmap(&l->rings[c], ring_fd, pages);
+				if (err == -EPERM) {
+					*refused = true;
+					err = cs_error(eb, err, "cannot map the ring of cpu %d "
+						       "(%zu pages): the locked-memory limit "
+						       "refuses it: try a smaller -m, or raise "
+						       "/proc/sys/kernel/perf_event_mlock_kb",
+						       l->cpus[c], pages);
+					goto fail;
+				}
 				if (err) {
 					err = cs_error(eb, err, "cannot map the ring of cpu %d "
 						       "(%zu pages): %s", l->cpus[c],
-						       o->mmap_pages, strerror(-err));
+						       pages, strerror(-err));
 					goto fail;
 				}
 			} else if (ioctl(l->sample_fds[i], PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
@@ -343,6 +377,23 @@ int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
 fail:
 	cs_rec_evlist_free(l);
 	return err;
+}
+
+int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
+		       struct cs_rec_evlist **out)
+{
+	size_t pages = o->mmap_pages;
+
+	for (;;) {
+		bool refused;
+		int err = evlist_open_pages(o, pages, eb, out, &refused);
+
+		/* the limit counts every CPU's ring: all of them shrink */
+		if (!refused || !o->min_mmap_pages || pages / 2 < o->min_mmap_pages)
+			return err;
+		cs_error_clear(eb);
+		pages /= 2;
+	}
 }
 
 static int ioctl_all(struct cs_rec_evlist *l, bool sampling, unsigned long req)

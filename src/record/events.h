@@ -38,12 +38,18 @@ struct cs_rec_evopts {
 	uint64_t period;
 	bool callchain;			/* -g */
 	bool defer;			/* --call-graph fp,defer */
+	uint32_t dwarf_stack;		/* --call-graph dwarf: user stack bytes
+					 * per sample (a multiple of 8); 0: off */
 	bool system_wide;		/* -a: pid -1 on every CPU */
 	bool inherit;			/* follow children of the threads */
 	bool enable_on_exec;		/* the target is a command not yet exec'd */
 	const pid_t *threads;		/* per-task targets (ignored with -a) */
 	size_t nr_threads;
 	size_t mmap_pages;		/* data pages per ring, a power of two */
+	size_t min_mmap_pages;		/* when the locked-memory limit refuses
+					 * a ring (EPERM), open everything again
+					 * with half the pages, down to this;
+					 * 0: never */
 };
 
 struct cs_rec_evlist {
@@ -61,6 +67,7 @@ struct cs_rec_evlist {
 	uint64_t *track_ids;
 	size_t nr_track_ids;
 	struct cs_ring *rings;		/* [cpu] */
+	size_t mmap_pages;		/* data pages per ring, as mapped */
 	/* what had to change to open the events, for the user to hear */
 	bool defer_unsupported;		/* defer asked; kernel said EINVAL */
 	bool fell_back_cpu_clock;	/* cycles missing: cpu-clock instead */
@@ -70,8 +77,10 @@ struct cs_rec_evlist {
 };
 
 /* Opens every event (disabled unless enable_on_exec lets exec start them),
- * reads their ids, maps the rings. Returns 0 and the list in *out (caller
- * frees with cs_rec_evlist_free), or a negative errno with eb filled. */
+ * reads their ids, maps the rings (with fewer pages than asked for when
+ * min_mmap_pages allows it and the locked-memory limit requires it).
+ * Returns 0 and the list in *out (caller frees with cs_rec_evlist_free),
+ * or a negative errno with eb filled. */
 int cs_rec_evlist_open(const struct cs_rec_evopts *o, struct cs_errbuf *eb,
 		       struct cs_rec_evlist **out);
 

@@ -56,8 +56,54 @@ int cs_rec_peek_sample(uint64_t sample_type, const void *rec, size_t size,
 			return -EBADMSG;
 		out->chain = (const uint64_t *)(const void *)p;
 		out->chain_nr = v;
+		p += v * 8;
 	}
 #undef TAKE
+	out->parsed = (size_t)(p - (const unsigned char *)rec);
+	return 0;
+}
+
+int cs_rec_peek_user_copy(uint64_t sample_type, uint64_t regs_mask,
+			  const void *rec, size_t size, const struct cs_rec_sample *s,
+			  struct cs_rec_user_copy *out)
+{
+	const unsigned char *p = (const unsigned char *)rec + s->parsed;
+	const unsigned char *end = (const unsigned char *)rec + size;
+	uint64_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (sample_type & (CS_SAMPLE_RAW | CS_SAMPLE_BRANCH_STACK))
+		return -ENOTSUP;
+	if (s->parsed > size)
+		return -EBADMSG;
+	if (sample_type & CS_SAMPLE_REGS_USER) {
+		if (end - p < 8)
+			return -EBADMSG;
+		memcpy(&out->abi, p, 8);
+		p += 8;
+		if (out->abi) {
+			n = (uint64_t)__builtin_popcountll(regs_mask);
+			if (n > (uint64_t)(end - p) / 8)
+				return -EBADMSG;
+			out->regs = (const uint64_t *)(const void *)p;
+			p += n * 8;
+		}
+	}
+	if (sample_type & CS_SAMPLE_STACK_USER) {
+		if (end - p < 8)
+			return -EBADMSG;
+		memcpy(&n, p, 8);
+		p += 8;
+		if (n) {
+			/* the copy, then dyn_size */
+			if (n > (uint64_t)(end - p) || (uint64_t)(end - p) - n < 8)
+				return -EBADMSG;
+			out->stack = p;
+			memcpy(&out->stack_size, p + n, 8);
+			if (out->stack_size > n)
+				return -EBADMSG;
+		}
+	}
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "abi/perf_abi.h"
+#include "abi/perf_regs.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
 #include "record/child.h"
@@ -273,6 +274,29 @@ static void raise_fd_limit(void)
 
 /* ---- setup -------------------------------------------------------------- */
 
+#define PERF_DEFAULT_PAGES	128	/* perf's 512 KiB with 4 KiB pages */
+#define DWARF_RING_SAMPLES	128
+#define DWARF_SAMPLE_EXTRA	512	/* registers, ids, a kernel callchain */
+#define DWARF_MAX_PAGES		2048
+
+/* A dwarf sample is the size of its stack copy: 8 KiB by default, so
+ * perf's 512 KiB ring holds about 60. At 4 kHz a CPU fills it in 15 ms,
+ * and the reader, woken at a quarter full, must come within 11 ms or lose
+ * samples, which a busy machine does not promise. So such a ring holds at
+ * least DWARF_RING_SAMPLES of them: the reader gets 45 ms. */
+size_t cs_record_default_pages(uint32_t dwarf_stack)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t want, pages = PERF_DEFAULT_PAGES;
+
+	if (!dwarf_stack)
+		return PERF_DEFAULT_PAGES;
+	want = DWARF_RING_SAMPLES * ((size_t)dwarf_stack + DWARF_SAMPLE_EXTRA) / page;
+	while (pages < want && pages < DWARF_MAX_PAGES)
+		pages *= 2;
+	return pages;
+}
+
 static int open_events(struct rec *r)
 {
 	const struct cs_record_opts *o = r->o;
@@ -282,12 +306,20 @@ static int open_events(struct rec *r)
 		.period = o->period,
 		.callchain = o->callchain,
 		.defer = o->defer,
+		.dwarf_stack = o->dwarf_stack,
 		.system_wide = o->system_wide,
 		.mmap_pages = o->mmap_pages,
 	};
 	pid_t *threads = NULL, one;
 	int err;
 
+	if (!o->mmap_pages) {
+		/* our default may ask for more than the locked-memory limit
+		 * allows: then less, down to perf's */
+		eo.mmap_pages = cs_record_default_pages(o->dwarf_stack);
+		if (eo.mmap_pages > PERF_DEFAULT_PAGES)
+			eo.min_mmap_pages = PERF_DEFAULT_PAGES;
+	}
 	if (o->system_wide) {
 		/* nothing per thread */
 	} else if (r->child.pid > 0) {
@@ -312,6 +344,17 @@ static int open_events(struct rec *r)
 	if (err)
 		return err;
 	r->res->event_name = r->l->sample_name;
+	r->res->mmap_pages = r->l->mmap_pages;
+	if (r->l->mmap_pages < eo.mmap_pages) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "the locked-memory limit allows rings of %zu "
+			 "KiB per CPU, not %zu: samples may be lost (raise "
+			 "/proc/sys/kernel/perf_event_mlock_kb or ulimit -l)",
+			 r->l->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024,
+			 eo.mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024);
+		notice(o, msg);
+	}
 	r->res->defer_unsupported = r->l->defer_unsupported;
 	r->res->defer_on = !!(r->l->sample_attr.flags & CS_ATTR_DEFER_CALLCHAIN);
 	if (r->l->fell_back_cpu_clock)
@@ -396,6 +439,7 @@ static int synthesize(struct rec *r)
 		return -ENOMEM;
 	s->attr = &r->l->track_attr;
 	s->id = r->l->track_ids[0];
+	s->data_maps = !!(r->l->track_attr.flags & CS_ATTR_MMAP_DATA);
 	s->emit = on_synth;
 	s->ctx = r;
 	err = cs_synth_kernel(s);
@@ -554,9 +598,21 @@ static int check_opts(const struct cs_record_opts *o, struct cs_errbuf *eb)
 	if (!o->period)
 		return cs_error(eb, -EINVAL, "the sampling %s must be positive",
 				o->freq ? "frequency" : "period");
-	if (!o->mmap_pages || (o->mmap_pages & (o->mmap_pages - 1)))
+	if (o->mmap_pages & (o->mmap_pages - 1))
 		return cs_error(eb, -EINVAL, "mmap pages must be a power of two, not %zu",
 				o->mmap_pages);
+	if (o->dwarf_stack) {
+		if (!CS_PERF_REGS_USER_MASK)
+			return cs_error(eb, -ENOTSUP, "--call-graph dwarf is not supported "
+					"on this architecture yet");
+		if (o->defer || !o->callchain)
+			return cs_error(eb, -EINVAL, "--call-graph dwarf takes callchains "
+					"without deferral");
+		if (o->dwarf_stack % 8 || o->dwarf_stack > CS_PERF_STACK_USER_MAX)
+			return cs_error(eb, -EINVAL, "the dwarf stack size must be a multiple "
+					"of 8 up to %u, not %u", CS_PERF_STACK_USER_MAX,
+					o->dwarf_stack);
+	}
 	return 0;
 }
 
@@ -608,6 +664,8 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 		err = cs_waiting_new(r.l->sample_attr.sample_type, &r.waiting);
 	if (!err)
 		err = cs_dsos_new(r.l->sample_attr.sample_type, &r.dsos);
+	if (!err && o->dwarf_stack)
+		cs_dsos_scan_user_stacks(r.dsos, r.l->sample_attr.sample_regs_user);
 	if (!err)
 		err = begin_output(&r);
 	if (!err)

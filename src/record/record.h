@@ -32,13 +32,15 @@ struct cs_record_opts {
 	uint64_t period;		/* Hz when freq */
 	bool callchain;
 	bool defer;
+	uint32_t dwarf_stack;		/* --call-graph dwarf,SIZE: user stack
+					 * bytes per sample; 0: frame pointers */
 	bool system_wide;
 	pid_t pid;			/* -p, 0 if none */
 	pid_t tid;			/* -t, 0 if none */
 	char *const *argv;		/* command to run, NULL if none */
 	int zstd_level;			/* 0: no compression */
 	unsigned drain_ms;		/* 0: no drain */
-	size_t mmap_pages;
+	size_t mmap_pages;		/* 0: cs_record_default_pages() */
 	/* for the file's header */
 	int self_argc;
 	const char *const *self_argv;
@@ -58,11 +60,17 @@ struct cs_record_result {
 	uint64_t lost;			/* LOST records' sum */
 	uint64_t lost_samples;		/* LOST_SAMPLES records' sum */
 	uint64_t still_waiting;		/* samples without user stack at close */
+	size_t mmap_pages;		/* data pages per ring, as mapped */
 	uint64_t drain_ns;		/* time spent draining */
 	struct cs_waiting_stats waiting;
 	int stop_signal;		/* 0, or the signal that stopped us */
 	int workload_status;		/* wait status of the command, or -1 */
 };
+
+/* The ring pages per CPU when none are asked for: perf's 128 (512 KiB),
+ * or, for dwarf samples of stack_size bytes, room for at least 128 of
+ * them (2 MiB for 8 KiB stacks), at most 2048 pages (8 MiB). */
+size_t cs_record_default_pages(uint32_t dwarf_stack);
 
 /* Returns 0 with *res filled, or a negative errno with eb filled (the file
  * may then be incomplete). */

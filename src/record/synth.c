@@ -100,8 +100,15 @@ static int synth_maps(struct cs_synth *s, pid_t pid)
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
 			   &start, &end, perm, &pgoff, &maj, &min, &ino, &pos) < 7 || !pos)
 			continue;
-		if (perm[2] != 'x')
-			continue;	/* samples only land in code */
+		uint16_t misc = CS_MISC_USER;
+
+		if (perm[2] != 'x') {
+			/* samples only land in code, but perf's DWARF unwinder
+			 * reads a binary's .eh_frame_hdr where it is mapped */
+			if (!s->data_maps || perm[0] != 'r')
+				continue;
+			misc |= CS_MISC_MMAP_DATA;
+		}
 		name = line + pos;
 		len = strlen(name);
 		while (len && (name[len - 1] == '\n' || name[len - 1] == ' '))
@@ -115,11 +122,12 @@ static int synth_maps(struct cs_synth *s, pid_t pid)
 		m.min = min;
 		m.ino = ino;
 		m.prot = (perm[0] == 'r' ? PROT_READ : 0) |
-			 (perm[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
+			 (perm[1] == 'w' ? PROT_WRITE : 0) |
+			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		m.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 		m.filename = len ? name : "//anon";
 		id = id_of(s, (uint32_t)pid, (uint32_t)pid);
-		err = emit(s, cs_encode_mmap2(s->attr, &m, CS_MISC_USER, &id, s->buf,
+		err = emit(s, cs_encode_mmap2(s->attr, &m, misc, &id, s->buf,
 					      sizeof(s->buf)));
 		if (err)
 			break;

@@ -7,6 +7,13 @@ record tests (an independent parse of perf script's default layout).
                                              the same stacks, in any order of
                                              equal times; prints what differs
     record_stacks.py count A.txt             number of samples
+    record_stacks.py whole A.txt COMM        for COMM's samples with user frames:
+                                             "whole W/T qsort R/C": W of T end in
+                                             a root (_start, clone3, clone); R of
+                                             the C under qsortcb's sort_round
+                                             read sort_round <- sort_for <- main <-
+                                             __libc_start_call_main, or <-
+                                             start_thread <- clone3
     record_stacks.py attrs FILE.data         each event of a perf.data file
                                              (file mode) as "type config
                                              sample_type flags", in hex
@@ -142,6 +149,34 @@ def order(path, comm):
     return 0
 
 
+ROOTS = ("_start", "clone3", "clone")
+
+
+def whole(path, comm):
+    w = t = r = c = 0
+    for s in parse(path):
+        if s["comm"] != comm:
+            continue
+        # user frames; GCC's clones (sort_round.constprop.0) by their name
+        names = [re.sub(r"(\.(constprop|isra|part)\.\d+)*\+0x[0-9a-f]+$", "", f[1])
+                 for f in s["frames"] if int(f[0], 16) < 0xffff800000000000]
+        if not names:
+            continue
+        t += 1
+        w += names[-1] in ROOTS
+        if "sort_round" not in names:
+            continue
+        c += 1
+        # innermost first: (compare_keys,) libc's qsort frames, sort_round...
+        rest = names[names.index("sort_round") + 1:]
+        if rest[:1] == ["sort_for"] and \
+                (rest[1:3] == ["main", "__libc_start_call_main"] or
+                 rest[1:3] == ["start_thread", "clone3"]):
+            r += 1
+    print(f"whole {w}/{t} qsort {r}/{c}")
+    return 0
+
+
 def attrs(path):
     import struct
     with open(path, "rb") as f:
@@ -176,6 +211,8 @@ def main():
         return 0
     if len(sys.argv) == 3 and sys.argv[1] == "attrs":
         return attrs(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "whole":
+        return whole(sys.argv[2], sys.argv[3])
     if len(sys.argv) == 4 and sys.argv[1] == "order":
         return order(sys.argv[2], sys.argv[3])
     print(__doc__, file=sys.stderr)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "abi/perf_regs.h"
 #include "lib/write/encode.h"
 
 #include "record/dsos.h"
@@ -247,6 +248,79 @@ static void exec_forgets_the_old_image(void **state)
 	cs_dsos_free(k.dsos);
 }
 
+/* An executable map whose MMAP2 carries build id {tag, 0, ...}. */
+static void mmap2_bid_at(struct cs_dsos *d, const struct cs_perf_attr *a, uint32_t pid,
+			 uint64_t start, const char *path, uint8_t tag)
+{
+	uint64_t buf[256];
+	struct cs_mmap m = { .pid = pid, .tid = pid, .start = start, .len = 0x1000,
+			     .prot = PROT_READ | PROT_EXEC, .filename = path,
+			     .has_build_id = true, .build_id_size = 20,
+			     .build_id = { tag } };
+	struct cs_sample_id id = { .pid = pid, .tid = pid };
+	long n = cs_encode_mmap2(a, &m, CS_MISC_USER, &id, buf, sizeof(buf));
+
+	assert_true(n > 0);
+	assert_int_equal(cs_dsos_see(d, buf, (size_t)n), 0);
+}
+
+/* --call-graph dwarf: the user frames are unwound later from the copies,
+ * so the user ip among the registers and every word of the stack copy
+ * (up to dyn_size) that lies in a code map marks its binary. */
+static void dwarf_stack_copies_mark_the_binaries_they_name(void **state)
+{
+	struct cs_perf_attr a = attr;
+	struct cs_dsos *d;
+	struct hits h = { 0 };
+	uint64_t regs[24] = { 0 }, stack[4] = { 0x7ffd00001000, 0xc00100, 0x5,
+						0x800100 /* past dyn_size */ };
+	uint64_t buf[512];
+	struct cs_sample s = {
+		.ip = 0xffffffff81000000ULL, .pid = 9, .tid = 9, .misc = CS_MISC_KERNEL,
+		.user_regs_abi = CS_PERF_REGS_ABI_64, .user_regs = regs,
+		.stack_user_size = sizeof(stack), .stack_user = stack,
+		.stack_user_dyn_size = 24,
+	};
+	int ip = cs_perf_reg_slot(CS_PERF_REGS_X86_64_USER_MASK, CS_PERF_REG_X86_IP);
+	long n;
+
+	(void)state;
+	a.sample_type |= CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER;
+	a.sample_regs_user = CS_PERF_REGS_X86_64_USER_MASK;
+	a.sample_stack_user = sizeof(stack);
+	assert_int_equal(ip, 8);
+	regs[ip] = 0x400010;
+	assert_int_equal(cs_dsos_new(a.sample_type, &d), 0);
+	cs_dsos_scan_user_stacks(d, a.sample_regs_user);
+	mmap2_bid_at(d, &a, 9, 0x400000, "/bin/prog", 1);
+	mmap2_bid_at(d, &a, 9, 0x800000, "/lib/libnothit.so", 2);
+	mmap2_bid_at(d, &a, 9, 0xc00000, "/lib/libc.so.6", 3);
+	n = cs_encode_sample(&a, &s, NULL, 0, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(cs_dsos_see(d, buf, (size_t)n), 0);
+	assert_int_equal(cs_dsos_for_each_hit(d, collect_hit, &h), 0);
+	assert_int_equal(h.n, 2);
+	assert_string_equal(h.paths[0], "/bin/prog");
+	assert_string_equal(h.paths[1], "/lib/libc.so.6");
+	assert_int_equal(h.ids[1][0], 3);
+
+	/* a kernel thread's sample: no registers, no copy */
+	memset(&h, 0, sizeof(h));
+	s.pid = s.tid = 10;
+	s.user_regs_abi = CS_PERF_REGS_ABI_NONE;
+	s.stack_user_size = 0;
+	n = cs_encode_sample(&a, &s, NULL, 0, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(cs_dsos_see(d, buf, (size_t)n), 0);
+	/* a copy cut short is skipped, not read past its end */
+	s.pid = s.tid = 9;
+	s.user_regs_abi = CS_PERF_REGS_ABI_64;
+	s.stack_user_size = sizeof(stack);
+	n = cs_encode_sample(&a, &s, NULL, 0, buf, sizeof(buf));
+	assert_int_equal(cs_dsos_see(d, buf, (size_t)n - 16), 0);
+	cs_dsos_free(d);
+}
+
 static void build_id_of_a_non_elf_file_is_an_error(void **state)
 {
 	uint8_t bid[20];
@@ -265,6 +339,7 @@ int main(void)
 		cmocka_unit_test(callchain_frames_mark_their_binaries),
 		cmocka_unit_test(forked_child_runs_its_parents_code),
 		cmocka_unit_test(exec_forgets_the_old_image),
+		cmocka_unit_test(dwarf_stack_copies_mark_the_binaries_they_name),
 		cmocka_unit_test(build_id_of_a_non_elf_file_is_an_error),
 	};
 
