@@ -61,7 +61,7 @@ err() {			# err "what" ARGS: exit 129 and one line naming it
 }
 err "no target" -g
 err "an unknown event" -e bogus -- true
-err "an unknown call graph mode" --call-graph dwarf -- true
+err "an unknown call graph mode" --call-graph lbr -- true
 err "-F 0" -F 0 -- true
 err "-m not a power of two" -m 3 -- true
 err "--drain-ms not a number" --drain-ms soon -- true
