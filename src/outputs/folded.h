@@ -70,10 +70,7 @@ struct cs_folded_run {
 	int write_err;			/* errno of a failed write; end then
 					 * returns 1 and the command names the file */
 	struct cs_machine *machine;	/* set by begin */
-	struct cs_frame *frames;	/* CS_FRAMES_MAX each, allocated by begin */
-	struct cs_frame *expanded;
-	uint8_t *inlined;
-	struct cs_out_inline_cache *inline_cache;
+	struct cs_out_stack stack;	/* allocated by begin */
 };
 extern const struct cs_output_ops cs_folded_ops;
 /* Frees what begin allocated (not the aggregator). */

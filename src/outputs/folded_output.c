@@ -4,7 +4,6 @@
  * hand-made frames, without a session.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "outputs/folded.h"
 #include "outputs/out_inlines.h"
@@ -15,12 +14,7 @@ static int run_begin(void *ctx, struct cs_session *s)
 	struct cs_folded_run *r = ctx;
 
 	r->machine = cs_session_machine(s);
-	r->frames = malloc(CS_FRAMES_MAX * sizeof(*r->frames));
-	r->expanded = malloc(CS_FRAMES_MAX * sizeof(*r->expanded));
-	r->inlined = malloc(CS_FRAMES_MAX);
-	r->inline_cache = calloc(1, sizeof(*r->inline_cache));
-	return r->frames && r->expanded && r->inlined &&
-	       r->inline_cache ? 0 : -ENOMEM;
+	return cs_out_stack_init(&r->stack);
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -28,23 +22,14 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	struct cs_folded_run *r = ctx;
 	struct cs_folded *f = r->folded;
 	const struct cs_sample *smp = &s->event->sample;
+	const struct cs_frame *frames;
 	char tidname[16];
 	size_t n;
 
 	if (!cs_folded_wants(f, smp->pid, smp->tid))
 		return 0;
-	n = cs_frames_resolve(r->machine, s, r->frames, CS_FRAMES_MAX);
-	if (n > CS_FRAMES_MAX)
-		n = CS_FRAMES_MAX;
-	if (!r->no_inline) {
-		n = cs_out_expand_inlines_cached(r->machine, smp->pid, r->frames, n,
-					  r->expanded, r->inlined, CS_FRAMES_MAX,
-					  r->inline_cache);
-		return cs_folded_add(f, r->expanded, n, cs_folded_wants_comm(f) ?
-				     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
-				     NULL, smp->period);
-	}
-	return cs_folded_add(f, r->frames, n, cs_folded_wants_comm(f) ?
+	n = cs_out_stack_resolve(&r->stack, r->machine, s, !r->no_inline, &frames);
+	return cs_folded_add(f, frames, n, cs_folded_wants_comm(f) ?
 			     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
 			     NULL, smp->period);
 }
@@ -67,13 +52,7 @@ static int run_end(void *ctx, struct cs_session *s)
 
 void cs_folded_run_release(struct cs_folded_run *r)
 {
-	free(r->frames);
-	free(r->expanded);
-	free(r->inlined);
-	free(r->inline_cache);
-	r->inline_cache = NULL;
-	r->frames = r->expanded = NULL;
-	r->inlined = NULL;
+	cs_out_stack_release(&r->stack);
 }
 
 const struct cs_output_ops cs_folded_ops = {

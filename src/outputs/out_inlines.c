@@ -1,7 +1,9 @@
 /* out_inlines.c - stacks with inlined functions (see out_inlines.h). */
 #include "outputs/out_inlines.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/machine/machine.h"
@@ -71,4 +73,40 @@ size_t cs_out_expand_inlines_cached(struct cs_machine *m, uint32_t pid,
 		}
 	}
 	return w;
+}
+
+int cs_out_stack_init(struct cs_out_stack *st)
+{
+	st->frames = malloc(CS_FRAMES_MAX * sizeof(*st->frames));
+	st->expanded = malloc(CS_FRAMES_MAX * sizeof(*st->expanded));
+	st->inlined = malloc(CS_FRAMES_MAX);
+	st->cache = calloc(1, sizeof(*st->cache));
+	return st->frames && st->expanded && st->inlined && st->cache ?
+	       0 : -ENOMEM;
+}
+
+void cs_out_stack_release(struct cs_out_stack *st)
+{
+	free(st->frames);
+	free(st->expanded);
+	free(st->inlined);
+	free(st->cache);
+	memset(st, 0, sizeof(*st));
+}
+
+size_t cs_out_stack_resolve(struct cs_out_stack *st, struct cs_machine *m,
+			    const struct cs_stitched *s, bool inlines,
+			    const struct cs_frame **out)
+{
+	size_t n = cs_frames_resolve(m, s, st->frames, CS_FRAMES_MAX);
+
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	*out = st->frames;
+	if (!inlines)
+		return n;
+	*out = st->expanded;
+	return cs_out_expand_inlines_cached(m, s->event->sample.pid, st->frames,
+					    n, st->expanded, st->inlined,
+					    CS_FRAMES_MAX, st->cache);
 }

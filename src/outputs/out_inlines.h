@@ -10,6 +10,7 @@
 #ifndef CS_OUT_INLINES_H
 #define CS_OUT_INLINES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,25 @@ size_t cs_out_expand_inlines_cached(struct cs_machine *m, uint32_t pid,
 				    const struct cs_frame *in, size_t n,
 				    struct cs_frame *out, uint8_t *kinds,
 				    size_t cap, struct cs_out_inline_cache *cache);
+
+/* What an output keeps to turn a stitched sample into frames, with the
+ * functions inlined at its user addresses as frames of their own. */
+struct cs_out_stack {
+	struct cs_frame *frames;	/* CS_FRAMES_MAX each */
+	struct cs_frame *expanded;
+	uint8_t *inlined;		/* kinds of the expanded frames */
+	struct cs_out_inline_cache *cache;
+};
+
+/* Allocates the buffers. Returns 0 or -ENOMEM (release it either way). */
+int cs_out_stack_init(struct cs_out_stack *st);
+void cs_out_stack_release(struct cs_out_stack *st);
+
+/* The frames of s, innermost first, in *out (st's buffers: valid until the
+ * next call); with inlines, the functions inlined at user addresses are
+ * frames too. Returns how many (at most CS_FRAMES_MAX). */
+size_t cs_out_stack_resolve(struct cs_out_stack *st, struct cs_machine *m,
+			    const struct cs_stitched *s, bool inlines,
+			    const struct cs_frame **out);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/perf_abi.h"
 #include "outputs/json.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
@@ -21,7 +22,7 @@ struct entry {
 };
 
 struct profile {
-	unsigned int evsel;
+	const struct cs_evsel *evsel;
 	uint32_t tid;
 	char *comm;
 	struct entry *e;
@@ -73,10 +74,10 @@ void cs_speedscope_free(struct cs_speedscope *p)
 
 /* ---- threads ---- */
 
-static size_t slot_of(const struct cs_speedscope *p, unsigned int evsel,
-		      uint32_t tid)
+static size_t slot_of(const struct cs_speedscope *p,
+		      const struct cs_evsel *evsel, uint32_t tid)
 {
-	uint64_t h = ((uint64_t)evsel << 32 | tid) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((uintptr_t)evsel ^ tid) * 0x9e3779b97f4a7c15ULL;
 	size_t mask = p->nr_slots - 1, i = (size_t)(h >> 32) & mask;
 
 	for (;; i = (i + 1) & mask) {
@@ -126,8 +127,9 @@ static struct profile *renamed(struct profile *pr, const char *comm)
 }
 
 /* The profile of (evsel, tid), made on first sight. */
-static struct profile *profile_of(struct cs_speedscope *p, unsigned int evsel,
-				  uint32_t tid, const char *comm)
+static struct profile *profile_of(struct cs_speedscope *p,
+				  const struct cs_evsel *evsel, uint32_t tid,
+				  const char *comm)
 {
 	struct profile *pr;
 	size_t slot;
@@ -181,9 +183,9 @@ static void frame_key(const struct cs_frame *fr, struct cs_agg_key *k)
 	k->dso = fr->loc.dso_name;
 }
 
-int cs_speedscope_add(struct cs_speedscope *p, unsigned int evsel, uint32_t tid,
-		      const char *comm, const struct cs_frame *frames,
-		      size_t nr, uint64_t period)
+int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
+		      uint32_t tid, const char *comm,
+		      const struct cs_frame *frames, size_t nr, uint64_t period)
 {
 	struct profile *pr = profile_of(p, evsel, tid, comm);
 	uint64_t weight = period ? period : 1;
@@ -240,7 +242,8 @@ static int heaviest_first(const void *a, const void *b)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	if (x->evsel != y->evsel)
-		return x->evsel < y->evsel ? -1 : 1;
+		return (x->evsel ? x->evsel->index : 0) <
+		       (y->evsel ? y->evsel->index : 0) ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
@@ -269,22 +272,30 @@ static void put_frame(FILE *out, const struct cs_agg_key *k)
 	putc('}', out);
 }
 
-static void put_profile(FILE *out, const struct cs_speedscope *p,
-			const struct profile *pr,
-			const struct cs_speedscope_event *ev, bool several_events)
+/* A clock event's period is nanoseconds of CPU time. */
+static bool is_clock(const struct cs_evsel *e)
 {
+	return e && e->type == CS_PERF_TYPE_SOFTWARE &&
+	       (e->config == CS_PERF_COUNT_SW_CPU_CLOCK ||
+		e->config == CS_PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static void put_profile(FILE *out, const struct cs_speedscope *p,
+			const struct profile *pr, bool several_events)
+{
+	const struct cs_evsel *ev = pr->evsel;
 	struct cs_agg_stack st;
 	char name[256];
 
 	if (several_events)
 		snprintf(name, sizeof(name), "%s (tid %u) %s", pr->comm, pr->tid,
-			 ev && ev->name ? ev->name : "?");
+			 ev ? ev->name : "?");
 	else
 		snprintf(name, sizeof(name), "%s (tid %u)", pr->comm, pr->tid);
 	fputs("{\"type\":\"sampled\",\"name\":", out);
 	cs_json_str(out, name);
 	fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":",
-		ev && ev->nanoseconds ? "nanoseconds" : "none");
+		is_clock(ev) ? "nanoseconds" : "none");
 	cs_json_u64(out, pr->total);
 	fputs(",\"samples\":[", out);
 	for (size_t i = 0; i < pr->n; i++) {
@@ -307,10 +318,8 @@ static void put_profile(FILE *out, const struct cs_speedscope *p,
 	fputs("]}", out);
 }
 
-int cs_speedscope_write(struct cs_speedscope *p,
-			const struct cs_speedscope_event *events,
-			size_t nr_events, const char *name, const char *exporter,
-			FILE *out)
+int cs_speedscope_write(struct cs_speedscope *p, const char *name,
+			const char *exporter, FILE *out)
 {
 	const struct profile **order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
 	size_t nr_frames = cs_agg_nr_frames(p->agg);
@@ -337,12 +346,9 @@ int cs_speedscope_write(struct cs_speedscope *p,
 	}
 	fputs("]},\"profiles\":[", out);
 	for (size_t i = 0; i < p->nr; i++) {
-		unsigned int ev = order[i]->evsel;
-
 		if (i)
 			putc(',', out);
-		put_profile(out, p, order[i], ev < nr_events ? &events[ev] : NULL,
-			    several);
+		put_profile(out, p, order[i], several);
 	}
 	fputs("]}\n", out);
 	free(order);

@@ -30,32 +30,23 @@
 
 struct cs_speedscope;			/* opaque */
 
-/* One event of the profile. */
-struct cs_speedscope_event {
-	const char *name;		/* "cpu-clock" */
-	bool nanoseconds;		/* its period is time (cpu-clock, task-clock) */
-};
-
 /* Returns 0 and an empty profile in *out (the caller frees it), or
  * -ENOMEM. */
 int cs_speedscope_new(struct cs_speedscope **out);
 void cs_speedscope_free(struct cs_speedscope *p);
 
-/* Adds a sample of event `evsel` by thread tid given its resolved frames,
- * innermost first. comm may be NULL and is copied the first time the
- * thread is seen; the frames' strings must outlive p. A period of 0
- * weighs 1. Returns 0 or -ENOMEM. */
-int cs_speedscope_add(struct cs_speedscope *p, unsigned int evsel, uint32_t tid,
-		      const char *comm, const struct cs_frame *frames,
-		      size_t nr, uint64_t period);
+/* Adds a sample of event evsel (which must outlive p; NULL for none) by
+ * thread tid given its resolved frames, innermost first. comm may be NULL
+ * and is copied; the thread is named by the last one. The frames' strings
+ * must outlive p. A period of 0 weighs 1. Returns 0 or -ENOMEM. */
+int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
+		      uint32_t tid, const char *comm,
+		      const struct cs_frame *frames, size_t nr, uint64_t period);
 
-/* Writes the file. events[i] describes evsel index i (nr_events of them);
- * name is the file's name (the input), exporter the program that wrote it.
- * Returns 0, -ENOMEM or -EIO. */
-int cs_speedscope_write(struct cs_speedscope *p,
-			const struct cs_speedscope_event *events,
-			size_t nr_events, const char *name, const char *exporter,
-			FILE *out);
+/* Writes the file: name is the file's name (the input), exporter the
+ * program that wrote it. Returns 0, -ENOMEM or -EIO. */
+int cs_speedscope_write(struct cs_speedscope *p, const char *name,
+			const char *exporter, FILE *out);
 
 /* cs_output_ops whose ctx is a struct cs_speedscope_run; `end` writes. */
 struct cs_speedscope_run {
@@ -69,10 +60,7 @@ struct cs_speedscope_run {
 	int write_err;			/* errno of a failed write; end then
 					 * returns 1 and the command names the file */
 	struct cs_machine *machine;	/* set by begin */
-	struct cs_frame *frames;	/* CS_FRAMES_MAX each, allocated by begin */
-	struct cs_frame *expanded;
-	uint8_t *inlined;
-	struct cs_out_inline_cache *inline_cache;
+	struct cs_out_stack stack;	/* allocated by begin */
 };
 extern const struct cs_output_ops cs_speedscope_ops;
 /* Frees what begin allocated (not the profile). */
