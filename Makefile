@@ -68,7 +68,7 @@ $(REL)/libcallstitch.a: $(call objs,$(REL),$(LIB_SRC))
 # exports exactly what src/callstitch.map lists (the public header's calls)
 $(REL)/libcallstitch.so.$(VERSION): $(call objs,$(REL),$(LIB_SRC)) $(MAP)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(MAP) \
-		-Wl,--no-undefined -Wl,-z,defs -o $@ $(call objs,$(REL),$(LIB_SRC)) $(LIBS)
+		-Wl,-z,defs -o $@ $(call objs,$(REL),$(LIB_SRC)) $(LIBS)
 $(REL)/libcallstitch.so: $(REL)/libcallstitch.so.$(VERSION)
 	ln -sf libcallstitch.so.$(VERSION) $(REL)/$(SONAME)
 	ln -sf $(SONAME) $@

@@ -127,7 +127,6 @@ static int copy_opts(struct cs_session *s, const struct cs_session_opts *o)
 		return cs_error(&s->eb, -EINVAL, "%s: cs_session_opts.sz is not "
 				"set (declare the options with CS_SESSION_OPTS())",
 				s->path);
-	/* a caller's fd 0 is "no fd": stdin is path "-" */
 	for (size_t i = sizeof(s->opts); i < o->sz; i++)
 		if (p[i])
 			return cs_error(&s->eb, -EINVAL, "%s: an option this "
@@ -153,6 +152,7 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	err = copy_opts(s, opts);
 	if (err)
 		return err;
+	/* fd 0 is "no fd" (zeroed options read path); stdin is path "-" */
 	fd = s->opts.fd > 0 ? s->opts.fd : -1;
 	path = s->opts.path ? s->opts.path : fd >= 0 ? "-" : "perf.data";
 	s->path = path;
