@@ -7,7 +7,9 @@
  * event per CPU receives each deferred record. Every event of a CPU writes
  * into that CPU's ring (the first event's mmap; PERF_EVENT_IOC_SET_OUTPUT).
  * Stopping disables the sampling events only; the dummies keep delivering
- * deferred records until the recorder stops draining.
+ * deferred records until the recorder stops draining. With dwarf_stack
+ * (--call-graph dwarf) both events copy the user registers and stack,
+ * as perf's do, and the dummy also reports data maps (mmap_data).
  */
 #ifndef CS_REC_EVENTS_H
 #define CS_REC_EVENTS_H
