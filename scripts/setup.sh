@@ -2,8 +2,9 @@
 # scripts/setup.sh - installs what callstitch needs on Debian 12.
 #
 #   scripts/setup.sh          build dependencies (compiler, libelf/libdw,
-#                             zstd, zlib, libiberty) and perf
-#   scripts/setup.sh --test   also what the test suite uses: cmocka, Go's
+#                             libdebuginfod, zstd, zlib, libiberty) and perf
+#   scripts/setup.sh --test   also what the test suite uses: cmocka, a
+#                             debuginfod server, Go's
 #                             pprof, Chromium and Node for the flame graph
 #                             and speedscope tests, man-db and
 #                             bash-completion for the install test, qemu,
@@ -12,9 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(build-essential pkg-config libelf-dev libdw-dev libzstd-dev
-	    zlib1g-dev libiberty-dev xz-utils linux-perf)
+	    zlib1g-dev libiberty-dev libdebuginfod-dev xz-utils linux-perf)
 test_pkgs=(libcmocka-dev zstd file python3 bc libc6-dbg man-db groff-base
-	   bash-completion)
+	   bash-completion debuginfod)
 # tests that need these say SKIP when they are missing, so a machine where
 # one cannot be installed still runs the rest of the suite
 optional_pkgs=(golang-go chromium qemu-system-x86 busybox-static cpio libbz2-dev)

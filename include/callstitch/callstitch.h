@@ -356,14 +356,29 @@ struct cs_session_opts {
 	size_t sz;			/* sizeof(struct cs_session_opts) */
 	const char *path;		/* NULL: "perf.data"; "-": stdin */
 	int fd;				/* > 0: read this pipe or file instead of path */
-	const char *kallsyms;		/* NULL: /proc/kallsyms if recorded here */
-	const char *symfs;		/* NULL: binaries at their recorded paths */
+	/* NULL: by the kernel's build id under symfs or in the archive, then
+	 * /proc/kallsyms if recorded here, then perf's build-id cache */
+	const char *kallsyms;
+	/* perf's --symfs: binaries by recorded path or build id under it,
+	 * before this host's; NULL: none */
+	const char *symfs;
 	bool no_merge;			/* deliver samples and type 22 as recorded */
 	bool ordered_off;		/* file order, no sorting (dump) */
 	/* called now and then while reading: bytes done of total (0 for a
 	 * pipe) */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
-	void *progress_ctx;
+	void *progress_ctx;		/* for progress, fetch_progress, warning */
+	/* Binaries and debug files missing here are fetched by build id from
+	 * the debuginfod servers DEBUGINFOD_URLS names (none when unset),
+	 * into its cache; no_debuginfod turns that off. */
+	bool no_debuginfod;
+	/* A download while symbols load: the file as recorded, bytes so far,
+	 * total (0: unknown); called once with what == NULL when it ends. */
+	void (*fetch_progress)(void *ctx, const char *what, uint64_t done,
+			       uint64_t total);
+	/* Something the user should hear while the session runs (a symbol
+	 * server that cannot be reached): one line, valid during the call. */
+	void (*warning)(void *ctx, const char *msg);
 	/* new options go here, at the end */
 };
 

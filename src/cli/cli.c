@@ -42,6 +42,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	case CLI_OPT_SYMFS:	in->symfs = arg; return 1;
 	case CLI_OPT_NO_MERGE:	in->no_merge = true; return 1;
 	case CLI_OPT_STATS:	in->stats = true; return 1;
+	case CLI_OPT_NO_DEBUGINFOD: in->no_debuginfod = true; return 1;
 	}
 	return 0;
 }
@@ -121,29 +122,90 @@ int cli_output_close(FILE *f, const char *path, int write_err, int rc)
 struct progress {
 	struct timespec last;
 	bool shown;
+	bool tty;
+	const char *fetching;		/* the download under way, or NULL */
+	struct timespec fetch_start;
+	bool fetch_told;		/* not a terminal: its one line said */
 };
+
+static struct progress progress_state;
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000L +
+	       (now.tv_nsec - t->tv_nsec) / 1000000L;
+}
 
 static void progress_line(void *ctx, uint64_t done, uint64_t total)
 {
 	struct progress *p = ctx;
-	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* at most 5 updates a second: a terminal is slower than the reader */
-	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L +
-	    (now.tv_nsec - p->last.tv_nsec) < 200000000L)
+	if (p->shown && ms_since(&p->last) < 200)
 		return;
-	p->last = now;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
 	p->shown = true;
 	if (total)
 		fprintf(stderr, "\rcallstitch: reading %" PRIu64 " / %" PRIu64
-			" MB (%u%%)", done >> 20, total >> 20,
+			" MB (%u%%)\033[K", done >> 20, total >> 20,
 			(unsigned)(done * 100 / total));
 	else
-		fprintf(stderr, "\rcallstitch: reading %" PRIu64 " MB", done >> 20);
+		fprintf(stderr, "\rcallstitch: reading %" PRIu64 " MB\033[K",
+			done >> 20);
 }
 
-static struct progress progress_state;
+/* A download from a debuginfod server: a live line on a terminal; else
+ * one line, for a download that takes more than a second. */
+static void fetch_line(void *ctx, const char *what, uint64_t done,
+		       uint64_t total)
+{
+	struct progress *p = ctx;
+	char size[64];
+
+	if (!what) {
+		if (p->fetching && p->tty && p->shown)
+			fputs("\r\033[K", stderr);
+		p->fetching = NULL;
+		p->shown = false;
+		return;
+	}
+	if (what != p->fetching) {
+		p->fetching = what;
+		p->fetch_told = false;
+		clock_gettime(CLOCK_MONOTONIC, &p->fetch_start);
+	}
+	if (total)
+		snprintf(size, sizeof(size), "%.1f / %.1f MB", done / 1048576.0,
+			 total / 1048576.0);
+	else
+		snprintf(size, sizeof(size), "%.1f MB", done / 1048576.0);
+	if (p->tty) {
+		if (p->shown && ms_since(&p->last) < 200)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &p->last);
+		p->shown = true;
+		fprintf(stderr, "\rcallstitch: debuginfod: fetching %s: %s\033[K",
+			what, size);
+	} else if (!p->fetch_told && ms_since(&p->fetch_start) >= 1000) {
+		p->fetch_told = true;
+		fprintf(stderr, "callstitch: debuginfod: fetching %s (%s so far)\n",
+			what, size);
+	}
+}
+
+static void warning_line(void *ctx, const char *msg)
+{
+	struct progress *p = ctx;
+
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		p->shown = false;
+	}
+	cli_warn("%s", msg);
+}
 
 struct cs_session *cli_open(const struct cli_input *in)
 {
@@ -154,14 +216,18 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.symfs = in->symfs,
 		.no_merge = in->no_merge,
 		.ordered_off = in->file_order,
+		.no_debuginfod = in->no_debuginfod,
+		.warning = warning_line,
+		.progress_ctx = &progress_state,
 	};
 	struct cs_session *s = NULL;
 	int err;
 
-	if (isatty(STDERR_FILENO) && !in->quiet && !in->no_progress) {
+	progress_state.tty = isatty(STDERR_FILENO);
+	if (!in->quiet)
+		o.fetch_progress = fetch_line;
+	if (progress_state.tty && !in->quiet && !in->no_progress)
 		o.progress = progress_line;
-		o.progress_ctx = &progress_state;
-	}
 	err = cs_session_open(&o, &s);
 	if (err < 0) {
 		cli_error("%s", s ? cs_session_error(s) : strerror(-err));

@@ -25,6 +25,7 @@ struct cli_input {
 	bool no_merge;			/* --no-merge-callchains */
 	bool stats;			/* --stats: the full table at the end */
 	bool quiet;			/* -q: no summary line */
+	bool no_debuginfod;		/* --no-debuginfod */
 	/* set by a command, not by an option */
 	bool file_order;		/* records in file order, not time order */
 	bool no_progress;		/* no progress line even on a terminal */
@@ -37,17 +38,21 @@ enum {
 	CLI_OPT_SYMFS,
 	CLI_OPT_NO_MERGE,
 	CLI_OPT_STATS,
+	CLI_OPT_NO_DEBUGINFOD,
 };
 #define CLI_INPUT_OPTIONS \
 	{ "input",    required_argument, NULL, 'i' }, \
 	{ "kallsyms", required_argument, NULL, CLI_OPT_KALLSYMS }, \
 	{ "symfs",    required_argument, NULL, CLI_OPT_SYMFS }, \
 	{ "stats",    no_argument,       NULL, CLI_OPT_STATS }, \
+	{ "no-debuginfod", no_argument,  NULL, CLI_OPT_NO_DEBUGINFOD }, \
 	{ "quiet",    no_argument,       NULL, 'q' }
 #define CLI_INPUT_HELP \
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
 	"      --kallsyms FILE   kernel symbols (default /proc/kallsyms if recorded here)\n" \
 	"      --symfs DIR       look for binaries under DIR (by path or build id)\n" \
+	"      --no-debuginfod   never fetch missing binaries and debug info from\n" \
+	"                        the servers in DEBUGINFOD_URLS\n" \
 	"      --stats           print the full stitching statistics at the end\n" \
 	"  -q, --quiet           no summary line on stderr\n"
 

@@ -1,5 +1,6 @@
 /* dso.c - the dso table and where a binary's symbols come from. */
 #include "lib/machine/dso.h"
+#include "lib/machine/debuginfod.h"
 #include "lib/symbols/inlines.h"
 #include "lib/symbols/symtab.h"
 
@@ -23,7 +24,11 @@ struct bid_file {			/* a file under symfs and its build id */
 
 struct cs_dso_table {
 	char *symfs;
+	char *cache_dir;		/* ~/.debug, or NULL without $HOME */
 	bool local;
+	bool debuginfod_on;
+	struct cs_fetch_hooks hooks;
+	struct cs_debuginfod *debuginfod;	/* made on first use */
 	struct cs_dso *hash[1u << DSO_HASH_BITS];
 	struct bid_file *index;		/* symfs files by build id, built once */
 	size_t nr_index, cap_index;
@@ -32,23 +37,38 @@ struct cs_dso_table {
 	const struct cs_dso *first_mismatch;
 };
 
-int cs_dso_table_new(const char *symfs, bool local, struct cs_dso_table **out)
+/* dir without its trailing slashes (DIR/ + /path), copied; NULL for none */
+static int copy_dir(const char *dir, char **out)
+{
+	size_t n;
+
+	*out = NULL;
+	if (!dir || !*dir)
+		return 0;
+	n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	*out = strndup(dir, n);
+	return *out ? 0 : -ENOMEM;
+}
+
+int cs_dso_table_new(const struct cs_dso_table_opts *o,
+		     struct cs_dso_table **out)
 {
 	struct cs_dso_table *t = calloc(1, sizeof(*t));
+	const char *home = getenv("HOME");
 
+	*out = NULL;
 	if (!t)
 		return -ENOMEM;
-	t->local = local;
-	if (symfs && *symfs) {
-		size_t n = strlen(symfs);
-
-		t->symfs = strdup(symfs);
-		if (!t->symfs) {
-			free(t);
-			return -ENOMEM;
-		}
-		while (n > 1 && t->symfs[n - 1] == '/')	/* DIR/ + /path */
-			t->symfs[--n] = '\0';
+	t->local = o->local;
+	t->debuginfod_on = o->debuginfod && cs_debuginfod_configured();
+	t->hooks = o->hooks;
+	if (copy_dir(o->symfs, &t->symfs) ||
+	    (home && *home && asprintf(&t->cache_dir, "%s/.debug", home) < 0)) {
+		t->cache_dir = NULL;
+		cs_dso_table_free(t);
+		return -ENOMEM;
 	}
 	*out = t;
 	return 0;
@@ -184,7 +204,8 @@ static int index_one(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-static const char *index_find(struct cs_dso_table *t, const struct cs_dso *d)
+static const char *index_find(struct cs_dso_table *t, const uint8_t *id,
+			      size_t size)
 {
 	if (!t->indexed) {
 		t->indexed = true;
@@ -193,28 +214,49 @@ static const char *index_find(struct cs_dso_table *t, const struct cs_dso *d)
 		index_table = NULL;
 	}
 	for (size_t i = 0; i < t->nr_index; i++)
-		if (t->index[i].size == d->build_id_size &&
-		    !memcmp(t->index[i].id, d->build_id, d->build_id_size))
+		if (t->index[i].size == size && !memcmp(t->index[i].id, id, size))
 			return t->index[i].path;
 	return NULL;
 }
 
-/* ---- finding the file --------------------------------------------------- */
+/* ---- finding a file -------------------------------------------------------
+ *
+ * One lookup for every file a dso needs: its binary, its separate debug
+ * file, and for the kernel its symbol list. Each source is tried in the
+ * order below; the first file that is there and (for ELF) carries the
+ * recorded build id wins. A file with another build id is noted and
+ * passed over: its symbols would be wrong.
+ */
 
-enum verdict { NO_FILE, MISMATCH, MATCH };
+enum source {
+	SRC_SYMFS,		/* --symfs DIR: by path, then DIR/.build-id */
+	SRC_CACHE,		/* ~/.debug/.build-id, perf's build-id cache */
+	SRC_HOST,		/* this host's recorded path, /usr/lib/debug */
+	SRC_SYMFS_INDEX,	/* any file under --symfs with the build id */
+	SRC_DEBUGINFOD,		/* the servers of DEBUGINFOD_URLS */
+};
 
-static enum verdict try_file(const struct cs_dso *d, const char *path,
-			     struct cs_elf_info *info)
-{
-	if (cs_elf_info_read(path, info))
-		return NO_FILE;
-	/* a file without a build id note cannot be checked: take it */
-	if (d->build_id_size && info->build_id_size &&
-	    (info->build_id_size != d->build_id_size ||
-	     memcmp(info->build_id, d->build_id, d->build_id_size)))
-		return MISMATCH;
-	return MATCH;
-}
+static const enum source file_order[] = {
+	SRC_SYMFS, SRC_CACHE, SRC_HOST, SRC_SYMFS_INDEX, SRC_DEBUGINFOD,
+};
+/* kernel addresses move at each boot: the running kernel's own list is
+ * trusted before one cached by build id */
+static const enum source kallsyms_order[] = {
+	SRC_SYMFS, SRC_HOST, SRC_CACHE,
+};
+
+struct lookup {
+	struct cs_dso_table *t;
+	enum cs_file_kind kind;
+	const char *name;		/* recorded path, " (deleted)" cut */
+	const uint8_t *id;		/* the build id the file must carry */
+	size_t id_size;			/* 0: unknown, any file is taken */
+	struct cs_elf_info info;	/* of the file found */
+	char *found;
+	size_t size;
+	bool done;
+	bool mismatch;			/* a file with another build id was seen */
+};
 
 /* A path that fits, or false: a cut path must never be opened. */
 __attribute__((format(printf, 3, 4)))
@@ -229,92 +271,171 @@ static bool fmt_path(char *buf, size_t size, const char *fmt, ...)
 	return r >= 0 && (size_t)r < size;
 }
 
-/* .build-id/xx/rest in dir: a file, or perf's cache directory with "elf" */
-static bool build_id_path(char *buf, size_t size, const char *dir,
-			  const struct cs_dso *d, const char *suffix)
-{
-	char hex[41];
-
-	cs_build_id_hex(d->build_id, d->build_id_size, hex);
-	return fmt_path(buf, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
-			suffix);
-}
-
-static bool locate(struct cs_dso_table *t, struct cs_dso *d, const char *name,
-		   char *found, size_t size)
-{
-	bool mismatch = false, have_id = d->build_id_size > 0;
-	const char *home = getenv("HOME");
-	char cand[6][4096];
-	int n = 0;
-
-	if (t->symfs) {
-		n += fmt_path(cand[n], sizeof(cand[0]), "%s%s", t->symfs, name);
-		if (have_id) {
-			n += build_id_path(cand[n], sizeof(cand[0]), t->symfs, d, "");
-			n += build_id_path(cand[n], sizeof(cand[0]), t->symfs, d, "/elf");
-		}
-	}
-	if (have_id && home && *home) {
-		char dir[4096];
-
-		if (fmt_path(dir, sizeof(dir), "%s/.debug", home)) {
-			n += build_id_path(cand[n], sizeof(cand[0]), dir, d, "");
-			n += build_id_path(cand[n], sizeof(cand[0]), dir, d, "/elf");
-		}
-	}
-	/* outside symfs only when the build id proves it is the same file */
-	if (!t->symfs || have_id)
-		n += fmt_path(cand[n], sizeof(cand[0]), "%s", name);
-
-	for (int i = 0; i < n; i++) {
-		switch (try_file(d, cand[i], &d->info)) {
-		case MATCH:
-			if (!fmt_path(found, size, "%s", cand[i]))
-				break;
-			return true;
-		case MISMATCH:
-			mismatch = true;
-			break;
-		case NO_FILE:
-			break;
-		}
-	}
-	if (t->symfs && have_id) {
-		const char *p = index_find(t, d);
-
-		if (p && try_file(d, p, &d->info) == MATCH &&
-		    fmt_path(found, size, "%s", p))
-			return true;
-	}
-	memset(&d->info, 0, sizeof(d->info));
-	d->status = mismatch ? CS_DSO_BUILD_ID_MISMATCH : CS_DSO_NO_FILE;
-	return false;
-}
-
-/* The separate debug file of a binary without .symtab, if it matches. */
-static bool debug_file(struct cs_dso_table *t, const struct cs_dso *d,
-		       const struct cs_elf_info *main, char *buf, size_t size)
+/* Takes path if it is the file the lookup wants. */
+static void consider(struct lookup *l, const char *path)
 {
 	struct cs_elf_info info;
-	struct cs_dso probe = *d;
-	char dir[4096];
+	struct stat st;
 
-	if (!main->build_id_size)
-		return false;
-	memcpy(probe.build_id, main->build_id, main->build_id_size);
-	probe.build_id_size = main->build_id_size;
-	for (int i = 0; i < 2; i++) {
-		if (i == 0 && !t->symfs)
-			continue;
-		if (!fmt_path(dir, sizeof(dir), "%s/usr/lib/debug",
-			      i == 0 ? t->symfs : "") ||
-		    !build_id_path(buf, size, dir, &probe, ".debug"))
-			continue;
-		if (try_file(&probe, buf, &info) == MATCH && info.has_symtab)
-			return true;
+	if (l->done)
+		return;
+	if (l->kind == CS_FILE_KALLSYMS) {
+		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+		    access(path, R_OK))
+			return;
+	} else {
+		if (cs_elf_info_read(path, &info))
+			return;
+		/* a file without a build id note cannot be checked: take it */
+		if (l->id_size && info.build_id_size &&
+		    (info.build_id_size != l->id_size ||
+		     memcmp(info.build_id, l->id, l->id_size))) {
+			l->mismatch = true;
+			return;
+		}
+		/* a debug file is wanted for its symbols */
+		if (l->kind == CS_FILE_DEBUG && !info.has_symtab)
+			return;
+		l->info = info;
 	}
-	return false;
+	l->done = fmt_path(l->found, l->size, "%s", path);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void consider_fmt(struct lookup *l, const char *fmt, ...)
+{
+	char path[4096];
+	va_list ap;
+	int r;
+
+	if (l->done)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r >= 0 && (size_t)r < sizeof(path))
+		consider(l, path);
+}
+
+/* dir/.build-id/ab/cdef...: perf's cache keeps the binary in it as "elf",
+ * the debug file as "debug" and a kernel's symbols as "kallsyms"; a bare
+ * file there is a binary */
+static void in_build_id_tree(struct lookup *l, const char *dir, const char *hex)
+{
+	static const char *const leaf[] = {
+		[CS_FILE_ELF] = "elf", [CS_FILE_DEBUG] = "debug",
+		[CS_FILE_KALLSYMS] = "kallsyms",
+	};
+
+	if (l->kind == CS_FILE_ELF)
+		consider_fmt(l, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	consider_fmt(l, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2,
+		     leaf[l->kind]);
+}
+
+/* dir as a root file system: the recorded path under it, debug files
+ * under its /usr/lib/debug/.build-id */
+static void in_root(struct lookup *l, const char *dir, const char *hex)
+{
+	if (l->kind == CS_FILE_ELF)
+		consider_fmt(l, "%s%s", dir, l->name);
+	else if (l->kind == CS_FILE_DEBUG && hex)
+		consider_fmt(l, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", dir,
+			     hex, hex + 2);
+}
+
+static void from_debuginfod(struct lookup *l)
+{
+	struct cs_dso_table *t = l->t;
+	char *path = NULL;
+
+	if (!t->debuginfod_on || !l->id_size || l->kind == CS_FILE_KALLSYMS)
+		return;
+	if (!t->debuginfod &&
+	    cs_debuginfod_new(&t->hooks, &t->debuginfod))
+		return;
+	if (cs_debuginfod_find(t->debuginfod, l->kind == CS_FILE_DEBUG, l->id,
+			       l->id_size, l->name, &path) == 0)
+		consider(l, path);
+	free(path);
+}
+
+static void from_source(struct lookup *l, enum source src, const char *hex)
+{
+	struct cs_dso_table *t = l->t;
+
+	switch (src) {
+	case SRC_SYMFS:
+		if (!t->symfs)
+			break;
+		in_root(l, t->symfs, hex);
+		if (hex)
+			in_build_id_tree(l, t->symfs, hex);
+		break;
+	case SRC_CACHE:
+		if (hex && t->cache_dir)
+			in_build_id_tree(l, t->cache_dir, hex);
+		break;
+	case SRC_HOST:
+		if (l->kind == CS_FILE_KALLSYMS) {
+			if (t->local)
+				consider(l, "/proc/kallsyms");
+		} else if (l->kind == CS_FILE_DEBUG || !t->symfs || hex) {
+			/* outside --symfs only when the build id proves it
+			 * is the same file */
+			in_root(l, "", hex);
+		}
+		break;
+	case SRC_SYMFS_INDEX:
+		if (t->symfs && hex && l->kind == CS_FILE_ELF) {
+			const char *p = index_find(t, l->id, l->id_size);
+
+			if (p)
+				consider(l, p);
+		}
+		break;
+	case SRC_DEBUGINFOD:
+		from_debuginfod(l);
+		break;
+	}
+}
+
+/* Looks for the file; fills found (the path) and, for ELF kinds, info.
+ * Returns 1 if found, 0 if not, -EMEDIUMTYPE if the only files seen carry
+ * another build id. */
+static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
+		     const char *name, const uint8_t *id, size_t id_size,
+		     struct cs_elf_info *info, char *found, size_t size)
+{
+	struct lookup l = {
+		.t = t, .kind = kind, .name = name, .id = id,
+		.id_size = id_size, .found = found, .size = size,
+	};
+	const enum source *order = kind == CS_FILE_KALLSYMS ? kallsyms_order :
+							       file_order;
+	size_t n = kind == CS_FILE_KALLSYMS ? sizeof(kallsyms_order) /
+					      sizeof(kallsyms_order[0]) :
+					      sizeof(file_order) /
+					      sizeof(file_order[0]);
+	char hex[41];
+
+	if (id_size)
+		cs_build_id_hex(id, id_size, hex);
+	for (size_t i = 0; i < n && !l.done; i++)
+		from_source(&l, order[i], id_size ? hex : NULL);
+	if (l.done && info)
+		*info = l.info;
+	if (l.done)
+		return 1;
+	return l.mismatch ? -EMEDIUMTYPE : 0;
+}
+
+int cs_dso_table_find(struct cs_dso_table *t, enum cs_file_kind kind,
+		      const char *name, const uint8_t *build_id,
+		      size_t build_id_size, char *path, size_t size)
+{
+	return find_file(t, kind, name, build_id, build_id_size, NULL, path,
+			 size);
 }
 
 /* This process's vdso, copied to a file for the ELF reader: the kernel
@@ -379,6 +500,7 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	char name[4096], found[4096], dbg[4096];
 	const char *from;
 	size_t n;
+	int r;
 
 	if (d->status != CS_DSO_NOT_LOADED)
 		return;
@@ -402,15 +524,23 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	n = strlen(name);
 	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
 		name[n - 10] = '\0';
-	if (!locate(t, d, name, found, sizeof(found))) {
-		if (d->status == CS_DSO_BUILD_ID_MISMATCH && !t->mismatches++)
+	r = find_file(t, CS_FILE_ELF, name, d->build_id, d->build_id_size,
+		      &d->info, found, sizeof(found));
+	if (r <= 0) {
+		memset(&d->info, 0, sizeof(d->info));
+		d->status = r ? CS_DSO_BUILD_ID_MISMATCH : CS_DSO_NO_FILE;
+		if (r && !t->mismatches++)
 			t->first_mismatch = d;
 		return;
 	}
 	d->status = CS_DSO_LOADED;
 	d->found = strdup(found);
 	from = found;
-	if (!d->info.has_symtab && debug_file(t, d, &d->info, dbg, sizeof(dbg)))
+	/* a stripped binary: its symbols are in the debug file of its build
+	 * id (the file's own, when none was recorded) */
+	if (!d->info.has_symtab && d->info.build_id_size &&
+	    find_file(t, CS_FILE_DEBUG, name, d->info.build_id,
+		      d->info.build_id_size, NULL, dbg, sizeof(dbg)) > 0)
 		from = dbg;
 	d->dwarf_path = strdup(from);
 	if (cs_symtab_new(&d->syms))
@@ -464,6 +594,8 @@ void cs_dso_table_free(struct cs_dso_table *t)
 	for (size_t i = 0; i < t->nr_index; i++)
 		free(t->index[i].path);
 	free(t->index);
+	cs_debuginfod_free(t->debuginfod);
+	free(t->cache_dir);
 	free(t->symfs);
 	free(t);
 }

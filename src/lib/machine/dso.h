@@ -1,11 +1,13 @@
 /* dso.h - one binary (path + build id) and its symbols, loaded on first use.
  *
  * A dso is found again by (name, build id), so every process mapping the
- * same libc shares one symbol table. Where the file is looked for: under
- * --symfs (DIR + path, DIR/.build-id/xx/rest, or any file in DIR with the
- * build id), ~/.debug/.build-id, then the recorded path; a file whose build
- * id differs from the recorded one is refused. A binary without .symtab
- * also tries its separate debug file (/usr/lib/debug/.build-id/xx/rest.debug).
+ * same libc shares one symbol table. Every file a dso needs (its binary,
+ * its separate debug file, a kernel's symbol list) is found by one lookup
+ * over an ordered list of sources: --symfs (DIR + path, DIR/.build-id),
+ * perf's build-id cache (~/.debug/.build-id), this host (the recorded
+ * path, /usr/lib/debug/.build-id), any file under --symfs with the build
+ * id, and debuginfod servers. A file whose build id differs from the
+ * recorded one is refused. docs/symbols.md lists the order.
  */
 #ifndef CS_DSO_H
 #define CS_DSO_H
@@ -14,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/machine/debuginfod.h"
 #include "lib/symbols/elfimg.h"
 
 struct cs_symtab;
@@ -42,10 +45,32 @@ struct cs_dso {
 	struct cs_dso *next;		/* hash chain */
 };
 
-/* symfs may be NULL. local: the profile was recorded on this host, so
- * [vdso] is this process's own vdso. Returns 0 and a table in *out
- * (caller frees), or -ENOMEM. */
-int cs_dso_table_new(const char *symfs, bool local, struct cs_dso_table **out);
+struct cs_dso_table_opts {
+	const char *symfs;		/* NULL: none */
+	bool local;			/* recorded on this host: [vdso] is our
+					 * own, /proc/kallsyms the kernel's */
+	bool debuginfod;		/* fetch what is missing, when
+					 * DEBUGINFOD_URLS names servers */
+	struct cs_fetch_hooks hooks;	/* download progress, warnings */
+};
+
+/* Returns 0 and a table in *out (caller frees), or -ENOMEM. */
+int cs_dso_table_new(const struct cs_dso_table_opts *o,
+		     struct cs_dso_table **out);
+
+enum cs_file_kind {
+	CS_FILE_ELF,			/* the binary */
+	CS_FILE_DEBUG,			/* its separate debug file */
+	CS_FILE_KALLSYMS,		/* a kernel's symbol list */
+};
+
+/* The lookup itself, for a file of `kind` recorded as name with this
+ * build id (size 0: unknown, not checked). Returns 1 with the file's path
+ * in path, 0 if none was found, -EMEDIUMTYPE if only files of another
+ * build were. */
+int cs_dso_table_find(struct cs_dso_table *t, enum cs_file_kind kind,
+		      const char *name, const uint8_t *build_id,
+		      size_t build_id_size, char *path, size_t size);
 
 /* The dso for (name, build id), created if new (owned by the table).
  * NULL on -ENOMEM. */

@@ -77,7 +77,7 @@ struct cs_machine {
 	size_t nr_ksyms, cap_ksyms;
 	struct cs_symtab *kernel;	/* kallsyms, loaded on first use */
 	bool kernel_tried;
-	char *kallsyms_path;		/* "": none to load */
+	char *kallsyms_path;		/* --kallsyms, or NULL: looked for */
 	char kallsyms_error[256];	/* why it gave no symbols, or "" */
 	uint64_t next_space;
 	uint64_t kernel_space;
@@ -184,6 +184,7 @@ static bool recorded_here(const struct cs_machine_opts *o)
 int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 {
 	static const struct cs_machine_opts none;
+	struct cs_dso_table_opts dopts = { 0 };
 	struct cs_machine *m;
 
 	if (!o)
@@ -192,16 +193,14 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	dopts.symfs = o->symfs;
+	dopts.local = recorded_here(o);
+	dopts.debuginfod = !o->no_debuginfod;
+	dopts.hooks = o->hooks;
 	m->cache = calloc(1u << CACHE_BITS, sizeof(*m->cache));
-	if (!m->cache || cs_dso_table_new(o->symfs, recorded_here(o), &m->dsos))
+	if (!m->cache || cs_dso_table_new(&dopts, &m->dsos))
 		goto nomem;
-	if (o->kallsyms)
-		m->kallsyms_path = strdup(o->kallsyms);
-	else if (recorded_here(o))
-		m->kallsyms_path = strdup("/proc/kallsyms");
-	else
-		m->kallsyms_path = strdup("");
-	if (!m->kallsyms_path)
+	if (o->kallsyms && !(m->kallsyms_path = strdup(o->kallsyms)))
 		goto nomem;
 	m->next_space = 2;
 	m->kernel_space = 1;
@@ -528,6 +527,22 @@ const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
 
 /* ---- resolution ----------------------------------------------------------- */
 
+/* The kernel's symbol list by its recorded build id (symfs, this host's
+ * /proc/kallsyms when recorded here, the build-id cache). */
+static bool find_kallsyms(struct cs_machine *m)
+{
+	const uint8_t *id = NULL;
+	size_t size = 0;
+	char path[4096];
+
+	known_build_id(m, "[kernel.kallsyms]", &id, &size);
+	if (cs_dso_table_find(m->dsos, CS_FILE_KALLSYMS, "[kernel.kallsyms]",
+			      id, size, path, sizeof(path)) <= 0)
+		return false;
+	m->kallsyms_path = strdup(path);
+	return m->kallsyms_path != NULL;
+}
+
 static void load_kernel(struct cs_machine *m)
 {
 	struct stat st;
@@ -539,7 +554,9 @@ static void load_kernel(struct cs_machine *m)
 	long added = 0;
 
 	m->kernel_tried = true;
-	if (!*m->kallsyms_path || cs_symtab_new(&m->kernel))
+	if (!m->kallsyms_path && !find_kallsyms(m))
+		return;
+	if (cs_symtab_new(&m->kernel))
 		return;
 	fd = open(m->kallsyms_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {

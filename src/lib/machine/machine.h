@@ -13,12 +13,15 @@
 #include <stdint.h>
 
 #include <callstitch/callstitch.h>
+#include "lib/machine/debuginfod.h"
 
 struct cs_machine_opts {
-	const char *kallsyms;		/* NULL: /proc/kallsyms if recorded here */
+	const char *kallsyms;		/* NULL: looked for (dso.h) */
 	const char *symfs;		/* NULL: binaries at their recorded paths */
-	const char *hostname;		/* of the recording, to decide the above */
+	const char *hostname;		/* of the recording: is it this host? */
 	const char *os_release;
+	bool no_debuginfod;		/* never fetch, even when configured */
+	struct cs_fetch_hooks hooks;	/* download progress, warnings */
 };
 
 /* Returns 0 and a new machine in *out (caller frees), or -ENOMEM. */

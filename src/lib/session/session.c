@@ -164,8 +164,12 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	s->evlist = cs_reader_evlist(s->reader);
 
 	info = cs_reader_info(s->reader);
-	mo.kallsyms = opts->kallsyms;
-	mo.symfs = opts->symfs;
+	mo.kallsyms = s->opts.kallsyms;
+	mo.symfs = s->opts.symfs;
+	mo.no_debuginfod = s->opts.no_debuginfod;
+	mo.hooks.progress = s->opts.fetch_progress;
+	mo.hooks.warning = s->opts.warning;
+	mo.hooks.ctx = s->opts.progress_ctx;
 	if (info) {
 		mo.hostname = info->hostname;
 		mo.os_release = info->os_release;
