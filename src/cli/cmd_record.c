@@ -19,6 +19,7 @@ enum {
 	OPT_CALL_GRAPH = 0x2000,
 	OPT_DRAIN_MS,
 	OPT_ZSTD_LEVEL,
+	OPT_BUILDID_CACHE,
 };
 
 #define DEFAULT_FREQ      4000
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 		"usage: callstitch record [-e EVENT] [-F FREQ | -c PERIOD]\n"
 		"                         [-g | --call-graph fp[,defer]|dwarf[,SIZE] | -G]\n"
 		"                         [-a | -p PID | -t TID] [-o FILE | -o -] [-z]\n"
-		"                         [--drain-ms N] [-m PAGES] [-q] [-- COMMAND [ARGS...]]\n\n"
+		"                         [--drain-ms N] [-m PAGES] [--buildid-cache | -N]\n"
+		"                         [-q] [-- COMMAND [ARGS...]]\n\n"
 		"Records a profile into perf.data (perf record's options and defaults).\n"
 		"With --call-graph fp,defer the kernel unwinds each user stack once, on\n"
 		"the way back to user space (Linux 6.19+); an older kernel is told\n"
@@ -62,6 +64,13 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default\n"
 		"                        %zu; with dwarf, room for 128 samples: %zu for\n"
 		"                        the default SIZE)\n"
+		"      --buildid-cache   copy every binary with samples, and the kernel's\n"
+		"                        symbols, into perf's build-id cache (~/.debug),\n"
+		"                        so they are found after they change or go away\n"
+		"  -N, --no-buildid-cache  copy nothing there, not even the binaries of\n"
+		"                        processes in other mount namespaces (containers),\n"
+		"                        which are copied by default: once the container\n"
+		"                        is gone nothing else can find them\n"
 		"  -q, --quiet           no progress, notices or summary (errors only)\n"
 		"  -h, --help            this text\n",
 		DEFAULT_FREQ, CS_PERF_STACK_USER_DEFAULT, CS_PERF_STACK_USER_MAX,
@@ -188,6 +197,8 @@ int cmd_record(int argc, char **argv)
 		{ "compression-level", optional_argument, NULL, OPT_ZSTD_LEVEL },
 		{ "drain-ms",   required_argument, NULL, OPT_DRAIN_MS },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "buildid-cache", no_argument,    NULL, OPT_BUILDID_CACHE },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet",      no_argument,       NULL, 'q' },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -210,7 +221,7 @@ int cmd_record(int argc, char **argv)
 	cs_rec_event_parse("cycles", &o.event);
 	optind = 1;
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+e:F:c:gGap:t:o:zm:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:F:c:gGap:t:o:zm:Nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (cs_rec_event_parse(optarg, &o.event)) {
@@ -292,6 +303,12 @@ int cmd_record(int argc, char **argv)
 				return 129;
 			}
 			o.mmap_pages = (size_t)v;
+			break;
+		case OPT_BUILDID_CACHE:
+			o.buildid_cache = true;
+			break;
+		case 'N':
+			o.no_buildid_cache = true;
 			break;
 		case 'q':
 			quiet = true;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "abi/perf_abi.h"
@@ -21,6 +22,8 @@
 struct dso {
 	char *path;
 	bool hit;
+	bool foreign;			/* seen in another mount namespace */
+	int fd;				/* foreign: the file, held open; or -1 */
 	uint8_t bid_size;		/* 0: read from the file at the end */
 	uint8_t bid[CS_BUILD_ID_SIZE_MAX];
 };
@@ -30,9 +33,12 @@ struct map {
 	uint32_t dso;
 };
 
+enum mount_ns { NS_UNKNOWN, NS_OURS, NS_OTHER };
+
 struct proc {
 	uint32_t pid;
 	bool used;
+	uint8_t ns;			/* enum mount_ns, asked on first map */
 	uint32_t parent;		/* maps are inherited from it; 0: none */
 	struct map *maps;		/* sorted by start */
 	size_t nr, cap;
@@ -48,7 +54,14 @@ struct cs_dsos {
 	struct proc *procs;		/* open addressing by pid */
 	size_t proc_cap, nr_procs;
 	bool kernel_hit;
+	struct stat own_ns, own_root;	/* ours, to tell other processes' */
+	bool own_known;
+	size_t nr_fds;			/* foreign binaries held open */
 };
+
+/* Binaries held open at once: beyond this a container's binaries are
+ * only named, not kept (the recorder raised its limit well above). */
+#define MAX_HELD_FDS 1024
 
 
 static size_t pid_slot(uint32_t pid, size_t cap)
@@ -64,6 +77,8 @@ int cs_dsos_new(uint64_t sample_type, struct cs_dsos **out)
 	if (!d)
 		return -ENOMEM;
 	d->sample_type = sample_type;
+	d->own_known = !stat("/proc/self/ns/mnt", &d->own_ns) &&
+		       !stat("/", &d->own_root);
 	d->dso_tab_cap = 256;
 	d->proc_cap = 256;
 	d->dso_tab = calloc(d->dso_tab_cap, sizeof(*d->dso_tab));
@@ -96,15 +111,39 @@ static int grow_dso_tab(struct cs_dsos *d)
 	return 0;
 }
 
-/* The index of path's dso, added if new; negative errno on failure. */
-static long dso_index(struct cs_dsos *d, const char *path)
+static bool same_dso(const struct dso *o, const char *path, bool foreign,
+		     const uint8_t *bid, size_t bid_size)
+{
+	/* one path may name other files in other namespaces: there the
+	 * build id tells them apart */
+	return !strcmp(o->path, path) && o->foreign == foreign &&
+	       (!foreign || (o->bid_size == bid_size &&
+			     !memcmp(o->bid, bid, bid_size)));
+}
+
+/* The slot of the dso (path, and for a foreign one its build id) in the
+ * hash table: its index + 1 there, or 0 where it would go. */
+static size_t dso_slot(const struct cs_dsos *d, const char *path, bool foreign,
+		       const uint8_t *bid, size_t bid_size)
 {
 	size_t j = cs_hash_str(path) & (d->dso_tab_cap - 1);
-	struct dso *nd;
 
 	for (; d->dso_tab[j]; j = (j + 1) & (d->dso_tab_cap - 1))
-		if (!strcmp(d->dsos[d->dso_tab[j] - 1].path, path))
-			return (long)d->dso_tab[j] - 1;
+		if (same_dso(&d->dsos[d->dso_tab[j] - 1], path, foreign, bid,
+			     bid_size))
+			break;
+	return j;
+}
+
+/* The index of the dso, added if new; negative errno on failure. */
+static long dso_index(struct cs_dsos *d, const char *path, bool foreign,
+		      const uint8_t *bid, size_t bid_size)
+{
+	size_t j = dso_slot(d, path, foreign, bid, bid_size);
+	struct dso *nd;
+
+	if (d->dso_tab[j])
+		return (long)d->dso_tab[j] - 1;
 	if ((d->nr_dsos + 1) * 2 > d->dso_tab_cap) {
 		if (grow_dso_tab(d))
 			return -ENOMEM;
@@ -123,6 +162,8 @@ static long dso_index(struct cs_dsos *d, const char *path)
 	}
 	nd = &d->dsos[d->nr_dsos];
 	memset(nd, 0, sizeof(*nd));
+	nd->fd = -1;
+	nd->foreign = foreign;
 	nd->path = strdup(path);
 	if (!nd->path)
 		return -ENOMEM;
@@ -192,22 +233,99 @@ static long map_floor(const struct proc *p, uint64_t addr)
 	return (long)lo - 1;
 }
 
-static int add_map(struct cs_dsos *d, uint32_t pid, uint64_t start, uint64_t len,
-		   const char *path, const uint8_t *bid, size_t bid_size)
+/* Whether pid sees another file system than we do: another mount
+ * namespace (a container) or another root (chroot). Asked once per
+ * process image, while the process lives. */
+static bool in_other_ns(struct cs_dsos *d, struct proc *p)
 {
-	long di = dso_index(d, path), at;
-	struct proc *p;
+	char path[64];
+	struct stat ns, root;
+
+	if (p->ns == NS_UNKNOWN) {
+		p->ns = NS_OURS;
+		snprintf(path, sizeof(path), "/proc/%u/ns/mnt", p->pid);
+		if (d->own_known && !stat(path, &ns)) {
+			snprintf(path, sizeof(path), "/proc/%u/root/", p->pid);
+			if (ns.st_ino != d->own_ns.st_ino ||
+			    ns.st_dev != d->own_ns.st_dev ||
+			    (!stat(path, &root) &&
+			     (root.st_ino != d->own_root.st_ino ||
+			      root.st_dev != d->own_root.st_dev)))
+				p->ns = NS_OTHER;
+		}
+	}
+	return p->ns == NS_OTHER;
+}
+
+/* A binary of a process in another namespace, opened through its root
+ * while the process lives: the path may mean nothing here, and by the end
+ * of the recording the namespace may be gone. Returns the fd, or -1. */
+static int open_foreign(struct cs_dsos *d, uint32_t pid, const char *path,
+			uint8_t *bid, size_t *bid_size)
+{
+	char at[4096];
+	int fd, n;
+
+	if (d->nr_fds >= MAX_HELD_FDS ||
+	    snprintf(at, sizeof(at), "/proc/%u/root%s", pid, path) >= (int)sizeof(at))
+		return -1;
+	fd = open(at, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (!*bid_size) {
+		snprintf(at, sizeof(at), "/proc/self/fd/%d", fd);
+		n = cs_dsos_read_build_id(at, bid, CS_BUILD_ID_SIZE_MAX);
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		*bid_size = (size_t)n;
+	}
+	return fd;
+}
+
+static int add_map(struct cs_dsos *d, uint32_t pid, uint64_t start, uint64_t len,
+		   const char *path, const uint8_t *rec_bid, size_t bid_size)
+{
+	uint8_t bid[CS_BUILD_ID_SIZE_MAX];
+	struct proc *p = proc_of(d, pid, true);
+	bool foreign = false;
+	int fd = -1;
+	long di, at;
 	struct map *m;
 
-	if (di < 0)
+	if (!p)
+		return -ENOMEM;
+	if (bid_size > CS_BUILD_ID_SIZE_MAX)
+		bid_size = 0;
+	if (bid_size)
+		memcpy(bid, rec_bid, bid_size);
+	if (path[0] == '/' && in_other_ns(d, p)) {
+		size_t j;
+
+		foreign = true;
+		/* with the build id in the record, each build is opened once
+		 * however many processes map it */
+		j = bid_size ? dso_slot(d, path, true, bid, bid_size) : 0;
+		if (!bid_size || !d->dso_tab[j] || d->dsos[d->dso_tab[j] - 1].fd < 0)
+			fd = open_foreign(d, pid, path, bid, &bid_size);
+	}
+	di = dso_index(d, path, foreign, bid, bid_size);
+	if (di < 0) {
+		if (fd >= 0)
+			close(fd);
 		return (int)di;
-	if (bid_size && bid_size <= CS_BUILD_ID_SIZE_MAX && !d->dsos[di].bid_size) {
+	}
+	if (fd >= 0 && d->dsos[di].fd < 0) {
+		d->dsos[di].fd = fd;	/* the table owns it now */
+		d->nr_fds++;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (bid_size && !d->dsos[di].bid_size) {
 		memcpy(d->dsos[di].bid, bid, bid_size);
 		d->dsos[di].bid_size = (uint8_t)bid_size;
 	}
-	p = proc_of(d, pid, true);
-	if (!p)
-		return -ENOMEM;
 	at = map_floor(p, start);
 	if (at >= 0 && p->maps[at].start == start) {
 		m = &p->maps[at];	/* remapped at the same place */
@@ -402,6 +520,7 @@ int cs_dsos_see(struct cs_dsos *d, const void *rec, size_t size)
 		if (p) {
 			p->nr = 0;	/* exec replaced the whole image */
 			p->parent = 0;
+			p->ns = NS_UNKNOWN;	/* unshare(1) execs into a new one */
 		}
 		return 0;
 	}
@@ -521,7 +640,8 @@ int cs_dsos_for_each_hit(struct cs_dsos *d, cs_dsos_fn fn, void *ctx)
 	if (d->kernel_hit) {
 		n = kernel_build_id(bid, sizeof(bid));
 		if (n > 0) {
-			err = fn(ctx, CS_MISC_KERNEL, bid, (size_t)n, "[kernel.kallsyms]");
+			err = fn(ctx, CS_MISC_KERNEL, bid, (size_t)n, "[kernel.kallsyms]",
+				 NULL);
 			if (err)
 				return err;
 		}
@@ -529,15 +649,25 @@ int cs_dsos_for_each_hit(struct cs_dsos *d, cs_dsos_fn fn, void *ctx)
 	for (size_t i = 0; i < d->nr_dsos; i++) {
 		struct dso *o = &d->dsos[i];
 
+		char held[64];
+		const char *src = NULL;
+
 		if (!o->hit || o->path[0] != '/')
 			continue;	/* [vdso], //anon, ...: no file to name */
+		if (o->foreign && !o->bid_size)
+			continue;	/* gone before it was read: our file at
+					 * that path is another one */
+		if (o->fd >= 0) {
+			snprintf(held, sizeof(held), "/proc/self/fd/%d", o->fd);
+			src = held;
+		}
 		if (o->bid_size) {
-			err = fn(ctx, CS_MISC_USER, o->bid, o->bid_size, o->path);
+			err = fn(ctx, CS_MISC_USER, o->bid, o->bid_size, o->path, src);
 		} else {
 			n = cs_dsos_read_build_id(o->path, bid, sizeof(bid));
 			if (n <= 0)
 				continue;
-			err = fn(ctx, CS_MISC_USER, bid, (size_t)n, o->path);
+			err = fn(ctx, CS_MISC_USER, bid, (size_t)n, o->path, src);
 		}
 		if (err)
 			return err;
@@ -549,8 +679,11 @@ void cs_dsos_free(struct cs_dsos *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nr_dsos; i++)
+	for (size_t i = 0; i < d->nr_dsos; i++) {
+		if (d->dsos[i].fd >= 0)
+			close(d->dsos[i].fd);
 		free(d->dsos[i].path);
+	}
 	if (d->procs)
 		for (size_t i = 0; i < d->proc_cap; i++)
 			free(d->procs[i].maps);

@@ -8,6 +8,12 @@
  * MMAP2 record when the kernel put one there, else read from the file's
  * NT_GNU_BUILD_ID note) go into the header, so readers can find the exact
  * binaries later.
+ *
+ * A process in another mount namespace (a container) names paths that
+ * may mean nothing here: its binaries are opened through /proc/PID/root
+ * when their MMAP2 is seen, while the process lives, keyed by build id
+ * (one path may be other files in other namespaces) and held open until
+ * the end, when the recorder copies the hit ones into the build-id cache.
  */
 #ifndef CS_REC_DSOS_H
 #define CS_REC_DSOS_H
@@ -31,9 +37,13 @@ int cs_dsos_see(struct cs_dsos *d, const void *rec, size_t size);
 
 /* For every hit binary with a build id, and for the kernel when hit (path
  * "[kernel.kallsyms]", misc CS_MISC_KERNEL, id from /sys/kernel/notes).
- * Pointers are valid only during the call; a non-zero return stops. */
+ * src is where the file can still be read when that is not path: a
+ * binary of a process in another mount namespace (a container), opened
+ * through /proc/PID/root while the process lived ("/proc/self/fd/N");
+ * NULL otherwise. Pointers are valid only during the call; a non-zero
+ * return stops. */
 typedef int (*cs_dsos_fn)(void *ctx, uint16_t misc, const uint8_t *build_id,
-			  size_t size, const char *path);
+			  size_t size, const char *path, const char *src);
 int cs_dsos_for_each_hit(struct cs_dsos *d, cs_dsos_fn fn, void *ctx);
 
 /* Reads the GNU build id note of an ELF file. Returns its size (1..20), or

@@ -17,6 +17,7 @@
 #include "abi/perf_regs.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
+#include "record/bidcache.h"
 #include "record/child.h"
 #include "record/dsos.h"
 #include "record/synth.h"
@@ -57,6 +58,8 @@ struct rec {
 	uint64_t last_flush_ns;
 	bool writer_failed;
 	bool begun;			/* the data section was started */
+	char *cache_dir;		/* ~/.debug, once something goes there */
+	bool cache_failed;		/* told once */
 };
 
 static uint64_t now_ns(void)
@@ -560,13 +563,61 @@ static int stop_and_drain(struct rec *r)
 	return err;
 }
 
+/* Whether /proc/kallsyms shows addresses to us (kptr_restrict hides them
+ * as zeros): a cached copy of zeros would name nothing. */
+static bool kallsyms_readable(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%llx", &addr) != 1)
+		addr = 0;
+	fclose(f);
+	return addr != 0;
+}
+
+/* A hit binary (or the kernel's symbols) into the build-id cache, when
+ * asked or when only the recorder could still read it. A failure is told
+ * once and does not fail the recording. */
+static void cache_file(struct rec *r, uint16_t misc, const uint8_t *bid,
+		       size_t size, const char *path, const char *src)
+{
+	const struct cs_record_opts *o = r->o;
+	bool kernel = misc == CS_MISC_KERNEL;
+	char msg[4200];
+	int n;
+
+	if (o->no_buildid_cache || (!o->buildid_cache && !src))
+		return;
+	if (kernel && !kallsyms_readable())
+		return;
+	if (!r->cache_dir && !(r->cache_dir = cs_bidcache_dir()))
+		return;
+	n = cs_bidcache_add(r->cache_dir, path, bid, size,
+			    kernel ? "kallsyms" : "elf",
+			    src ? src : kernel ? "/proc/kallsyms" : path);
+	if (n > 0) {
+		r->res->cached++;
+	} else if (n < 0 && !r->cache_failed) {
+		r->cache_failed = true;
+		snprintf(msg, sizeof(msg), "warning: cannot copy %s into the "
+			 "build-id cache %s: %s", path, r->cache_dir, strerror(-n));
+		notice(o, msg);
+	}
+}
+
 static int add_build_id(void *ctx, uint16_t misc, const uint8_t *bid, size_t size,
-			const char *path)
+			const char *path, const char *src)
 {
 	struct rec *r = ctx;
 	int err = cs_writer_add_build_id(r->w, -1, misc, bid, size, path);
 
-	return err ? writer_error(r, err) : 0;
+	if (err)
+		return writer_error(r, err);
+	cache_file(r, misc, bid, size, path, src);
+	return 0;
 }
 
 static int finish(struct rec *r)
@@ -582,6 +633,14 @@ static int finish(struct rec *r)
 	r->res->bytes = cs_writer_data_size(r->w);
 	if (!err && strcmp(r->o->output, "-") && !stat(r->o->output, &st))
 		r->res->bytes = (uint64_t)st.st_size;
+	if (r->res->cached) {
+		char msg[4200];
+
+		snprintf(msg, sizeof(msg), "copied %u file%s into the build-id "
+			 "cache %s", r->res->cached, r->res->cached == 1 ? "" : "s",
+			 r->cache_dir);
+		notice(r->o, msg);
+	}
 	return err;
 }
 
@@ -595,6 +654,9 @@ static int check_opts(const struct cs_record_opts *o, struct cs_errbuf *eb)
 		return cs_error(eb, -EINVAL, "-p/-t record a running process: give no command");
 	if (!targets && !o->argv)
 		return cs_error(eb, -EINVAL, "nothing to record: give a command, -a, -p or -t");
+	if (o->buildid_cache && o->no_buildid_cache)
+		return cs_error(eb, -EINVAL, "choose one of --buildid-cache and "
+				"--no-buildid-cache");
 	if (!o->period)
 		return cs_error(eb, -EINVAL, "the sampling %s must be positive",
 				o->freq ? "frequency" : "period");
@@ -708,6 +770,7 @@ out:
 	if (drop)
 		unlink(o->output);
 	cs_dsos_free(r.dsos);
+	free(r.cache_dir);
 	cs_waiting_free(r.waiting);
 	cs_rec_evlist_free(r.l);
 	free(r.pfd);

@@ -41,6 +41,12 @@ struct cs_record_opts {
 	int zstd_level;			/* 0: no compression */
 	unsigned drain_ms;		/* 0: no drain */
 	size_t mmap_pages;		/* 0: cs_record_default_pages() */
+	/* perf's build-id cache (~/.debug): buildid_cache copies every hit
+	 * binary and the kernel's symbols into it; binaries of processes in
+	 * other mount namespaces go there anyway (nothing else can find them
+	 * after the container is gone) unless no_buildid_cache */
+	bool buildid_cache;
+	bool no_buildid_cache;
 	/* for the file's header */
 	int self_argc;
 	const char *const *self_argv;
@@ -62,6 +68,7 @@ struct cs_record_result {
 	uint64_t still_waiting;		/* samples without user stack at close */
 	size_t mmap_pages;		/* data pages per ring, as mapped */
 	uint64_t drain_ns;		/* time spent draining */
+	unsigned cached;		/* files copied into the build-id cache */
 	struct cs_waiting_stats waiting;
 	int stop_signal;		/* 0, or the signal that stopped us */
 	int workload_status;		/* wait status of the command, or -1 */
