@@ -379,6 +379,10 @@ struct cs_session_opts {
 	/* Something the user should hear while the session runs (a symbol
 	 * server that cannot be reached): one line, valid during the call. */
 	void (*warning)(void *ctx, const char *msg);
+	/* A `callstitch archive` (.tar.zst) of the profile's binaries, debug
+	 * files and kernel symbols, looked in by build id; unpacked into a
+	 * temporary directory that cs_session_free() removes. NULL: none. */
+	const char *archive;
 	/* new options go here, at the end */
 };
 

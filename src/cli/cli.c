@@ -43,6 +43,7 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	case CLI_OPT_NO_MERGE:	in->no_merge = true; return 1;
 	case CLI_OPT_STATS:	in->stats = true; return 1;
 	case CLI_OPT_NO_DEBUGINFOD: in->no_debuginfod = true; return 1;
+	case CLI_OPT_ARCHIVE:	in->archive = arg; return 1;
 	}
 	return 0;
 }
@@ -214,6 +215,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.fd = -1,
 		.kallsyms = in->kallsyms,
 		.symfs = in->symfs,
+		.archive = in->archive,
 		.no_merge = in->no_merge,
 		.ordered_off = in->file_order,
 		.no_debuginfod = in->no_debuginfod,

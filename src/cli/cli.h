@@ -22,6 +22,7 @@ struct cli_input {
 	const char *input;		/* -i, default "perf.data" */
 	const char *kallsyms;		/* --kallsyms */
 	const char *symfs;		/* --symfs */
+	const char *archive;		/* --archive */
 	bool no_merge;			/* --no-merge-callchains */
 	bool stats;			/* --stats: the full table at the end */
 	bool quiet;			/* -q: no summary line */
@@ -39,6 +40,7 @@ enum {
 	CLI_OPT_NO_MERGE,
 	CLI_OPT_STATS,
 	CLI_OPT_NO_DEBUGINFOD,
+	CLI_OPT_ARCHIVE,
 };
 #define CLI_INPUT_OPTIONS \
 	{ "input",    required_argument, NULL, 'i' }, \
@@ -46,11 +48,14 @@ enum {
 	{ "symfs",    required_argument, NULL, CLI_OPT_SYMFS }, \
 	{ "stats",    no_argument,       NULL, CLI_OPT_STATS }, \
 	{ "no-debuginfod", no_argument,  NULL, CLI_OPT_NO_DEBUGINFOD }, \
+	{ "archive",  required_argument, NULL, CLI_OPT_ARCHIVE }, \
 	{ "quiet",    no_argument,       NULL, 'q' }
 #define CLI_INPUT_HELP \
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
 	"      --kallsyms FILE   kernel symbols (default /proc/kallsyms if recorded here)\n" \
 	"      --symfs DIR       look for binaries under DIR (by path or build id)\n" \
+	"      --archive FILE    binaries, debug files and kernel symbols from FILE\n" \
+	"                        (callstitch archive's .tar.zst), by build id\n" \
 	"      --no-debuginfod   never fetch missing binaries and debug info from\n" \
 	"                        the servers in DEBUGINFOD_URLS\n" \
 	"      --stats           print the full stitching statistics at the end\n" \

@@ -16,5 +16,6 @@ int cmd_flame(int argc, char **argv);
 int cmd_pprof(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_speedscope(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "pprof",  cmd_pprof,  "Write a pprof profile (gzipped protobuf)" },
 	{ "speedscope", cmd_speedscope, "Write a speedscope profile (JSON), one per thread" },
 	{ "inject", cmd_inject, "Rewrite a profile with stitched stacks, for tools that predate deferral" },
+	{ "archive", cmd_archive, "Pack the binaries, debug files and kernel symbols a profile needs" },
 	{ "dump",   cmd_dump,   "Show every record of a perf.data file, decoded (perf report -D)" },
 };
 

@@ -24,6 +24,7 @@ struct bid_file {			/* a file under symfs and its build id */
 
 struct cs_dso_table {
 	char *symfs;
+	char *archive;			/* an unpacked archive's directory */
 	char *cache_dir;		/* ~/.debug, or NULL without $HOME */
 	bool local;
 	bool debuginfod_on;
@@ -64,7 +65,7 @@ int cs_dso_table_new(const struct cs_dso_table_opts *o,
 	t->local = o->local;
 	t->debuginfod_on = o->debuginfod && cs_debuginfod_configured();
 	t->hooks = o->hooks;
-	if (copy_dir(o->symfs, &t->symfs) ||
+	if (copy_dir(o->symfs, &t->symfs) || copy_dir(o->archive, &t->archive) ||
 	    (home && *home && asprintf(&t->cache_dir, "%s/.debug", home) < 0)) {
 		t->cache_dir = NULL;
 		cs_dso_table_free(t);
@@ -230,6 +231,7 @@ static const char *index_find(struct cs_dso_table *t, const uint8_t *id,
 
 enum source {
 	SRC_SYMFS,		/* --symfs DIR: by path, then DIR/.build-id */
+	SRC_ARCHIVE,		/* --archive: callstitch archive's, unpacked */
 	SRC_CACHE,		/* ~/.debug/.build-id, perf's build-id cache */
 	SRC_HOST,		/* this host's recorded path, /usr/lib/debug */
 	SRC_SYMFS_INDEX,	/* any file under --symfs with the build id */
@@ -237,12 +239,13 @@ enum source {
 };
 
 static const enum source file_order[] = {
-	SRC_SYMFS, SRC_CACHE, SRC_HOST, SRC_SYMFS_INDEX, SRC_DEBUGINFOD,
+	SRC_SYMFS, SRC_ARCHIVE, SRC_CACHE, SRC_HOST, SRC_SYMFS_INDEX,
+	SRC_DEBUGINFOD,
 };
 /* kernel addresses move at each boot: the running kernel's own list is
  * trusted before one cached by build id */
 static const enum source kallsyms_order[] = {
-	SRC_SYMFS, SRC_HOST, SRC_CACHE,
+	SRC_SYMFS, SRC_ARCHIVE, SRC_HOST, SRC_CACHE,
 };
 
 struct lookup {
@@ -371,6 +374,14 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 		in_root(l, t->symfs, hex);
 		if (hex)
 			in_build_id_tree(l, t->symfs, hex);
+		break;
+	case SRC_ARCHIVE:
+		if (!t->archive)
+			break;
+		if (hex)
+			in_build_id_tree(l, t->archive, hex);
+		else		/* a binary without a build id: by its path */
+			in_root(l, t->archive, NULL);
 		break;
 	case SRC_CACHE:
 		if (hex && t->cache_dir)
@@ -566,6 +577,47 @@ size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
 	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
 }
 
+int cs_dso_table_for_each_file(const struct cs_dso_table *t,
+			       cs_dso_file_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < (1u << DSO_HASH_BITS); i++) {
+		for (const struct cs_dso *d = t->hash[i]; d; d = d->next) {
+			const uint8_t *id = d->info.build_id;
+			size_t size = d->info.build_id_size;
+			int err;
+
+			if (d->status != CS_DSO_LOADED || !d->found)
+				continue;	/* [vdso], JIT maps: no file */
+			if (!size) {
+				id = d->build_id;
+				size = d->build_id_size;
+			}
+			err = fn(ctx, CS_FILE_ELF, d->name, id, size, d->found);
+			if (!err && d->dwarf_path && strcmp(d->dwarf_path, d->found))
+				err = fn(ctx, CS_FILE_DEBUG, d->name, id, size,
+					 d->dwarf_path);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+size_t cs_dso_table_missing(const struct cs_dso_table *t,
+			    const struct cs_dso **first)
+{
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < (1u << DSO_HASH_BITS); i++)
+		for (const struct cs_dso *d = t->hash[i]; d; d = d->next)
+			if ((d->status == CS_DSO_NO_FILE ||
+			     d->status == CS_DSO_BUILD_ID_MISMATCH) &&
+			    !is_perf_map(d->name) && !n++)
+				*first = d;
+	return n;
+}
+
 size_t cs_dso_table_mismatches(const struct cs_dso_table *t,
 			       const struct cs_dso **first)
 {
@@ -596,6 +648,7 @@ void cs_dso_table_free(struct cs_dso_table *t)
 	free(t->index);
 	cs_debuginfod_free(t->debuginfod);
 	free(t->cache_dir);
+	free(t->archive);
 	free(t->symfs);
 	free(t);
 }

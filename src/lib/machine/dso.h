@@ -4,7 +4,7 @@
  * same libc shares one symbol table. Every file a dso needs (its binary,
  * its separate debug file, a kernel's symbol list) is found by one lookup
  * over an ordered list of sources: --symfs (DIR + path, DIR/.build-id),
- * perf's build-id cache (~/.debug/.build-id), this host (the recorded
+ * an unpacked `callstitch archive`, perf's build-id cache (~/.debug/.build-id), this host (the recorded
  * path, /usr/lib/debug/.build-id), any file under --symfs with the build
  * id, and debuginfod servers. A file whose build id differs from the
  * recorded one is refused. docs/symbols.md lists the order.
@@ -47,6 +47,7 @@ struct cs_dso {
 
 struct cs_dso_table_opts {
 	const char *symfs;		/* NULL: none */
+	const char *archive;		/* an unpacked archive (unpack.h), or NULL */
 	bool local;			/* recorded on this host: [vdso] is our
 					 * own, /proc/kallsyms the kernel's */
 	bool debuginfod;		/* fetch what is missing, when
@@ -84,6 +85,21 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
 /* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
 		      size_t cap);
+
+/* Every file symbols were read from so far: each loaded dso's binary
+ * (CS_FILE_ELF) and its separate debug file (CS_FILE_DEBUG), with the
+ * dso's recorded name and the build id it is known by (size 0: none).
+ * A non-zero return of fn stops the walk and is returned. */
+typedef int (*cs_dso_file_fn)(void *ctx, enum cs_file_kind kind,
+			      const char *name, const uint8_t *build_id,
+			      size_t size, const char *path);
+int cs_dso_table_for_each_file(const struct cs_dso_table *t,
+			       cs_dso_file_fn fn, void *ctx);
+
+/* Number of binaries loaded so far whose file was not found (or only with
+ * another build id), and one of them. */
+size_t cs_dso_table_missing(const struct cs_dso_table *t,
+			    const struct cs_dso **first);
 
 /* Number of dsos refused for a build id mismatch, and the first one. */
 size_t cs_dso_table_mismatches(const struct cs_dso_table *t,

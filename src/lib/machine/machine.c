@@ -194,6 +194,7 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 	if (!m)
 		return -ENOMEM;
 	dopts.symfs = o->symfs;
+	dopts.archive = o->archive;
 	dopts.local = recorded_here(o);
 	dopts.debuginfod = !o->no_debuginfod;
 	dopts.hooks = o->hooks;
@@ -764,6 +765,28 @@ size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
 	if (first)
 		*first = d ? d->name : NULL;
 	return n;
+}
+
+size_t cs_machine_files_missing(const struct cs_machine *m, const char **first)
+{
+	const struct cs_dso *d;
+	size_t n = cs_dso_table_missing(m->dsos, &d);
+
+	*first = d ? d->name : NULL;
+	return n;
+}
+
+int cs_machine_for_each_file(struct cs_machine *m, cs_dso_file_fn fn, void *ctx)
+{
+	const uint8_t *id = NULL;
+	size_t size = 0;
+	int err = cs_dso_table_for_each_file(m->dsos, fn, ctx);
+
+	if (err || !m->kernel || !m->kallsyms_path)
+		return err;
+	known_build_id(m, "[kernel.kallsyms]", &id, &size);
+	return fn(ctx, CS_FILE_KALLSYMS, "[kernel.kallsyms]", id, size,
+		  m->kallsyms_path);
 }
 
 const char *cs_machine_kallsyms_error(const struct cs_machine *m)

@@ -14,10 +14,12 @@
 
 #include <callstitch/callstitch.h>
 #include "lib/machine/debuginfod.h"
+#include "lib/machine/dso.h"
 
 struct cs_machine_opts {
 	const char *kallsyms;		/* NULL: looked for (dso.h) */
 	const char *symfs;		/* NULL: binaries at their recorded paths */
+	const char *archive;		/* an unpacked archive's directory */
 	const char *hostname;		/* of the recording: is it this host? */
 	const char *os_release;
 	bool no_debuginfod;		/* never fetch, even when configured */
@@ -82,6 +84,16 @@ size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
  * not kallsyms, or its addresses are hidden), or NULL. Valid until the
  * machine is freed. */
 const char *cs_machine_kallsyms_error(const struct cs_machine *m);
+
+/* How many binaries asked about so far had no file to read (not found,
+ * or only with another build id); *first names one, valid until the
+ * machine is freed. */
+size_t cs_machine_files_missing(const struct cs_machine *m, const char **first);
+
+/* Every file symbols were read from so far (see dso.h), and the kernel's
+ * symbol list (CS_FILE_KALLSYMS, "[kernel.kallsyms]", the kernel's
+ * recorded build id) once it was loaded. */
+int cs_machine_for_each_file(struct cs_machine *m, cs_dso_file_fn fn, void *ctx);
 
 void cs_machine_free(struct cs_machine *m);
 

@@ -20,6 +20,7 @@
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
+#include "lib/machine/unpack.h"
 #include "lib/order/order.h"
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
@@ -54,6 +55,7 @@ struct cs_session {
 	struct cs_stitch *stitch;
 	const struct cs_evlist *evlist;
 	const char *path;		/* for messages */
+	char *archive_dir;		/* --archive, unpacked; removed at free */
 
 	const struct cs_output_ops *ops;
 	void *ctx;
@@ -164,8 +166,14 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	s->evlist = cs_reader_evlist(s->reader);
 
 	info = cs_reader_info(s->reader);
+	if (s->opts.archive) {
+		err = cs_unpack(s->opts.archive, &s->archive_dir, &s->eb);
+		if (err < 0)
+			return err;
+	}
 	mo.kallsyms = s->opts.kallsyms;
 	mo.symfs = s->opts.symfs;
+	mo.archive = s->archive_dir;
 	mo.no_debuginfod = s->opts.no_debuginfod;
 	mo.hooks.progress = s->opts.fetch_progress;
 	mo.hooks.warning = s->opts.warning;
@@ -565,6 +573,7 @@ void cs_session_free(struct cs_session *s)
 	cs_stitch_free(s->stitch);
 	free(s->pull.buf);
 	cs_machine_free(s->machine);
+	cs_unpack_remove(s->archive_dir);
 	cs_reader_free(s->reader);
 	free(s);
 }
