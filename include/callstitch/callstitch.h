@@ -383,6 +383,13 @@ struct cs_session_opts {
 	 * files and kernel symbols, looked in by build id; unpacked into a
 	 * temporary directory that cs_session_free() removes. NULL: none. */
 	const char *archive;
+	/* A container's root file system: binaries and debug files by their
+	 * recorded paths under it, JIT maps in its /tmp. NULL: none. */
+	const char *sysroot;
+	/* JIT symbol maps: a directory of perf-PID.map files, or one map file,
+	 * used for its own pid and for JIT code whose process has no map
+	 * anywhere else. NULL: /tmp/perf-PID.map only. */
+	const char *jit_map;
 	/* new options go here, at the end */
 };
 

@@ -44,6 +44,8 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	case CLI_OPT_STATS:	in->stats = true; return 1;
 	case CLI_OPT_NO_DEBUGINFOD: in->no_debuginfod = true; return 1;
 	case CLI_OPT_ARCHIVE:	in->archive = arg; return 1;
+	case CLI_OPT_SYSROOT:	in->sysroot = arg; return 1;
+	case CLI_OPT_JIT_MAP:	in->jit_map = arg; return 1;
 	}
 	return 0;
 }
@@ -216,6 +218,8 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.kallsyms = in->kallsyms,
 		.symfs = in->symfs,
 		.archive = in->archive,
+		.sysroot = in->sysroot,
+		.jit_map = in->jit_map,
 		.no_merge = in->no_merge,
 		.ordered_off = in->file_order,
 		.no_debuginfod = in->no_debuginfod,

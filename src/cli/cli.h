@@ -23,6 +23,8 @@ struct cli_input {
 	const char *kallsyms;		/* --kallsyms */
 	const char *symfs;		/* --symfs */
 	const char *archive;		/* --archive */
+	const char *sysroot;		/* --sysroot */
+	const char *jit_map;		/* --jit-map */
 	bool no_merge;			/* --no-merge-callchains */
 	bool stats;			/* --stats: the full table at the end */
 	bool quiet;			/* -q: no summary line */
@@ -41,6 +43,8 @@ enum {
 	CLI_OPT_STATS,
 	CLI_OPT_NO_DEBUGINFOD,
 	CLI_OPT_ARCHIVE,
+	CLI_OPT_SYSROOT,
+	CLI_OPT_JIT_MAP,
 };
 #define CLI_INPUT_OPTIONS \
 	{ "input",    required_argument, NULL, 'i' }, \
@@ -49,6 +53,8 @@ enum {
 	{ "stats",    no_argument,       NULL, CLI_OPT_STATS }, \
 	{ "no-debuginfod", no_argument,  NULL, CLI_OPT_NO_DEBUGINFOD }, \
 	{ "archive",  required_argument, NULL, CLI_OPT_ARCHIVE }, \
+	{ "sysroot",  required_argument, NULL, CLI_OPT_SYSROOT }, \
+	{ "jit-map",  required_argument, NULL, CLI_OPT_JIT_MAP }, \
 	{ "quiet",    no_argument,       NULL, 'q' }
 #define CLI_INPUT_HELP \
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
@@ -56,6 +62,10 @@ enum {
 	"      --symfs DIR       look for binaries under DIR (by path or build id)\n" \
 	"      --archive FILE    binaries, debug files and kernel symbols from FILE\n" \
 	"                        (callstitch archive's .tar.zst), by build id\n" \
+	"      --sysroot DIR     a container's root: its binaries, debug files and\n" \
+	"                        /tmp/perf-PID.map JIT maps under DIR\n" \
+	"      --jit-map DIR|FILE  JIT symbol maps: DIR/perf-PID.map, or FILE for\n" \
+	"                        JIT code without a map of its own\n" \
 	"      --no-debuginfod   never fetch missing binaries and debug info from\n" \
 	"                        the servers in DEBUGINFOD_URLS\n" \
 	"      --stats           print the full stitching statistics at the end\n" \

@@ -25,6 +25,9 @@ struct bid_file {			/* a file under symfs and its build id */
 struct cs_dso_table {
 	char *symfs;
 	char *archive;			/* an unpacked archive's directory */
+	char *sysroot;
+	char *jit_map;			/* a directory of perf-PID.map, or one */
+	bool jit_map_is_dir;
 	char *cache_dir;		/* ~/.debug, or NULL without $HOME */
 	bool local;
 	bool debuginfod_on;
@@ -58,6 +61,7 @@ int cs_dso_table_new(const struct cs_dso_table_opts *o,
 {
 	struct cs_dso_table *t = calloc(1, sizeof(*t));
 	const char *home = getenv("HOME");
+	struct stat st;
 
 	*out = NULL;
 	if (!t)
@@ -66,11 +70,14 @@ int cs_dso_table_new(const struct cs_dso_table_opts *o,
 	t->debuginfod_on = o->debuginfod && cs_debuginfod_configured();
 	t->hooks = o->hooks;
 	if (copy_dir(o->symfs, &t->symfs) || copy_dir(o->archive, &t->archive) ||
+	    copy_dir(o->sysroot, &t->sysroot) || copy_dir(o->jit_map, &t->jit_map) ||
 	    (home && *home && asprintf(&t->cache_dir, "%s/.debug", home) < 0)) {
 		t->cache_dir = NULL;
 		cs_dso_table_free(t);
 		return -ENOMEM;
 	}
+	t->jit_map_is_dir = t->jit_map && !stat(t->jit_map, &st) &&
+			    S_ISDIR(st.st_mode);
 	*out = t;
 	return 0;
 }
@@ -123,9 +130,9 @@ static bool is_perf_map(const char *name)
 	       !strcmp(name + n - 4, ".map");
 }
 
-static void load_perf_map(struct cs_dso *d)
+static void load_perf_map(struct cs_dso *d, const char *path)
 {
-	FILE *f = fopen(d->name, "r");
+	FILE *f = path ? fopen(path, "r") : NULL;
 	char line[4096];
 
 	d->status = CS_DSO_NO_FILE;
@@ -232,6 +239,9 @@ static const char *index_find(struct cs_dso_table *t, const uint8_t *id,
 enum source {
 	SRC_SYMFS,		/* --symfs DIR: by path, then DIR/.build-id */
 	SRC_ARCHIVE,		/* --archive: callstitch archive's, unpacked */
+	SRC_SYSROOT,		/* --sysroot DIR: a container's root */
+	SRC_JIT_MAP,		/* --jit-map DIR/perf-PID.map, or that FILE */
+	SRC_JIT_MAP_ANY,	/* --jit-map FILE for any JIT code */
 	SRC_CACHE,		/* ~/.debug/.build-id, perf's build-id cache */
 	SRC_HOST,		/* this host's recorded path, /usr/lib/debug */
 	SRC_SYMFS_INDEX,	/* any file under --symfs with the build id */
@@ -239,13 +249,18 @@ enum source {
 };
 
 static const enum source file_order[] = {
-	SRC_SYMFS, SRC_ARCHIVE, SRC_CACHE, SRC_HOST, SRC_SYMFS_INDEX,
-	SRC_DEBUGINFOD,
+	SRC_SYMFS, SRC_ARCHIVE, SRC_SYSROOT, SRC_CACHE, SRC_HOST,
+	SRC_SYMFS_INDEX, SRC_DEBUGINFOD,
 };
 /* kernel addresses move at each boot: the running kernel's own list is
  * trusted before one cached by build id */
 static const enum source kallsyms_order[] = {
 	SRC_SYMFS, SRC_ARCHIVE, SRC_HOST, SRC_CACHE,
+};
+/* a runtime writes /tmp/perf-PID.map in its own file system: a map file
+ * named for another pid (a container's) serves the JIT code that has none */
+static const enum source jit_map_order[] = {
+	SRC_JIT_MAP, SRC_SYSROOT, SRC_HOST, SRC_JIT_MAP_ANY,
 };
 
 struct lookup {
@@ -274,6 +289,13 @@ static bool fmt_path(char *buf, size_t size, const char *fmt, ...)
 	return r >= 0 && (size_t)r < size;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* Takes path if it is the file the lookup wants. */
 static void consider(struct lookup *l, const char *path)
 {
@@ -282,7 +304,7 @@ static void consider(struct lookup *l, const char *path)
 
 	if (l->done)
 		return;
-	if (l->kind == CS_FILE_KALLSYMS) {
+	if (l->kind == CS_FILE_KALLSYMS || l->kind == CS_FILE_JIT_MAP) {
 		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
 		    access(path, R_OK))
 			return;
@@ -330,6 +352,8 @@ static void in_build_id_tree(struct lookup *l, const char *dir, const char *hex)
 		[CS_FILE_KALLSYMS] = "kallsyms",
 	};
 
+	if (l->kind == CS_FILE_JIT_MAP)
+		return;
 	if (l->kind == CS_FILE_ELF)
 		consider_fmt(l, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
 	consider_fmt(l, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2,
@@ -340,7 +364,7 @@ static void in_build_id_tree(struct lookup *l, const char *dir, const char *hex)
  * under its /usr/lib/debug/.build-id */
 static void in_root(struct lookup *l, const char *dir, const char *hex)
 {
-	if (l->kind == CS_FILE_ELF)
+	if (l->kind == CS_FILE_ELF || l->kind == CS_FILE_JIT_MAP)
 		consider_fmt(l, "%s%s", dir, l->name);
 	else if (l->kind == CS_FILE_DEBUG && hex)
 		consider_fmt(l, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", dir,
@@ -352,7 +376,8 @@ static void from_debuginfod(struct lookup *l)
 	struct cs_dso_table *t = l->t;
 	char *path = NULL;
 
-	if (!t->debuginfod_on || !l->id_size || l->kind == CS_FILE_KALLSYMS)
+	if (!t->debuginfod_on || !l->id_size ||
+	    (l->kind != CS_FILE_ELF && l->kind != CS_FILE_DEBUG))
 		return;
 	if (!t->debuginfod &&
 	    cs_debuginfod_new(&t->hooks, &t->debuginfod))
@@ -383,6 +408,21 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 		else		/* a binary without a build id: by its path */
 			in_root(l, t->archive, NULL);
 		break;
+	case SRC_SYSROOT:
+		if (t->sysroot)
+			in_root(l, t->sysroot, hex);
+		break;
+	case SRC_JIT_MAP:		/* the map of this pid */
+		if (t->jit_map && t->jit_map_is_dir)
+			consider_fmt(l, "%s/%s", t->jit_map, base_name(l->name));
+		else if (t->jit_map &&
+			 !strcmp(base_name(t->jit_map), base_name(l->name)))
+			consider(l, t->jit_map);
+		break;
+	case SRC_JIT_MAP_ANY:
+		if (t->jit_map && !t->jit_map_is_dir)
+			consider(l, t->jit_map);
+		break;
 	case SRC_CACHE:
 		if (hex && t->cache_dir)
 			in_build_id_tree(l, t->cache_dir, hex);
@@ -391,9 +431,9 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 		if (l->kind == CS_FILE_KALLSYMS) {
 			if (t->local)
 				consider(l, "/proc/kallsyms");
-		} else if (l->kind == CS_FILE_DEBUG || !t->symfs || hex) {
-			/* outside --symfs only when the build id proves it
-			 * is the same file */
+		} else if (l->kind != CS_FILE_ELF || !t->symfs || hex) {
+			/* a binary outside --symfs only when the build id
+			 * proves it is the same file */
 			in_root(l, "", hex);
 		}
 		break;
@@ -422,14 +462,17 @@ static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
 		.t = t, .kind = kind, .name = name, .id = id,
 		.id_size = id_size, .found = found, .size = size,
 	};
-	const enum source *order = kind == CS_FILE_KALLSYMS ? kallsyms_order :
-							       file_order;
-	size_t n = kind == CS_FILE_KALLSYMS ? sizeof(kallsyms_order) /
-					      sizeof(kallsyms_order[0]) :
-					      sizeof(file_order) /
-					      sizeof(file_order[0]);
+	const enum source *order = file_order;
+	size_t n = sizeof(file_order) / sizeof(file_order[0]);
 	char hex[41];
 
+	if (kind == CS_FILE_KALLSYMS) {
+		order = kallsyms_order;
+		n = sizeof(kallsyms_order) / sizeof(kallsyms_order[0]);
+	} else if (kind == CS_FILE_JIT_MAP) {
+		order = jit_map_order;
+		n = sizeof(jit_map_order) / sizeof(jit_map_order[0]);
+	}
 	if (id_size)
 		cs_build_id_hex(id, id_size, hex);
 	for (size_t i = 0; i < n && !l.done; i++)
@@ -520,7 +563,9 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 		return;
 	}
 	if (is_perf_map(d->name)) {
-		load_perf_map(d);
+		load_perf_map(d, find_file(t, CS_FILE_JIT_MAP, d->name, NULL, 0,
+					   NULL, found, sizeof(found)) > 0 ?
+				 found : NULL);
 		return;
 	}
 	if (pseudo_name(d->name)) {
@@ -649,6 +694,8 @@ void cs_dso_table_free(struct cs_dso_table *t)
 	cs_debuginfod_free(t->debuginfod);
 	free(t->cache_dir);
 	free(t->archive);
+	free(t->sysroot);
+	free(t->jit_map);
 	free(t->symfs);
 	free(t);
 }

@@ -48,6 +48,9 @@ struct cs_dso {
 struct cs_dso_table_opts {
 	const char *symfs;		/* NULL: none */
 	const char *archive;		/* an unpacked archive (unpack.h), or NULL */
+	const char *sysroot;		/* a container's root file system */
+	const char *jit_map;		/* a directory of perf-PID.map files,
+					 * or one map file */
 	bool local;			/* recorded on this host: [vdso] is our
 					 * own, /proc/kallsyms the kernel's */
 	bool debuginfod;		/* fetch what is missing, when
@@ -63,6 +66,7 @@ enum cs_file_kind {
 	CS_FILE_ELF,			/* the binary */
 	CS_FILE_DEBUG,			/* its separate debug file */
 	CS_FILE_KALLSYMS,		/* a kernel's symbol list */
+	CS_FILE_JIT_MAP,		/* /tmp/perf-PID.map of JIT code */
 };
 
 /* The lookup itself, for a file of `kind` recorded as name with this

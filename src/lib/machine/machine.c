@@ -195,6 +195,8 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 		return -ENOMEM;
 	dopts.symfs = o->symfs;
 	dopts.archive = o->archive;
+	dopts.sysroot = o->sysroot;
+	dopts.jit_map = o->jit_map;
 	dopts.local = recorded_here(o);
 	dopts.debuginfod = !o->no_debuginfod;
 	dopts.hooks = o->hooks;

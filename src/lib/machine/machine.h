@@ -20,6 +20,8 @@ struct cs_machine_opts {
 	const char *kallsyms;		/* NULL: looked for (dso.h) */
 	const char *symfs;		/* NULL: binaries at their recorded paths */
 	const char *archive;		/* an unpacked archive's directory */
+	const char *sysroot;		/* a container's root file system */
+	const char *jit_map;		/* perf-PID.map files: a directory or one */
 	const char *hostname;		/* of the recording: is it this host? */
 	const char *os_release;
 	bool no_debuginfod;		/* never fetch, even when configured */

@@ -174,6 +174,8 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	mo.kallsyms = s->opts.kallsyms;
 	mo.symfs = s->opts.symfs;
 	mo.archive = s->archive_dir;
+	mo.sysroot = s->opts.sysroot;
+	mo.jit_map = s->opts.jit_map;
 	mo.no_debuginfod = s->opts.no_debuginfod;
 	mo.hooks.progress = s->opts.fetch_progress;
 	mo.hooks.warning = s->opts.warning;
