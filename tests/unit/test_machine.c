@@ -480,6 +480,49 @@ static void kernel_addresses_resolve_through_kallsyms(void **state)
 	cs_machine_free(m);
 }
 
+/* perf's build-id cache keeps a kernel's symbols as
+ * ~/.debug/.build-id/ab/cdef.../kallsyms: a profile from elsewhere finds
+ * them by the kernel's recorded build id */
+static void kernel_symbols_from_the_build_id_cache(void **state)
+{
+	static const uint8_t kid[20] = { 0xab, 0xcd, 0x01 };
+	char path[256], *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	struct cs_machine *m;
+	struct cs_location loc;
+	FILE *f;
+
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/cs-test-home.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "mkdir -p %s/.debug/.build-id/ab/"
+		 "cd010000000000000000000000000000000000", tmpdir);
+	assert_int_equal(system(path), 0);
+	snprintf(path, sizeof(path), "%s/.debug/.build-id/ab/"
+		 "cd010000000000000000000000000000000000/kallsyms", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\nffffffff81000100 T cached_fn\n", f);
+	fclose(f);
+	setenv("HOME", tmpdir, 1);
+	m = new_machine(NULL, NULL);
+	assert_int_equal(cs_machine_add_build_id(m, "[kernel.kallsyms]", kid, 20, true), 0);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000104, &loc);
+	assert_string_equal(loc.sym, "cached_fn");
+	cs_machine_free(m);
+	/* another kernel's build id: not these symbols */
+	m = new_machine(NULL, NULL);
+	assert_int_equal(cs_machine_add_build_id(m, "[kernel.kallsyms]", kid + 1, 19, true), 0);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000104, &loc);
+	assert_null(loc.sym);
+	cs_machine_free(m);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+	rm_tmpdir();
+}
+
 static void ksymbol_records_name_bpf_programs(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
@@ -587,6 +630,7 @@ int main(void)
 		cmocka_unit_test(inlined_functions_come_from_dwarf),
 		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),
 		cmocka_unit_test(kernel_addresses_resolve_through_kallsyms),
+		cmocka_unit_test(kernel_symbols_from_the_build_id_cache),
 		cmocka_unit_test(ksymbol_records_name_bpf_programs),
 		cmocka_unit_test(frames_follow_markers_cookies_and_missing_parts),
 	};
