@@ -144,7 +144,10 @@ static int pack_file(void *ctx, enum cs_file_kind kind, const char *name,
 	size_t before;
 	int err;
 
-	if (size) {
+	if (!strcmp(name, "[vdso]")) {
+		/* the profile names the vdso without a build id: by name */
+		snprintf(entry, sizeof(entry), "[vdso]");
+	} else if (size) {
 		cs_build_id_hex(id, size, hex);
 		snprintf(entry, sizeof(entry), ".build-id/%.2s/%s/%s", hex,
 			 hex + 2, leaf[kind]);

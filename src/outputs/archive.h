@@ -10,6 +10,7 @@
  *     .build-id/ab/cdef.../debug      its separate debug file
  *     .build-id/ab/cdef.../kallsyms   the kernel's symbols
  *     PATH                            a binary without a build id
+ *     [vdso]                          this kernel's vdso, when samples hit it
  *
  * which --archive reads as it is, and --symfs (or perf, from ~/.debug)
  * reads once unpacked.

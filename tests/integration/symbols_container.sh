@@ -46,8 +46,9 @@ check "the workload's functions are named" grep -q "deep_a+0x[0-9a-f]* ($APP)" "
 mkdir -p "$T/ref$(dirname "$APP")"
 cp "$CS_WORKLOADS/deepstack" "$T/ref$APP"
 HOME=$T/nohome "$CS" script -q -i "$T/data" --symfs "$T/ref" >"$T/ref.txt" 2>/dev/null
+# (under --symfs the vdso is not this host's: its frames are left out)
 same_file "symbols from the cache equal symbols from the binary itself" \
-	"$T/ref.txt" "$T/out.txt"
+	<(grep -v '(\[vdso\])$' "$T/ref.txt") <(grep -v '(\[vdso\])$' "$T/out.txt")
 
 HOME=$T/home-N "$CS" script -q -i "$T/data.nocache" >"$T/nocache.txt" 2>/dev/null
 check "with -N the cache stays empty" test ! -e "$T/home-N/.debug"

@@ -360,12 +360,13 @@ static void in_build_id_tree(struct lookup *l, const char *dir, const char *hex)
 		     leaf[l->kind]);
 }
 
-/* dir as a root file system: the recorded path under it, debug files
- * under its /usr/lib/debug/.build-id */
+/* dir as a root file system: the recorded path under it ("[vdso]" at
+ * its top), debug files under its /usr/lib/debug/.build-id */
 static void in_root(struct lookup *l, const char *dir, const char *hex)
 {
 	if (l->kind == CS_FILE_ELF || l->kind == CS_FILE_JIT_MAP)
-		consider_fmt(l, "%s%s", dir, l->name);
+		consider_fmt(l, "%s%s%s", dir, l->name[0] == '/' ? "" : "/",
+			     l->name);
 	else if (l->kind == CS_FILE_DEBUG && hex)
 		consider_fmt(l, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", dir,
 			     hex, hex + 2);
@@ -431,7 +432,8 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 		if (l->kind == CS_FILE_KALLSYMS) {
 			if (t->local)
 				consider(l, "/proc/kallsyms");
-		} else if (l->kind != CS_FILE_ELF || !t->symfs || hex) {
+		} else if (l->name[0] == '/' &&
+			   (l->kind != CS_FILE_ELF || !t->symfs || hex)) {
 			/* a binary outside --symfs only when the build id
 			 * proves it is the same file */
 			in_root(l, "", hex);
@@ -543,6 +545,12 @@ static void load_vdso(struct cs_dso *d)
 			cs_symtab_free(d->syms);
 			d->syms = NULL;
 		}
+		/* kept while the table lives: `archive` packs it */
+		d->found = strdup(path);
+		if (d->found) {
+			d->found_is_copy = true;
+			return;
+		}
 	} else if (d->info.build_id_size) {
 		d->status = CS_DSO_BUILD_ID_MISMATCH;
 	}
@@ -558,18 +566,20 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 
 	if (d->status != CS_DSO_NOT_LOADED)
 		return;
-	if (!strcmp(d->name, "[vdso]") && t->local && !t->symfs) {
-		load_vdso(d);
+	if (!strcmp(d->name, "[vdso]")) {
+		/* here it is our own; elsewhere a copy an archive carries */
+		if (t->local && !t->symfs && !t->archive) {
+			load_vdso(d);
+			return;
+		}
+	} else if (pseudo_name(d->name)) {
+		d->status = CS_DSO_NOT_A_FILE;
 		return;
 	}
 	if (is_perf_map(d->name)) {
 		load_perf_map(d, find_file(t, CS_FILE_JIT_MAP, d->name, NULL, 0,
 					   NULL, found, sizeof(found)) > 0 ?
 				 found : NULL);
-		return;
-	}
-	if (pseudo_name(d->name)) {
-		d->status = CS_DSO_NOT_A_FILE;
 		return;
 	}
 	/* the file was replaced after it was mapped; its name still leads */
@@ -632,7 +642,7 @@ int cs_dso_table_for_each_file(const struct cs_dso_table *t,
 			int err;
 
 			if (d->status != CS_DSO_LOADED || !d->found)
-				continue;	/* [vdso], JIT maps: no file */
+				continue;	/* JIT maps: no ELF file */
 			if (!size) {
 				id = d->build_id;
 				size = d->build_id_size;
@@ -682,6 +692,8 @@ void cs_dso_table_free(struct cs_dso_table *t)
 			next = d->next;
 			cs_symtab_free(d->syms);
 			cs_inlines_free(d->inlines);
+			if (d->found_is_copy)
+				unlink(d->found);
 			free(d->dwarf_path);
 			free(d->found);
 			free(d->name);

@@ -34,6 +34,7 @@ enum cs_dso_status {
 struct cs_dso {
 	char *name;			/* recorded path: what outputs show */
 	char *found;			/* file symbols were read from, or NULL */
+	bool found_is_copy;		/* our [vdso], copied: removed at free */
 	uint8_t build_id[20];
 	uint8_t build_id_size;		/* 0: unknown */
 	enum cs_dso_status status;
