@@ -58,7 +58,9 @@ enum {
 	{ "quiet",    no_argument,       NULL, 'q' }
 #define CLI_INPUT_HELP \
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
-	"      --kallsyms FILE   kernel symbols (default /proc/kallsyms if recorded here)\n" \
+	"      --kallsyms FILE   kernel symbols (default: by the kernel's build id\n" \
+	"                        under --symfs or --archive, /proc/kallsyms if\n" \
+	"                        recorded here, then ~/.debug)\n" \
 	"      --symfs DIR       look for binaries under DIR (by path or build id)\n" \
 	"      --archive FILE    binaries, debug files and kernel symbols from FILE\n" \
 	"                        (callstitch archive's .tar.zst), by build id\n" \

@@ -16,11 +16,9 @@ static const char usage_text[] =
 	"Packs the files behind a profile's symbols - every binary with samples,\n"
 	"its separate debug file and the kernel's symbol list, found as the other\n"
 	"commands find them - into a zstd-compressed tar keyed by build id\n"
-	"(perf's build-id cache layout). On another machine either\n"
-	"    callstitch script -i perf.data --archive perf.data.tar.zst\n"
-	"or unpack it and point --symfs at it:\n"
-	"    mkdir DIR && tar -xf perf.data.tar.zst -C DIR\n"
-	"    callstitch script -i perf.data --symfs DIR\n\n"
+	"(perf's build-id cache layout). On another machine every reading\n"
+	"command takes it as --archive FILE; unpacked (tar -xf FILE -C DIR), it\n"
+	"is a --symfs DIR.\n\n"
 	"  -o, --output FILE     the archive (default: the profile's name + .tar.zst)\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
