@@ -65,6 +65,17 @@ check "the fetched files are in DEBUGINFOD_CACHE_PATH" \
 check_eq "no warning when the server answers" "" \
 	"$(grep -i warning "$T/fetched.err")"
 
+# on a terminal a download shows a progress line (util-linux script
+# gives the command a pty)
+if command -v /usr/bin/script >/dev/null; then
+	DEBUGINFOD_CACHE_PATH=$T/cache.tty /usr/bin/script -qec \
+		"'$CS' script -i '$T/data' >/dev/null" /dev/null >"$T/tty.out" 2>&1
+	check "on a terminal: a progress line while fetching" \
+		grep -q "callstitch: debuginfod: fetching $T/app/deepstack: [0-9.]* " "$T/tty.out"
+else
+	skip "on a terminal: a progress line while fetching" "util-linux script is missing"
+fi
+
 DEBUGINFOD_CACHE_PATH=$T/cache.off script --no-debuginfod >"$T/off.txt" 2>/dev/null
 same_file "--no-debuginfod: as without a server" "$T/none.txt" "$T/off.txt"
 check "--no-debuginfod fetches nothing" test ! -e "$T/cache.off/$bid"
