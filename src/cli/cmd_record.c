@@ -20,6 +20,7 @@ enum {
 	OPT_DRAIN_MS,
 	OPT_ZSTD_LEVEL,
 	OPT_BUILDID_CACHE,
+	OPT_SWITCH_EVENTS,
 };
 
 #define DEFAULT_FREQ      4000
@@ -28,9 +29,10 @@ enum {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: callstitch record [-e EVENT] [-F FREQ | -c PERIOD]\n"
+		"usage: callstitch record [-e EVENT]... [-F FREQ | -c PERIOD]\n"
 		"                         [-g | --call-graph fp[,defer]|dwarf[,SIZE] | -G]\n"
-		"                         [-a | -p PID | -t TID] [-o FILE | -o -] [-z]\n"
+		"                         [-a | -p PID | -t TID] [-C CPUS] [--switch-events]\n"
+		"                         [-o FILE | -o -] [-z]\n"
 		"                         [--drain-ms N] [-m PAGES] [--buildid-cache | -N]\n"
 		"                         [-q] [-- COMMAND [ARGS...]]\n\n"
 		"Records a profile into perf.data (perf record's options and defaults).\n"
@@ -43,8 +45,12 @@ static void usage(FILE *f)
 		"registers and of the top SIZE bytes of the user stack, which the\n"
 		"readers unwind with the binaries' DWARF call frame information: whole\n"
 		"stacks through code built without frame pointers.\n\n"
-		"  -e, --event EVENT     cycles (default; cpu-clock when the CPU has no\n"
-		"                        PMU), instructions, cpu-clock, task-clock\n"
+		"  -e, --event EVENT     what to sample; repeat -e or separate by commas:\n"
+		"                        cycles (default; cpu-clock when the CPU has no\n"
+		"                        PMU), instructions, cpu-clock, task-clock, ...,\n"
+		"                        rHEX (raw), PMU/TERMS/ (cpu/event=0x3c,umask=0/),\n"
+		"                        SYSTEM:TRACEPOINT (sched:sched_switch, globs as\n"
+		"                        'syscalls:sys_enter_*'), each with :u :k :p ...\n"
 		"  -F, --freq FREQ       samples per second (default %d)\n"
 		"  -c, --count PERIOD    a sample every PERIOD events\n"
 		"  -g                    record callchains (frame pointers)\n"
@@ -56,6 +62,8 @@ static void usage(FILE *f)
 		"  -a, --all-cpus        every task on every CPU\n"
 		"  -p, --pid PID         a running process and its new children\n"
 		"  -t, --tid TID         one running thread\n"
+		"  -C, --cpu CPUS        only these CPUs (0,2-3)\n"
+		"      --switch-events   record context switches (PERF_RECORD_SWITCH)\n"
 		"  -o, --output FILE     where to write (default perf.data; - for a\n"
 		"                        pipe on stdout)\n"
 		"  -z, --compression-level[=N]  zstd-compress the data (default level 1)\n"
@@ -193,6 +201,8 @@ int cmd_record(int argc, char **argv)
 		{ "all-cpus",   no_argument,       NULL, 'a' },
 		{ "pid",        required_argument, NULL, 'p' },
 		{ "tid",        required_argument, NULL, 't' },
+		{ "cpu",        required_argument, NULL, 'C' },
+		{ "switch-events", no_argument,    NULL, OPT_SWITCH_EVENTS },
 		{ "output",     required_argument, NULL, 'o' },
 		{ "compression-level", optional_argument, NULL, OPT_ZSTD_LEVEL },
 		{ "drain-ms",   required_argument, NULL, OPT_DRAIN_MS },
@@ -213,39 +223,60 @@ int cmd_record(int argc, char **argv)
 	struct cs_record_result res;
 	struct cs_errbuf eb = { { 0 } };
 	struct ui ui = { .tty = isatty(STDERR_FILENO) };
+	struct cs_rec_events events = { 0 };
+	int *cpus = NULL;
 	const char **self;
 	bool quiet = false;
 	uint64_t v;
-	int c, err;
+	int c, err, rc;
 
-	cs_rec_event_parse("cycles", &o.event);
 	optind = 1;
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+e:F:c:gGap:t:o:zm:Nqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:F:c:gGap:t:C:o:zm:Nqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (cs_rec_event_parse(optarg, &o.event)) {
-				cli_error("record: unknown event '%s' (cycles, instructions, "
-					  "cpu-clock, task-clock)", optarg);
-				return 129;
+			if (cs_rec_events_parse(&events, optarg, NULL, &eb)) {
+				cli_error("record: %s", eb.msg);
+				rc = 129;
+				goto out;
 			}
+			break;
+		case 'C':
+			free(cpus);
+			err = cs_rec_cpu_list_parse(optarg, &cpus);
+			if (err < 0) {
+				cpus = NULL;
+				cli_error("record: -C wants a CPU list such as 0,2-3, not '%s'",
+					  optarg);
+				rc = 129;
+				goto out;
+			}
+			o.cpus = cpus;
+			o.nr_cpus = (size_t)err;
+			break;
+		case OPT_SWITCH_EVENTS:
+			o.switch_events = true;
 			break;
 		case 'F':
 			if (!parse_u64(optarg, 1000000, &v) || !v) {
 				cli_error("record: -F wants a frequency from 1 to 1000000 Hz, not '%s'",
 					  optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			}
 			o.freq = true;
 			o.period = v;
+			o.period_given = true;
 			break;
 		case 'c':
 			if (!parse_u64(optarg, UINT64_MAX >> 1, &v) || !v) {
 				cli_error("record: -c wants a positive period, not '%s'", optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			}
 			o.freq = false;
 			o.period = v;
+			o.period_given = true;
 			break;
 		case 'g':
 			o.callchain = true;
@@ -254,8 +285,10 @@ int cmd_record(int argc, char **argv)
 			parse_call_graph("fp,defer", &o);
 			break;
 		case OPT_CALL_GRAPH:
-			if (!parse_call_graph(optarg, &o))
-				return 129;
+			if (!parse_call_graph(optarg, &o)) {
+				rc = 129;
+				goto out;
+			}
 			break;
 		case 'a':
 			o.system_wide = true;
@@ -265,7 +298,8 @@ int cmd_record(int argc, char **argv)
 			if (!parse_u64(optarg, INT32_MAX, &v) || !v) {
 				cli_error("record: -%c wants a process or thread id, not '%s'",
 					  c, optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			}
 			if (c == 'p')
 				o.pid = (pid_t)v;
@@ -284,7 +318,8 @@ int cmd_record(int argc, char **argv)
 			} else if (!parse_u64(optarg, 22, &v) || !v) {
 				cli_error("record: --compression-level wants 1 to 22, not '%s'",
 					  optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			} else {
 				o.zstd_level = (int)v;
 			}
@@ -292,7 +327,8 @@ int cmd_record(int argc, char **argv)
 		case OPT_DRAIN_MS:
 			if (!parse_u64(optarg, 600000, &v)) {
 				cli_error("record: --drain-ms wants 0 to 600000, not '%s'", optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			}
 			o.drain_ms = (unsigned)v;
 			break;
@@ -300,7 +336,8 @@ int cmd_record(int argc, char **argv)
 			if (!parse_u64(optarg, 1 << 20, &v) || !v || (v & (v - 1))) {
 				cli_error("record: -m wants a power of two number of pages, not '%s'",
 					  optarg);
-				return 129;
+				rc = 129;
+				goto out;
 			}
 			o.mmap_pages = (size_t)v;
 			break;
@@ -315,22 +352,32 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		default:
 			usage(stderr);
-			return 129;
+			rc = 129;
+			goto out;
 		}
 	}
 	if (optind < argc)
 		o.argv = argv + optind;
+	if (!events.nr && cs_rec_events_parse(&events, "cycles", NULL, &eb)) {
+		cli_error("record: %s", eb.msg);
+		rc = 1;
+		goto out;
+	}
+	o.events = events;
 	if (!o.argv && !o.system_wide && !o.pid && !o.tid) {
 		cli_error("record: nothing to record: give a command, -a, -p or -t");
 		usage(stderr);
-		return 129;
+		rc = 129;
+		goto out;
 	}
 	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO)) {
 		cli_error("record: -o - writes binary data: redirect stdout to a file or pipe");
-		return 129;
+		rc = 129;
+		goto out;
 	}
 	if (!quiet)
 		o.notice = on_notice;
@@ -342,7 +389,8 @@ int cmd_record(int argc, char **argv)
 	self = calloc((size_t)argc + 2, sizeof(*self));
 	if (!self) {
 		cli_error("record: %s", strerror(ENOMEM));
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	self[0] = "callstitch";
 	for (int i = 0; i < argc; i++)
@@ -356,7 +404,8 @@ int cmd_record(int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	if (err) {
 		cli_error("record: %s", eb.msg[0] ? eb.msg : strerror(-err));
-		return 1;
+		rc = 1;
+		goto out;
 	}
 	if (!quiet) {
 		if (res.lost || res.lost_samples)
@@ -378,5 +427,9 @@ int cmd_record(int argc, char **argv)
 				 res.still_waiting);
 		summary(&o, &res);
 	}
-	return exit_status(&res);
+	rc = exit_status(&res);
+out:
+	cs_rec_events_free(&events);
+	free(cpus);
+	return rc;
 }

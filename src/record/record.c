@@ -21,6 +21,9 @@
 #include "record/child.h"
 #include "record/dsos.h"
 #include "record/synth.h"
+#include "record/tracefs.h"
+#include "record/tracing_data.h"
+#include "lib/write/feature.h"
 
 #define POLL_MS       100	/* longest sleep: progress and child checks */
 #define PROGRESS_MS   250
@@ -304,13 +307,18 @@ static int open_events(struct rec *r)
 {
 	const struct cs_record_opts *o = r->o;
 	struct cs_rec_evopts eo = {
-		.event = o->event,
+		.events = o->events.v,
+		.nr_events = o->events.nr,
 		.freq = o->freq,
 		.period = o->period,
+		.period_given = o->period_given,
 		.callchain = o->callchain,
 		.defer = o->defer,
 		.dwarf_stack = o->dwarf_stack,
+		.switch_events = o->switch_events,
 		.system_wide = o->system_wide,
+		.cpus = o->cpus,
+		.nr_cpus = o->nr_cpus,
 		.mmap_pages = o->mmap_pages,
 	};
 	pid_t *threads = NULL, one;
@@ -346,7 +354,7 @@ static int open_events(struct rec *r)
 	free(threads);
 	if (err)
 		return err;
-	r->res->event_name = r->l->sample_name;
+	r->res->event_name = r->l->evsels[0].name;
 	r->res->mmap_pages = r->l->mmap_pages;
 	if (r->l->mmap_pages < eo.mmap_pages) {
 		char msg[256];
@@ -359,7 +367,7 @@ static int open_events(struct rec *r)
 		notice(o, msg);
 	}
 	r->res->defer_unsupported = r->l->defer_unsupported;
-	r->res->defer_on = !!(r->l->sample_attr.flags & CS_ATTR_DEFER_CALLCHAIN);
+	r->res->defer_on = cs_rec_evlist_defer_on(r->l);
 	if (r->l->fell_back_cpu_clock)
 		notice(o, "the cycles event is not supported here (no hardware PMU); "
 		       "recording cpu-clock instead");
@@ -401,26 +409,51 @@ static int open_output(struct rec *r)
 	return cs_writer_open(o->output, -1, &wo, r->eb, &r->w);
 }
 
+/* The formats of the tracepoints recorded, which readers need to make sense
+ * of their raw data. */
+static int add_tracing_data(struct rec *r)
+{
+	const struct cs_rec_events *ev = &r->o->events;
+	struct cs_fbuf td = { 0 };
+	const char *tracefs;
+	bool any = false;
+	int err;
+
+	for (size_t i = 0; i < ev->nr; i++)
+		any |= cs_rec_event_is_tracepoint(&ev->v[i]);
+	if (!any)
+		return 0;
+	if (cs_rec_tracefs_find(&tracefs))
+		return cs_error(r->eb, -ENOENT, "tracing data: tracefs is not mounted");
+	err = cs_rec_tracing_data(tracefs, ev->v, ev->nr, &td, r->eb);
+	if (!err)
+		err = cs_writer_set_feature_raw(r->w, CS_FEAT_TRACING_DATA, td.p, td.len);
+	cs_fbuf_free(&td);
+	return err;
+}
+
 /* The events and the header's metadata, then the data section begins. */
 static int begin_output(struct rec *r)
 {
 	const struct cs_record_opts *o = r->o;
 	struct cs_rec_evlist *l = r->l;
 	long avail = sysconf(_SC_NPROCESSORS_CONF);
-	int err;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int err = 0;
 
-	err = cs_writer_add_event(r->w, &l->sample_attr, l->sample_name,
-				  l->sample_ids, l->nr_sample_ids);
+	for (size_t k = 0; k < l->nr_evsels && !err; k++)
+		err = cs_writer_add_event(r->w, &l->evsels[k].attr, l->evsels[k].name,
+					  l->evsels[k].ids, l->evsels[k].nr_ids);
 	if (!err)
-		err = cs_writer_add_event(r->w, &l->track_attr, l->track_name,
-					  l->track_ids, l->nr_track_ids);
+		err = add_tracing_data(r);
 	if (!err && o->version)
 		err = cs_writer_set_string(r->w, CS_FEAT_VERSION, o->version);
 	if (!err && o->self_argv)
 		err = cs_writer_set_cmdline(r->w, o->self_argc, o->self_argv);
 	if (!err)
-		err = cs_writer_set_nr_cpus(r->w, (uint32_t)l->nr_cpus,
-					    avail > 0 ? (uint32_t)avail : (uint32_t)l->nr_cpus);
+		err = cs_writer_set_nr_cpus(r->w, online > 0 ? (uint32_t)online :
+					    (uint32_t)l->nr_cpus, avail > 0 ?
+					    (uint32_t)avail : (uint32_t)l->nr_cpus);
 	if (!err)
 		err = cs_writer_begin(r->w);
 	if (err)
@@ -440,9 +473,9 @@ static int synthesize(struct rec *r)
 
 	if (!s)
 		return -ENOMEM;
-	s->attr = &r->l->track_attr;
-	s->id = r->l->track_ids[0];
-	s->data_maps = !!(r->l->track_attr.flags & CS_ATTR_MMAP_DATA);
+	s->attr = &cs_rec_evlist_tracking(r->l)->attr;
+	s->id = cs_rec_evlist_tracking(r->l)->ids[0];
+	s->data_maps = !!(s->attr->flags & CS_ATTR_MMAP_DATA);
 	s->emit = on_synth;
 	s->ctx = r;
 	err = cs_synth_kernel(s);
@@ -476,15 +509,19 @@ static int setup_poll(struct rec *r)
 {
 	size_t n = (size_t)r->l->nr_cpus * r->l->nr_threads;
 
-	r->pfd = calloc(n, sizeof(*r->pfd));
+	r->pfd = calloc(n * r->l->nr_evsels, sizeof(*r->pfd));
 	if (!r->pfd)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (r->l->sample_fds[i] < 0)
-			continue;
-		r->pfd[r->npfd].fd = r->l->sample_fds[i];
-		r->pfd[r->npfd].events = POLLIN;
-		r->npfd++;
+	for (size_t k = 0; k < r->l->nr_evsels; k++) {
+		const struct cs_rec_evsel *e = &r->l->evsels[k];
+
+		for (size_t i = 0; i < n && !e->tracking; i++) {
+			if (e->fds[i] < 0)
+				continue;
+			r->pfd[r->npfd].fd = e->fds[i];
+			r->pfd[r->npfd].events = POLLIN;
+			r->npfd++;
+		}
 	}
 	return 0;
 }
@@ -657,6 +694,8 @@ static int check_opts(const struct cs_record_opts *o, struct cs_errbuf *eb)
 	if (o->buildid_cache && o->no_buildid_cache)
 		return cs_error(eb, -EINVAL, "choose one of --buildid-cache and "
 				"--no-buildid-cache");
+	if (!o->events.nr)
+		return cs_error(eb, -EINVAL, "no event to record");
 	if (!o->period)
 		return cs_error(eb, -EINVAL, "the sampling %s must be positive",
 				o->freq ? "frequency" : "period");
@@ -723,11 +762,11 @@ int cs_record_run(const struct cs_record_opts *o, struct cs_record_result *res,
 	if (!err)
 		err = setup_poll(&r);
 	if (!err)
-		err = cs_waiting_new(r.l->sample_attr.sample_type, &r.waiting);
+		err = cs_waiting_new(r.l->evsels[0].attr.sample_type, &r.waiting);
 	if (!err)
-		err = cs_dsos_new(r.l->sample_attr.sample_type, &r.dsos);
+		err = cs_dsos_new(r.l->evsels[0].attr.sample_type, &r.dsos);
 	if (!err && o->dwarf_stack)
-		cs_dsos_scan_user_stacks(r.dsos, r.l->sample_attr.sample_regs_user);
+		cs_dsos_scan_user_stacks(r.dsos, r.l->evsels[0].attr.sample_regs_user);
 	if (!err)
 		err = begin_output(&r);
 	if (!err)

@@ -27,14 +27,18 @@ struct cs_record_progress {
 
 struct cs_record_opts {
 	const char *output;		/* path, or "-" for pipe mode on stdout */
-	struct cs_rec_event event;
+	struct cs_rec_events events;	/* at least one (not owned) */
 	bool freq;
 	uint64_t period;		/* Hz when freq */
+	bool period_given;		/* -c/-F given: tracepoints take it too */
 	bool callchain;
 	bool defer;
 	uint32_t dwarf_stack;		/* --call-graph dwarf,SIZE: user stack
 					 * bytes per sample; 0: frame pointers */
+	bool switch_events;		/* PERF_RECORD_SWITCH(_CPU_WIDE) records */
 	bool system_wide;
+	const int *cpus;		/* -C: only these CPUs; NULL: all */
+	size_t nr_cpus;
 	pid_t pid;			/* -p, 0 if none */
 	pid_t tid;			/* -t, 0 if none */
 	char *const *argv;		/* command to run, NULL if none */
@@ -58,7 +62,7 @@ struct cs_record_opts {
 };
 
 struct cs_record_result {
-	const char *event_name;		/* what was recorded after fallbacks */
+	const char *event_name;		/* the first event, after fallbacks */
 	bool defer_unsupported;
 	bool defer_on;
 	uint64_t samples;

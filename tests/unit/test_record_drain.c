@@ -21,7 +21,10 @@
 #include "../../src/record/ring.c"
 #include "../../src/record/dsos.c"
 #include "../../src/record/synth.c"
+#include "../../src/record/event_parse.c"
 #include "../../src/record/events.c"
+#include "../../src/record/tracefs.c"
+#include "../../src/record/tracing_data.c"
 #include "../../src/record/child.c"
 #include "../../src/record/record.c"
 
@@ -35,6 +38,7 @@ struct fixture {
 	uint64_t head;
 	pthread_mutex_t lock;
 	struct cs_rec_evlist l;
+	struct cs_rec_evsel evsels[2];	/* sampling, then the dummy */
 	int cpu, fd;
 	struct cs_record_opts o;
 	struct cs_record_result res;
@@ -107,8 +111,10 @@ static int setup(void **state)
 	f->l.cpus = &f->cpu;
 	f->l.nr_threads = 1;
 	f->fd = -1;			/* ioctls on no fd: nothing to disable */
-	f->l.sample_fds = &f->fd;
-	f->l.track_fds = &f->fd;
+	f->l.evsels = f->evsels;
+	f->l.nr_evsels = 2;
+	f->evsels[0].fds = f->evsels[1].fds = &f->fd;
+	f->evsels[1].tracking = true;
 	f->l.rings = calloc(1, sizeof(*f->l.rings));
 	assert_int_equal(cs_ring_init(&f->l.rings[0], f->mem, PAGE, DATA), 0);
 

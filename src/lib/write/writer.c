@@ -644,6 +644,28 @@ static int begin_file(struct cs_writer *w)
 	return emit_fbuf(w, &b);
 }
 
+/* EVENT_UPDATE records of type NAME, perf's other way of naming the events
+ * of a pipe. */
+static void put_name_updates(struct cs_writer *w, struct cs_fbuf *b)
+{
+	for (size_t i = 0; i < w->nr_ev; i++) {
+		char nb[64];
+		const char *name = event_name(&w->ev[i], nb, sizeof(nb));
+		size_t len = strnlen(name, REC_MAX / 2) + 1;
+		size_t pad = (8 - len % 8) % 8;
+
+		if (!w->ev[i].nr_ids)
+			continue;
+		cs_fbuf_u32(b, CS_RECORD_EVENT_UPDATE);
+		cs_fbuf_u16(b, 0);
+		cs_fbuf_u16(b, (uint16_t)(24 + len + pad));
+		cs_fbuf_u64(b, 2);		/* PERF_EVENT_UPDATE__NAME */
+		cs_fbuf_u64(b, w->ev[i].ids[0]);
+		cs_fbuf_bytes(b, name, len - 1);
+		cs_fbuf_zero(b, 1 + pad);
+	}
+}
+
 static int begin_pipe(struct cs_writer *w)
 {
 	struct cs_fbuf b = { .swap = w->o.big_endian };
@@ -667,7 +689,8 @@ static int begin_pipe(struct cs_writer *w)
 	for (int feat = 1; feat < CS_FEAT_LAST; feat++) {
 		size_t start = b.len;
 
-		if (feat == CS_FEAT_BUILD_ID)
+		/* these two come as records of their own */
+		if (feat == CS_FEAT_BUILD_ID || feat == CS_FEAT_TRACING_DATA)
 			continue;
 		cs_fbuf_u32(&b, CS_RECORD_HEADER_FEATURE);
 		cs_fbuf_u16(&b, 0);
@@ -678,11 +701,34 @@ static int begin_pipe(struct cs_writer *w)
 			continue;
 		}
 		cs_fbuf_zero(&b, (8 - (b.len - start) % 8) % 8);
+		if (b.len - start > REC_MAX && feat == CS_FEAT_EVENT_DESC) {
+			/* too many events for one record: a name each */
+			b.len = start;
+			put_name_updates(w, &b);
+			continue;
+		}
 		if (b.len - start > REC_MAX) {
 			cs_fbuf_free(&b);
 			return fail(w, -EINVAL, "%s: %s", "a feature does not fit one record");
 		}
 		cs_fbuf_put_u16_at(&b, start + 6, (uint16_t)(b.len - start));
+	}
+	if (w->raw[CS_FEAT_TRACING_DATA].len) {
+		/* a 12-byte record, then the data padded to 8 bytes, which the
+		 * record's size field counts and its header does not */
+		const struct cs_fbuf *td = &w->raw[CS_FEAT_TRACING_DATA];
+		size_t padded = (td->len + 7) & ~(size_t)7;
+
+		if (padded > UINT32_MAX) {
+			cs_fbuf_free(&b);
+			return fail(w, -EINVAL, "%s: %s", "tracing data larger than 4 GiB");
+		}
+		cs_fbuf_u32(&b, CS_RECORD_HEADER_TRACING_DATA);
+		cs_fbuf_u16(&b, 0);
+		cs_fbuf_u16(&b, 12);
+		cs_fbuf_u32(&b, (uint32_t)padded);
+		cs_fbuf_bytes(&b, td->p, td->len);
+		cs_fbuf_zero(&b, padded - td->len);
 	}
 	return emit_fbuf(w, &b);
 }

@@ -48,7 +48,9 @@ int cs_writer_add_build_id(struct cs_writer *w, int32_t pid, uint16_t misc,
  * PMU mappings, ...), as raw bytes in native byte order, copied. Refused
  * (-EOPNOTSUPP) for a big-endian writer, which cannot swap a layout it does
  * not know, and (-EINVAL) for the features the writer builds: BUILD_ID,
- * the strings, NRCPUS, CMDLINE, EVENT_DESC, COMPRESSED, and DIR_FORMAT. */
+ * the strings, NRCPUS, CMDLINE, EVENT_DESC, COMPRESSED, and DIR_FORMAT.
+ * In pipe mode TRACING_DATA goes out as a HEADER_TRACING_DATA record (its
+ * data follows it), as perf writes it. */
 int cs_writer_set_feature_raw(struct cs_writer *w, int feat, const void *data,
 			      size_t size);
 
