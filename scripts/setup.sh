@@ -3,7 +3,7 @@
 #
 #   scripts/setup.sh          build dependencies (compiler, libelf/libdw,
 #                             libdebuginfod, libarchive, zstd, zlib,
-#                             libiberty) and perf
+#                             libiberty, libtraceevent) and perf
 #   scripts/setup.sh --test   also what the test suite uses: cmocka, a
 #                             debuginfod server, Go's
 #                             pprof, Chromium and Node for the flame graph
@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_pkgs=(build-essential pkg-config libelf-dev libdw-dev libzstd-dev
-	    zlib1g-dev libiberty-dev libdebuginfod-dev libarchive-dev xz-utils
-	    linux-perf)
+	    zlib1g-dev libiberty-dev libdebuginfod-dev libarchive-dev
+	    libtraceevent-dev xz-utils linux-perf)
 test_pkgs=(libcmocka-dev zstd file python3 bc libc6-dbg man-db groff-base
 	   bash-completion debuginfod)
 # tests that need these say SKIP when they are missing, so a machine where

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,8 +24,9 @@ static void usage(FILE *f)
 		CLI_INPUT_HELP
 		"      --no-merge-callchains  the raw view: samples with their cookie\n"
 		"                        and each DEFERRED CALLCHAIN record on its own\n"
-		"  -F, --fields LIST     comm,pid,tid,cpu,time,period,event,ip,sym,symoff,dso\n"
-		"                        (exactly these), or +NAME,-NAME to change perf's defaults\n"
+		"  -F, --fields LIST     comm,pid,tid,cpu,time,period,event,trace,ip,sym,\n"
+		"                        symoff,dso (exactly these), or +NAME,-NAME to\n"
+		"                        change perf's defaults\n"
 		"      --max-stack N     print at most N frames per stack (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -h, --help            this text\n");
@@ -60,7 +62,7 @@ int cmd_script(int argc, char **argv)
 			size_t len;
 
 			if (cs_script_parse_fields(optarg, &so.fields, &bad, &len)) {
-				cli_error("script: -F: '%.*s' is not a field (comm, pid, tid, cpu, time, period, event, ip, sym, symoff, dso; +NAME/-NAME change the defaults)",
+				cli_error("script: -F: '%.*s' is not a field (comm, pid, tid, cpu, time, period, event, trace, ip, sym, symoff, dso; +NAME/-NAME change the defaults)",
 					  (int)len, bad);
 				return 129;
 			}
@@ -120,6 +122,10 @@ int cmd_script(int argc, char **argv)
 			cli_warn("%zu binar%s differ from the recorded build (%s%s): "
 				 "their frames show [unknown]; see --symfs",
 				 n, n == 1 ? "y" : "ies", first, n > 1 ? ", ..." : "");
+		if (cs_script_unformatted(sc))
+			cli_warn("%" PRIu64 " tracepoint samples show no fields: the file "
+				 "has no format for their event (no tracing data), or "
+				 "their raw data is cut short", cs_script_unformatted(sc));
 	}
 	if (cs_script_flush(sc) && !rc) {
 		cli_error("script: writing the output: %s", strerror(EIO));

@@ -8,6 +8,7 @@
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
+#include "lib/trace/tracepoints.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -33,7 +34,9 @@ struct cs_script {
 	FILE *out;
 	bool no_merge;
 	bool no_inline;
-	unsigned int fields;
+	unsigned int fields;		/* of the sample being printed */
+	unsigned int user_fields;	/* -F, or 0: perf's defaults per event */
+	uint64_t unformatted;
 	unsigned int max_stack;
 	struct cs_session *session;
 	struct cs_machine *machine;
@@ -73,6 +76,7 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	sc->out = o->out ? o->out : stdout;
 	sc->no_merge = o->no_merge;
 	sc->no_inline = o->no_inline;
+	sc->user_fields = o->fields;
 	sc->fields = o->fields ? o->fields : CS_SCRIPT_DEFAULT;
 	sc->max_stack = o->max_stack ? o->max_stack : PERF_MAX_STACK;
 	*out = sc;
@@ -99,7 +103,7 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 		{ "time", CS_SCRIPT_TIME }, { "period", CS_SCRIPT_PERIOD },
 		{ "event", CS_SCRIPT_EVENT }, { "ip", CS_SCRIPT_IP },
 		{ "sym", CS_SCRIPT_SYM }, { "symoff", CS_SCRIPT_SYMOFF },
-		{ "dso", CS_SCRIPT_DSO },
+		{ "dso", CS_SCRIPT_DSO }, { "trace", CS_SCRIPT_TRACE },
 	};
 	bool modify = *list == '+' || *list == '-';
 	unsigned int f = modify ? CS_SCRIPT_DEFAULT : 0;
@@ -768,6 +772,51 @@ static int script_begin(void *ctx, struct cs_session *s)
 	return 0;
 }
 
+uint64_t cs_script_unformatted(const struct cs_script *sc)
+{
+	return sc->unformatted;
+}
+
+static bool is_tracepoint(const struct cs_evsel *e)
+{
+	return e && e->type == CS_PERF_TYPE_TRACEPOINT;
+}
+
+/* perf's fields for an event: -F's for all, else the defaults of its
+ * type (a tracepoint shows its stack only when it has one). */
+static unsigned int fields_for(const struct cs_script *sc,
+			       const struct cs_evsel *e)
+{
+	if (sc->user_fields)
+		return sc->user_fields;
+	if (!is_tracepoint(e))
+		return CS_SCRIPT_DEFAULT;
+	if (sample_type_of(e) & CS_SAMPLE_CALLCHAIN)
+		return CS_SCRIPT_DEFAULT_TRACEPOINT | CS_SCRIPT_IP |
+		       CS_SCRIPT_SYM | CS_SCRIPT_SYMOFF | CS_SCRIPT_DSO;
+	return CS_SCRIPT_DEFAULT_TRACEPOINT;
+}
+
+/* A tracepoint's fields, as libtraceevent formats them from the file's
+ * formats. */
+static void put_trace(struct cs_script *sc, const struct cs_evsel *e,
+		      const struct cs_sample *smp)
+{
+	struct cs_tracepoints *tp = cs_session_tracepoints(sc->session);
+	const char *text;
+	long n;
+
+	if (!is_tracepoint(e) || !smp->raw)
+		return;
+	n = tp ? cs_tracepoints_print(tp, e->config, (int)smp->cpu, smp->raw,
+				      smp->raw_size, &text) : -ENOENT;
+	if (n < 0) {
+		sc->unformatted++;
+		return;
+	}
+	put_mem(sc, text, (size_t)n);
+}
+
 static int script_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_script *sc = ctx;
@@ -777,6 +826,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	uint64_t st = sample_type_of(e);
 	size_t n;
 
+	sc->fields = fields_for(sc, e);
 	if (!put_head(sc, e, smp)) {
 		put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
 		if ((st & CS_SAMPLE_PERIOD) && (sc->fields & CS_SCRIPT_PERIOD)) {
@@ -789,6 +839,8 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 			put_mem(sc, ": ", 2);
 		}
 	}
+	if (sc->fields & CS_SCRIPT_TRACE)
+		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
 		return sc->io_error ? -EIO : 0;
@@ -825,6 +877,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 
 	if (!sc->no_merge)
 		return 0;
+	sc->fields = fields_for(sc, ev->evsel);
 	put_start(sc, ev->evsel, ev->id.pid, ev->id.tid, ev->id.cpu, ev->id.time);
 	put_mem(sc, "DEFERRED CALLCHAIN [cookie: ", 28);
 	put_hex_w(sc, d->cookie, 0);

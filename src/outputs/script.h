@@ -6,6 +6,8 @@
  * (FlameGraph's stackcollapse-perf.pl, ...) read it unchanged. The merged
  * view marks a missing user part with one pseudo-frame; the raw view
  * (no_merge) shows cookies and DEFERRED CALLCHAIN records as perf 7.3 does.
+ * A tracepoint sample shows its fields instead of its period, formatted by
+ * libtraceevent from the formats in the file, as perf script does.
  */
 #ifndef CS_SCRIPT_H
 #define CS_SCRIPT_H
@@ -30,11 +32,15 @@ enum {
 	CS_SCRIPT_SYM    = 1u << 8,	/* sym */
 	CS_SCRIPT_SYMOFF = 1u << 9,	/* symoff */
 	CS_SCRIPT_DSO    = 1u << 10,	/* dso */
+	CS_SCRIPT_TRACE  = 1u << 11,	/* trace: a tracepoint's fields */
 };
 /* perf's defaults; cpu, time and period show only when sampled */
 #define CS_SCRIPT_DEFAULT (CS_SCRIPT_COMM | CS_SCRIPT_TID | CS_SCRIPT_CPU | \
 	CS_SCRIPT_TIME | CS_SCRIPT_PERIOD | CS_SCRIPT_EVENT | CS_SCRIPT_IP | \
 	CS_SCRIPT_SYM | CS_SCRIPT_SYMOFF | CS_SCRIPT_DSO)
+/* ... and for tracepoints: their fields, the stack only when recorded */
+#define CS_SCRIPT_DEFAULT_TRACEPOINT (CS_SCRIPT_COMM | CS_SCRIPT_TID | \
+	CS_SCRIPT_CPU | CS_SCRIPT_TIME | CS_SCRIPT_EVENT | CS_SCRIPT_TRACE)
 
 /* Parses a -F list: "comm,tid,ip,sym" (exactly those) or "+pid,-period"
  * (the defaults changed). Returns 0 and *fields, or -EINVAL with *bad
@@ -56,6 +62,10 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out);
 
 /* The callbacks to hand to cs_session_run() with the printer as ctx. */
 extern const struct cs_output_ops cs_script_ops;
+
+/* Tracepoint samples whose fields could not be shown: the file has no
+ * format for their event (or their raw data is shorter than it). */
+uint64_t cs_script_unformatted(const struct cs_script *sc);
 
 /* Writes out what is buffered; returns 0 or -EIO. */
 int cs_script_flush(struct cs_script *sc);

@@ -14,45 +14,7 @@ W=$CS_WORKLOADS/deepstack
 if [ ! -x "$PERF" ]; then skip "script vs perf" "no /usr/bin/perf"; exit 0; fi
 if [ ! -x "$W" ]; then skip "script vs perf" "no $W (make workloads)"; exit 0; fi
 
-# lockstep compare of perf's and our text, normalised as said above;
-# prints "lines N same S exited E unresolved U differ D" and the first
-# differences as "#" lines
-cat >"$T/cmp.awk" <<'AWK'
-function norm(l,    f, a) {
-	if (l ~ /^\t/) {
-		split(l, f, " ")
-		a = f[1]; sub(/^\t */, "", a)
-		if (length(a) < 16 || substr(a, 1, 4) != "ffff")
-			sub(/^\t *[0-9a-f]+ /, "\tU ", l)
-		return l
-	}
-	gsub(/ +/, " ", l)
-	return l
-}
-{
-	if ((getline o < ours) <= 0) { short = 1; exit }
-	lines++
-	p = norm($0); q = norm(o)
-	if (p == q) { same++; next }
-	# perf 7.3 and we name samples after the thread's EXIT ":TID"
-	if (q ~ /^:[0-9]+ / && substr(q, index(q, " ")) == substr(p, index(p, " "))) {
-		exited++; next
-	}
-	# a binary rebuilt since it was recorded (build id differs): we
-	# refuse its symbols, perf 6.1 uses the new file's
-	if (unresolved_ok && q ~ /^\tU \[unknown\] \(/ && p ~ /^\tU / &&
-	    substr(q, index(q, "(")) == substr(p, index(p, "("))) {
-		unresolved++; next
-	}
-	differ++
-	if (differ <= 5) printf "# line %d\n#  perf: %s\n#  ours: %s\n", NR, $0, o > "/dev/stderr"
-}
-END {
-	if (!short && (getline o < ours) > 0) short = 1
-	printf "lines %d same %d exited %d unresolved %d differ %d%s\n",
-		lines, same, exited, unresolved, differ, short ? " (lengths differ)" : ""
-}
-AWK
+CMP=$CS_ROOT/tests/integration/script_vs_perf.awk
 
 # run NAME UNRESOLVED_OK perf-record-args...
 run() {
@@ -67,7 +29,7 @@ run() {
 		notok "$name: script failed: $(tail -1 "$T/$name.err")"
 		return
 	fi
-	sum=$(awk -v ours="$T/$name.ours" -v unresolved_ok="$unres" -f "$T/cmp.awk" \
+	sum=$(awk -v ours="$T/$name.ours" -v unresolved_ok="$unres" -f "$CMP" \
 		"$T/$name.perf" 2>"$T/$name.diff")
 	set -- $sum
 	if [ "${10}" = 0 ] && [ $# = 10 ] && [ "$2" -gt 0 ] &&
@@ -89,7 +51,7 @@ if [ -f "$T/task.data" ]; then
 	for f in comm,pid,tid,time,ip,sym,dso +pid,-period -event,-dso comm,tid,time; do
 		"$PERF" script -F "$f" -i "$T/task.data" >"$T/f.perf" 2>/dev/null
 		$CS script -q --no-inline -F "$f" -i "$T/task.data" >"$T/f.ours"
-		sum=$(awk -v ours="$T/f.ours" -v unresolved_ok=0 -f "$T/cmp.awk" \
+		sum=$(awk -v ours="$T/f.ours" -v unresolved_ok=0 -f "$CMP" \
 			"$T/f.perf" 2>"$T/f.diff")
 		set -- $sum
 		if [ "${10}" = 0 ] && [ $# = 10 ] && [ "$2" -gt 0 ]; then

@@ -52,7 +52,7 @@ else
 		[ -f "$c" ] && objs+=("$REL/obj/${c%.c}.o")
 	done
 	if ${CC:-cc} -static -o "$STATIC" "${objs[@]}" "$REL/libcallstitch.a" \
-		-ldw -lelf -lzstd -lz -lbz2 -llzma -liberty -lpthread \
+		-ldw -lelf -lzstd -lz -lbz2 -llzma -liberty -ltraceevent -lpthread \
 		>"$RUN/static-link.log" 2>&1; then
 		static_ok=1
 	else

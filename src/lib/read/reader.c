@@ -49,6 +49,8 @@ struct cs_reader {
 	uint64_t stream_off;		/* stream offset of buf[0] */
 	bool eof;
 	uint64_t pipe_skip;		/* payload bytes still to drop */
+	uint8_t *pipe_keep;		/* where they go, if kept (tracing data) */
+	size_t pipe_kept;
 
 	/* compressed payloads */
 	struct cs_zstream *z;
@@ -309,6 +311,34 @@ static int fill(struct cs_reader *r, size_t n)
 	return 1;
 }
 
+/* The payload of a HEADER_TRACING_DATA record is the TRACING_DATA feature
+ * of a pipe: kept (the first one, if the header had none) for readers of
+ * tracepoint fields. */
+#define TRACING_DATA_MAX (256u << 20)
+
+static int keep_pipe_payload(struct cs_reader *r, uint32_t type, uint64_t n,
+			     uint64_t off)
+{
+	if (type != CS_RECORD_HEADER_TRACING_DATA || !n ||
+	    r->feat.raw[CS_FEAT_TRACING_DATA])
+		return 0;
+	if (n > TRACING_DATA_MAX)
+		return rerr(r, type, off, "more than 256 MiB of tracing data");
+	r->pipe_keep = malloc((size_t)n);
+	if (!r->pipe_keep)
+		return cs_error(r->eb, -ENOMEM, "%s: out of memory", r->path);
+	r->pipe_kept = 0;
+	return 0;
+}
+
+static void kept_pipe_payload(struct cs_reader *r)
+{
+	r->feat.owned[CS_FEAT_TRACING_DATA] = r->pipe_keep;
+	r->feat.raw[CS_FEAT_TRACING_DATA] = r->pipe_keep;
+	r->feat.raw_size[CS_FEAT_TRACING_DATA] = r->pipe_kept;
+	r->pipe_keep = NULL;
+}
+
 static int drop_pipe_bytes(struct cs_reader *r)
 {
 	while (r->pipe_skip) {
@@ -316,10 +346,17 @@ static int drop_pipe_bytes(struct cs_reader *r)
 		size_t n = have < r->pipe_skip ? have : (size_t)r->pipe_skip;
 		int err;
 
+		if (r->pipe_keep) {
+			memcpy(r->pipe_keep + r->pipe_kept, r->buf + r->buf_pos, n);
+			r->pipe_kept += n;
+		}
 		r->buf_pos += n;
 		r->pipe_skip -= n;
-		if (!r->pipe_skip)
+		if (!r->pipe_skip) {
+			if (r->pipe_keep)
+				kept_pipe_payload(r);
 			break;
+		}
 		err = fill(r, 1);
 		if (err < 0)
 			return err;
@@ -487,6 +524,7 @@ void cs_reader_free(struct cs_reader *r)
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	free(r->buf);
+	free(r->pipe_keep);
 	free(r->scratch);
 	free(r->zcopy);
 	cs_zstream_free(r->z);
@@ -883,6 +921,12 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		return err;
 	if (n > left - size)
 		return rerr(r, type, off, "payload runs past the data section");
+	if (type == CS_RECORD_HEADER_TRACING_DATA && n &&
+	    !r->feat.raw[CS_FEAT_TRACING_DATA]) {
+		/* a pipe saved as a file: the mapping keeps the payload */
+		r->feat.raw[CS_FEAT_TRACING_DATA] = r->map + off + size;
+		r->feat.raw_size[CS_FEAT_TRACING_DATA] = (size_t)n;
+	}
 	r->pos += size + n;
 	return hand_out(r, out, rec, size, off, stable);
 }
@@ -947,6 +991,8 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 	if (wrapped)
 		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
 	err = payload_after(r, rec, size, off, &n);
+	if (!err)
+		err = keep_pipe_payload(r, type, n, off);
 	if (err)
 		return err;
 	r->pipe_skip = n;

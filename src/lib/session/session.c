@@ -26,6 +26,7 @@
 #include "lib/read/evlist.h"
 #include "lib/read/reader.h"
 #include "lib/stitch/stitch.h"
+#include "lib/trace/tracepoints.h"
 #include "lib/util/errbuf.h"
 
 #define PROGRESS_STEP	(4u << 20)
@@ -68,6 +69,9 @@ struct cs_session {
 	uint64_t next_progress;
 	uint64_t pos;			/* end of the last record read */
 	bool input_done;		/* the reader has given its last record */
+
+	struct cs_tracepoints *tracepoints;	/* parsed on first use */
+	bool tracepoints_failed;
 
 	struct cs_stats stats;
 	struct cs_errbuf eb;
@@ -576,6 +580,29 @@ void cs_session_free(struct cs_session *s)
 	free(s->pull.buf);
 	cs_machine_free(s->machine);
 	cs_unpack_remove(s->archive_dir);
+	cs_tracepoints_free(s->tracepoints);
 	cs_reader_free(s->reader);
 	free(s);
+}
+
+struct cs_tracepoints *cs_session_tracepoints(struct cs_session *s)
+{
+	const void *data;
+	const char *why;
+	size_t size;
+	int err;
+
+	if (s->tracepoints || s->tracepoints_failed || !s->reader)
+		return s->tracepoints;
+	/* a pipe's tracing data arrives as a record: not yet is not never */
+	if (cs_reader_feature(s->reader, CS_FEAT_TRACING_DATA, &data, &size))
+		return NULL;
+	err = cs_tracepoints_new(data, size, &s->tracepoints, &why);
+	if (err) {
+		s->tracepoints_failed = true;
+		cs_error(&s->warning, 0, "%s: the tracing data %s (%s): tracepoint "
+			 "fields are not shown", s->path, err == -ENOMEM ?
+			 "cannot be read" : "is damaged", why);
+	}
+	return s->tracepoints;
 }

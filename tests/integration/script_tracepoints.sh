@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# script_tracepoints.sh - on tracepoint recordings made by perf 6.1
+# (sched:sched_switch, sched:sched_wakeup, syscall tracepoints; with and
+# without callchains; a file and a pipe), `callstitch script` prints the
+# same lines as `perf script`: each tracepoint's fields formatted by
+# libtraceevent from the formats the file carries. And a tracepoint
+# recording of our own reads the same in both.
+#
+# Compared with script_vs_perf.awk: runs of blanks are one (perf 6.1 pads
+# tids to 5 columns, 7.3 and we to 7), user addresses are not compared
+# (6.1 prints them dso-relative), and a thread named after its exit is
+# ":TID" in ours, as in perf 7.3.
+source "$CS_ROOT/tests/lib.sh"
+cd "$T"
+PERF=/usr/bin/perf
+W=$CS_WORKLOADS/deepstack
+CMP=$CS_ROOT/tests/integration/script_vs_perf.awk
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "tracepoint recordings" "tracefs needs root"
+	exit 0
+fi
+
+# same NAME PERF_TEXT OURS_TEXT: lockstep comparison, no line may differ
+same() {
+	local sum
+	sum=$(awk -v ours="$3" -v unresolved_ok=0 -f "$CMP" "$2" 2>"$1.diff")
+	set -- "$1" $sum
+	if [ $# = 11 ] && [ "${11}" = 0 ] && [ "$3" -gt 0 ]; then
+		ok "$1: script prints what perf script prints ($sum)"
+	else
+		notok "$1: ${*:2}"
+		cat "$1.diff"
+	fi
+}
+
+# rec NAME EXPECT perf-record-args...: records, compares, and checks that
+# a line of the fields EXPECT names is there
+rec() {
+	local name=$1 expect=$2; shift 2
+	if ! "$PERF" record -q -o "$name.data" "$@" >"$name.rec" 2>&1; then
+		skip "$name: script equals perf script" \
+			"perf record failed: $(grep -v '^$' "$name.rec" | tail -1)"
+		return 1
+	fi
+	"$PERF" script -i "$name.data" >"$name.perf" 2>/dev/null
+	$CS script -q --no-inline -i "$name.data" >"$name.ours" 2>"$name.err"
+	check "$name: callstitch script reads it" [ $? -eq 0 -a ! -s "$name.err" ]
+	same "$name" "$name.perf" "$name.ours"
+	check "$name: the fields are printed ($expect)" grep -q "$expect" "$name.ours"
+}
+
+rec sched "sched:sched_switch: prev_comm=deepstack prev_pid=[0-9]* prev_prio=[0-9]* prev_state=" \
+	-a -e sched:sched_switch -e sched:sched_wakeup -- "$W" 0.3 2 5
+check "sched: sched_wakeup's fields too" grep -q "sched:sched_wakeup: comm=.* pid=[0-9]* prio=[0-9]* target_cpu=[0-9]*" sched.ours
+
+rec sched_g "sched:sched_switch: prev_comm=deepstack" \
+	-g -e sched:sched_switch -e sched:sched_wakeup -- "$W" 0.3 2 5
+check "sched_g: the switch-out stack is in the scheduler" grep -q "__schedule+" sched_g.ours
+
+rec syscalls "syscalls:sys_enter_read: fd: 0x0*[0-9a-f]*, buf: 0x[0-9a-f]*, count: 0x0*10000" \
+	-g -c 20 -e syscalls:sys_enter_read -e syscalls:sys_exit_read -e syscalls:sys_enter_openat -- "$W" 0.2 1 5
+check "syscalls: the exit's return value" grep -q "syscalls:sys_exit_read: 0x10000" syscalls.ours
+
+# -F with and without trace, as perf script -F
+if [ -f sched.data ]; then
+	for f in comm,tid,event,trace comm,tid,time,event; do
+		"$PERF" script -F "$f" -i sched.data >f.perf 2>/dev/null
+		$CS script -q -F "$f" -i sched.data >f.ours
+		same "-F $f" f.perf f.ours
+	done
+fi
+
+# a pipe: the formats come in a HEADER_TRACING_DATA record
+if "$PERF" record -q -e sched:sched_switch -o - -- "$W" 0.2 1 5 >pipe.data 2>/dev/null; then
+	"$PERF" script -i - <pipe.data >pipe.perf 2>/dev/null
+	$CS script -q -i - <pipe.data >pipe.ours 2>pipe.err
+	same "pipe" pipe.perf pipe.ours
+	check "pipe: the fields are printed" grep -q "sched:sched_switch: prev_comm=" pipe.ours
+else
+	skip "pipe: script equals perf script" "perf record -o - failed"
+fi
+
+# our own recording, read by both
+$CS record -g -e sched:sched_switch -e cpu-clock -o ours.data -- "$W" 0.3 2 5 >/dev/null 2>&1
+"$PERF" script -i ours.data >ours.perf 2>/dev/null
+$CS script -q --no-inline -i ours.data >ours.ours 2>/dev/null
+same "callstitch record -e sched:sched_switch" ours.perf ours.ours
+$CS record -e sched:sched_switch -o - -- "$W" 0.2 1 5 2>/dev/null >ourpipe.data
+"$PERF" script -i - <ourpipe.data >ourpipe.perf 2>/dev/null
+$CS script -q -i - <ourpipe.data >ourpipe.ours 2>/dev/null
+same "callstitch record -e sched:sched_switch -o -" ourpipe.perf ourpipe.ours
+exit 0
