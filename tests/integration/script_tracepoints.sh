@@ -39,6 +39,7 @@ same() {
 rec() {
 	local name=$1 expect=$2; shift 2
 	if ! "$PERF" record -q -o "$name.data" "$@" >"$name.rec" 2>&1; then
+		rm -f "$name.data"	# what a crashed perf left
 		skip "$name: script equals perf script" \
 			"perf record failed: $(grep -v '^$' "$name.rec" | tail -1)"
 		return 1
