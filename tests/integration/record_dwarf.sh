@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # record_dwarf.sh - `callstitch record --call-graph dwarf[,SIZE]`: the attrs
 # perf writes for it, perf's size limits, and recordings of a program built
-# without frame pointers (per task, -a, -o - into a pipe, -z) that perf 6.1
+# without frame pointers (per task, -a, -p, -o - into a pipe, -z) that perf 6.1
 # unwinds by itself into whole stacks through libc's qsort.
 source "$CS_ROOT/tests/lib.sh"
 cd "$T"
@@ -98,6 +98,18 @@ check "-a: record exits 0" [ $? -eq 0 ]
 $PERF script --no-inline -i sys.data >sys.txt 2>sys.perf.err
 check "-a: perf 6.1 script reads it" [ $? -eq 0 ]
 check_whole "-a" sys.txt
+
+# -p: the process was mapped before the recording began, so perf 6.1
+# unwinds through the maps synthesised from /proc, data maps included
+"$W" 1.5 2 &
+pid=$!
+sleep 0.3
+$CS record -q -e cpu-clock --call-graph dwarf -p $pid -o pid.data 2>pid.err
+check "-p: record exits 0 when the process does" [ $? -eq 0 ]
+wait $pid
+$PERF script --no-inline -i pid.data >pid.txt 2>pid.perf.err
+check "-p: perf 6.1 script reads it" [ $? -eq 0 ]
+check_whole "-p" pid.txt
 
 $CS record -q -e cpu-clock --call-graph dwarf -o - -- "$W" 1 2 2>pipe.err |
 	$PERF script --no-inline -i - >pipe.txt 2>pipe.perf.err
