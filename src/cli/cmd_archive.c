@@ -77,7 +77,10 @@ int cmd_archive(int argc, char **argv)
 			 res.first_missing, res.missing > 1 ? ", ..." : "",
 			 res.missing == 1 ? "its" : "their");
 	kerr = cs_machine_kallsyms_error(cs_session_machine(s));
-	if (!res.kallsyms && kerr)
+	if (res.kallsyms_unkeyed)
+		cli_warn("no kernel symbols packed: the profile records no build "
+			 "id for the kernel to find them by");
+	else if (!res.kallsyms && kerr)
 		cli_warn("no kernel symbols packed: %s", kerr);
 	if (in.quiet)
 		goto out;

@@ -135,10 +135,6 @@ out:
 static int pack_file(void *ctx, enum cs_file_kind kind, const char *name,
 		     const uint8_t *id, size_t size, const char *path)
 {
-	static const char *const leaf[] = {
-		[CS_FILE_ELF] = "elf", [CS_FILE_DEBUG] = "debug",
-		[CS_FILE_KALLSYMS] = "kallsyms",
-	};
 	struct packer *p = ctx;
 	char entry[4200], hex[41];
 	size_t before;
@@ -147,14 +143,16 @@ static int pack_file(void *ctx, enum cs_file_kind kind, const char *name,
 	if (!strcmp(name, "[vdso]")) {
 		/* the profile names the vdso without a build id: by name */
 		snprintf(entry, sizeof(entry), "[vdso]");
-	} else if (size) {
+	} else if (size && cs_build_id_leaf(kind)) {
 		cs_build_id_hex(id, size, hex);
 		snprintf(entry, sizeof(entry), ".build-id/%.2s/%s/%s", hex,
-			 hex + 2, leaf[kind]);
+			 hex + 2, cs_build_id_leaf(kind));
 	} else if (kind == CS_FILE_ELF && name[0] == '/' &&
 		   snprintf(entry, sizeof(entry), "%s", name + 1) < (int)sizeof(entry)) {
 		p->res->no_build_id++;	/* found again by its path */
 	} else {
+		if (kind == CS_FILE_KALLSYMS)
+			p->res->kallsyms_unkeyed = true;
 		return 0;		/* nothing to key it by */
 	}
 	before = p->names.nr;

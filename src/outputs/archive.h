@@ -27,6 +27,7 @@ struct cs_errbuf;
 struct cs_archive_result {
 	unsigned binaries, debug_files;
 	bool kallsyms;
+	bool kallsyms_unkeyed;		/* loaded, but no kernel build id */
 	uint64_t bytes;			/* of the files, before compression */
 	unsigned no_build_id;		/* binaries kept by path */
 	unsigned missing;		/* binaries with samples not found */

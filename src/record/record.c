@@ -15,6 +15,7 @@
 
 #include "abi/perf_abi.h"
 #include "abi/perf_regs.h"
+#include "lib/machine/dso.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/writer.h"
 #include "record/bidcache.h"
@@ -633,7 +634,7 @@ static void cache_file(struct rec *r, uint16_t misc, const uint8_t *bid,
 	if (!r->cache_dir && !(r->cache_dir = cs_bidcache_dir()))
 		return;
 	n = cs_bidcache_add(r->cache_dir, path, bid, size,
-			    kernel ? "kallsyms" : "elf",
+			    cs_build_id_leaf(kernel ? CS_FILE_KALLSYMS : CS_FILE_ELF),
 			    src ? src : kernel ? "/proc/kallsyms" : path);
 	if (n > 0) {
 		r->res->cached++;

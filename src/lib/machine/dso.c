@@ -342,22 +342,27 @@ static void consider_fmt(struct lookup *l, const char *fmt, ...)
 		consider(l, path);
 }
 
-/* dir/.build-id/ab/cdef...: perf's cache keeps the binary in it as "elf",
- * the debug file as "debug" and a kernel's symbols as "kallsyms"; a bare
- * file there is a binary */
+const char *cs_build_id_leaf(enum cs_file_kind kind)
+{
+	switch (kind) {
+	case CS_FILE_ELF:	return "elf";
+	case CS_FILE_DEBUG:	return "debug";
+	case CS_FILE_KALLSYMS:	return "kallsyms";
+	case CS_FILE_JIT_MAP:	break;
+	}
+	return NULL;
+}
+
+/* dir/.build-id/ab/cdef...: perf's cache keeps the files of a build in
+ * it (cs_build_id_leaf()); a bare file there is a binary */
 static void in_build_id_tree(struct lookup *l, const char *dir, const char *hex)
 {
-	static const char *const leaf[] = {
-		[CS_FILE_ELF] = "elf", [CS_FILE_DEBUG] = "debug",
-		[CS_FILE_KALLSYMS] = "kallsyms",
-	};
-
-	if (l->kind == CS_FILE_JIT_MAP)
+	if (!cs_build_id_leaf(l->kind))
 		return;
 	if (l->kind == CS_FILE_ELF)
 		consider_fmt(l, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
 	consider_fmt(l, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2,
-		     leaf[l->kind]);
+		     cs_build_id_leaf(l->kind));
 }
 
 /* dir as a root file system: the recorded path under it ("[vdso]" at

@@ -70,6 +70,11 @@ enum cs_file_kind {
 	CS_FILE_JIT_MAP,		/* /tmp/perf-PID.map of JIT code */
 };
 
+/* The name perf's build-id cache gives a file of this kind in a build's
+ * directory (.build-id/ab/cdef.../LEAF): "elf", "debug", "kallsyms";
+ * NULL for a kind it does not keep. */
+const char *cs_build_id_leaf(enum cs_file_kind kind);
+
 /* The lookup itself, for a file of `kind` recorded as name with this
  * build id (size 0: unknown, not checked). Returns 1 with the file's path
  * in path, 0 if none was found, -EMEDIUMTYPE if only files of another
