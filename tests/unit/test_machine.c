@@ -509,6 +509,28 @@ static void kernel_symbols_from_the_build_id_cache(void **state)
 	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000104, &loc);
 	assert_string_equal(loc.sym, "cached_fn");
 	cs_machine_free(m);
+	/* the same kernel booted again elsewhere (KASLR): its _text moved,
+	 * the list is refused and says why */
+	for (int boot = 0; boot < 2; boot++) {
+		struct cs_event kmap = mmap_event(UINT32_MAX, 0xffffffff81000000,
+						  0x1000000, boot ? 0xffffffff9a000000 :
+						  0xffffffff81000000,
+						  "[kernel.kallsyms]_text", NULL);
+
+		kmap.type = CS_RECORD_MMAP;
+		kmap.misc = CS_MISC_KERNEL;
+		m = new_machine(NULL, NULL);
+		assert_int_equal(cs_machine_add_build_id(m, "[kernel.kallsyms]", kid, 20, true), 0);
+		feed(m, kmap);
+		cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000104, &loc);
+		if (boot) {
+			assert_null(loc.sym);
+			assert_non_null(strstr(cs_machine_kallsyms_error(m), "another boot"));
+		} else {
+			assert_string_equal(loc.sym, "cached_fn");
+		}
+		cs_machine_free(m);
+	}
 	/* another kernel's build id: not these symbols */
 	m = new_machine(NULL, NULL);
 	assert_int_equal(cs_machine_add_build_id(m, "[kernel.kallsyms]", kid + 1, 19, true), 0);

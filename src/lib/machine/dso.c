@@ -269,6 +269,7 @@ struct lookup {
 	const char *name;		/* recorded path, " (deleted)" cut */
 	const uint8_t *id;		/* the build id the file must carry */
 	size_t id_size;			/* 0: unknown, any file is taken */
+	uint64_t kernel_text;		/* kallsyms: _text as recorded, or 0 */
 	struct cs_elf_info info;	/* of the file found */
 	char *found;
 	size_t size;
@@ -296,6 +297,26 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* _text in a kallsyms file, or 0 (none, or addresses hidden as zeros).
+ * The list opens with the kernel's text: a few lines suffice. */
+static uint64_t kallsyms_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long addr;
+	char line[512], name[64], type;
+	uint64_t text = 0;
+
+	for (int i = 0; f && i < 1000 && fgets(line, sizeof(line), f); i++)
+		if (sscanf(line, "%llx %c %63s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text")) {
+			text = addr;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return text;
+}
+
 /* Takes path if it is the file the lookup wants. */
 static void consider(struct lookup *l, const char *path)
 {
@@ -305,9 +326,19 @@ static void consider(struct lookup *l, const char *path)
 	if (l->done)
 		return;
 	if (l->kind == CS_FILE_KALLSYMS || l->kind == CS_FILE_JIT_MAP) {
+		uint64_t text;
+
 		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
 		    access(path, R_OK))
 			return;
+		/* the same kernel booted again sits elsewhere (KASLR): a
+		 * list whose _text is not the recorded one is another boot's
+		 * and would name every kernel frame wrongly */
+		if (l->kind == CS_FILE_KALLSYMS && l->kernel_text &&
+		    (text = kallsyms_text(path)) && text != l->kernel_text) {
+			l->mismatch = true;
+			return;
+		}
 	} else {
 		if (cs_elf_info_read(path, &info))
 			return;
@@ -463,11 +494,13 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
  * another build id. */
 static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
 		     const char *name, const uint8_t *id, size_t id_size,
-		     struct cs_elf_info *info, char *found, size_t size)
+		     uint64_t kernel_text, struct cs_elf_info *info, char *found,
+		     size_t size)
 {
 	struct lookup l = {
 		.t = t, .kind = kind, .name = name, .id = id,
-		.id_size = id_size, .found = found, .size = size,
+		.id_size = id_size, .kernel_text = kernel_text,
+		.found = found, .size = size,
 	};
 	const enum source *order = file_order;
 	size_t n = sizeof(file_order) / sizeof(file_order[0]);
@@ -495,8 +528,16 @@ int cs_dso_table_find(struct cs_dso_table *t, enum cs_file_kind kind,
 		      const char *name, const uint8_t *build_id,
 		      size_t build_id_size, char *path, size_t size)
 {
-	return find_file(t, kind, name, build_id, build_id_size, NULL, path,
-			 size);
+	return find_file(t, kind, name, build_id, build_id_size, 0, NULL,
+			 path, size);
+}
+
+int cs_dso_table_find_kallsyms(struct cs_dso_table *t, const uint8_t *build_id,
+			       size_t build_id_size, uint64_t text, char *path,
+			       size_t size)
+{
+	return find_file(t, CS_FILE_KALLSYMS, "[kernel.kallsyms]", build_id,
+			 build_id_size, text, NULL, path, size);
 }
 
 /* This process's vdso, copied to a file for the ELF reader: the kernel
@@ -583,7 +624,7 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	}
 	if (is_perf_map(d->name)) {
 		load_perf_map(d, find_file(t, CS_FILE_JIT_MAP, d->name, NULL, 0,
-					   NULL, found, sizeof(found)) > 0 ?
+					   0, NULL, found, sizeof(found)) > 0 ?
 				 found : NULL);
 		return;
 	}
@@ -595,7 +636,7 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	n = strlen(name);
 	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
 		name[n - 10] = '\0';
-	r = find_file(t, CS_FILE_ELF, name, d->build_id, d->build_id_size,
+	r = find_file(t, CS_FILE_ELF, name, d->build_id, d->build_id_size, 0,
 		      &d->info, found, sizeof(found));
 	if (r <= 0) {
 		memset(&d->info, 0, sizeof(d->info));
@@ -611,7 +652,7 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	 * id (the file's own, when none was recorded) */
 	if (!d->info.has_symtab && d->info.build_id_size &&
 	    find_file(t, CS_FILE_DEBUG, name, d->info.build_id,
-		      d->info.build_id_size, NULL, dbg, sizeof(dbg)) > 0)
+		      d->info.build_id_size, 0, NULL, dbg, sizeof(dbg)) > 0)
 		from = dbg;
 	d->dwarf_path = strdup(from);
 	if (cs_symtab_new(&d->syms))

@@ -106,6 +106,14 @@ typedef int (*cs_dso_file_fn)(void *ctx, enum cs_file_kind kind,
 int cs_dso_table_for_each_file(const struct cs_dso_table *t,
 			       cs_dso_file_fn fn, void *ctx);
 
+/* The lookup for a kernel's symbol list: also refused, like a binary of
+ * another build, when its _text is not `text` (the address the profile
+ * recorded for it; 0: unknown): a list from another boot of the same
+ * kernel (KASLR) would name every kernel frame wrongly. */
+int cs_dso_table_find_kallsyms(struct cs_dso_table *t, const uint8_t *build_id,
+			       size_t build_id_size, uint64_t text, char *path,
+			       size_t size);
+
 /* Number of binaries loaded so far whose file was not found (or only with
  * another build id), and one of them. */
 size_t cs_dso_table_missing(const struct cs_dso_table *t,

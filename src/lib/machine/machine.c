@@ -21,6 +21,7 @@ _Static_assert(CS_MISC_KERNEL == 1 && CS_MISC_GUEST_KERNEL == 4 &&
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ struct cs_machine {
 	char kallsyms_error[256];	/* why it gave no symbols, or "" */
 	uint64_t next_space;
 	uint64_t kernel_space;
+	uint64_t kernel_text;		/* _text as recorded (its pgoff), or 0 */
 	uint64_t kernel_start;		/* the [kernel.kallsyms] map; */
 	uint64_t kernel_end;		/* both 0: not in the file */
 	struct cache_ent *cache;
@@ -413,6 +415,10 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 		if (mode == CS_MISC_KERNEL && mm->filename &&
 		    !strncmp(mm->filename, "[kernel.kallsyms]", 17)) {
 			m->kernel_start = mm->start;
+			/* perf's convention: the map's pgoff is _text's address
+			 * (an "_stext" map's is _stext's, not comparable) */
+			if (!strcmp(mm->filename, "[kernel.kallsyms]_text"))
+				m->kernel_text = mm->pgoff;
 			m->kernel_end = mm->len && mm->start + mm->len > mm->start ?
 					mm->start + mm->len : UINT64_MAX;
 			m->kernel_space = m->next_space++;
@@ -537,10 +543,18 @@ static bool find_kallsyms(struct cs_machine *m)
 	const uint8_t *id = NULL;
 	size_t size = 0;
 	char path[4096];
+	int r;
 
 	known_build_id(m, "[kernel.kallsyms]", &id, &size);
-	if (cs_dso_table_find(m->dsos, CS_FILE_KALLSYMS, "[kernel.kallsyms]",
-			      id, size, path, sizeof(path)) <= 0)
+	r = cs_dso_table_find_kallsyms(m->dsos, id, size, m->kernel_text, path,
+				       sizeof(path));
+	if (r == -EMEDIUMTYPE)
+		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
+			 "the kernel's symbols found are another boot's (its _text "
+			 "is not at %#" PRIx64 ", as recorded): kernel frames are "
+			 "left unknown; record with --buildid-cache to keep them",
+			 m->kernel_text);
+	if (r <= 0)
 		return false;
 	m->kallsyms_path = strdup(path);
 	return m->kallsyms_path != NULL;
