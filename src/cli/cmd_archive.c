@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -19,7 +20,8 @@ static const char usage_text[] =
 	"(perf's build-id cache layout). On another machine every reading\n"
 	"command takes it as --archive FILE; unpacked (tar -xf FILE -C DIR), it\n"
 	"is a --symfs DIR.\n\n"
-	"  -o, --output FILE     the archive (default: the profile's name + .tar.zst)\n"
+	"  -o, --output FILE     the archive (default: the profile's name + .tar.zst;\n"
+	"                        - for standard output)\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
@@ -48,6 +50,10 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (!cli_no_operands("archive", argc, argv, usage_text))
 		return 129;
+	if (output && !strcmp(output, "-") && isatty(STDOUT_FILENO)) {
+		cli_error("archive: -o - writes binary data: redirect stdout to a file or pipe");
+		return 129;
+	}
 	if (!output) {
 		if (!strcmp(cli_input_path(&in), "-")) {
 			cli_error("archive: reading stdin: name the archive with -o");
@@ -85,12 +91,14 @@ int cmd_archive(int argc, char **argv)
 	if (in.quiet)
 		goto out;
 	fprintf(stderr, "callstitch: wrote %s: %u binar%s, %u debug file%s%s "
-		"(%.1f MB before compression)\n", output, res.binaries,
+		"(%.1f MB before compression)\n",
+		strcmp(output, "-") ? output : "standard output", res.binaries,
 		res.binaries == 1 ? "y" : "ies", res.debug_files,
 		res.debug_files == 1 ? "" : "s",
 		res.kallsyms ? ", the kernel's symbols" : "", res.bytes / 1048576.0);
-	fprintf(stderr, "callstitch: elsewhere: callstitch script -i %s --archive %s\n",
-		cli_input_path(&in), output);
+	if (strcmp(output, "-"))
+		fprintf(stderr, "callstitch: elsewhere: callstitch script -i %s "
+			"--archive %s\n", cli_input_path(&in), output);
 out:
 	cs_session_free(s);
 	free(def);

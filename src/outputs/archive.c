@@ -176,19 +176,23 @@ int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb)
 {
 	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s) };
+	bool to_stdout = !strcmp(path, "-");
 	char tmp[4200];
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->missing = (unsigned)cs_machine_files_missing(p.m, &res->first_missing);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+	/* a file is written whole under a temporary name, then renamed */
+	if (snprintf(tmp, sizeof(tmp), "%s", to_stdout ? "standard output" : path) >= (int)sizeof(tmp) ||
+	    (!to_stdout && snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)))
 		return cs_error(eb, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
 	p.a = archive_write_new();
 	if (!p.a)
 		return cs_error(eb, -ENOMEM, "%s", strerror(ENOMEM));
 	if (archive_write_set_format_pax_restricted(p.a) != ARCHIVE_OK ||
 	    archive_write_add_filter_zstd(p.a) != ARCHIVE_OK ||
-	    archive_write_open_filename(p.a, tmp) != ARCHIVE_OK) {
+	    (to_stdout ? archive_write_open_fd(p.a, STDOUT_FILENO) :
+			 archive_write_open_filename(p.a, tmp)) != ARCHIVE_OK) {
 		err = cs_error(eb, -EIO, "%s: %s", tmp, archive_error_string(p.a));
 		archive_write_free(p.a);
 		return err;
@@ -198,6 +202,8 @@ int cs_archive_write(struct cs_session *s, const char *path,
 		err = cs_error(eb, -EIO, "%s: %s", tmp, archive_error_string(p.a));
 	archive_write_free(p.a);
 	cs_strset_free(&p.names);
+	if (to_stdout)
+		return err;
 	if (!err && rename(tmp, path))
 		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));
 	if (err)

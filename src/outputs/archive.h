@@ -37,7 +37,8 @@ struct cs_archive_result {
 /* What the session's run needs: resolve every frame. ctx is the session. */
 extern const struct cs_output_ops cs_archive_ops;
 
-/* After the run: writes the archive to path (replacing it). Returns 0
+/* After the run: writes the archive to path (replacing it; "-": standard
+ * output). Returns 0
  * with *res filled, or a negative errno with eb saying why. */
 int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb);

@@ -36,6 +36,8 @@ check "the workload, by build id" grep -qx ".build-id/${bid:0:2}/${bid:2}/elf" "
 check "libc and its debug file, by build id" \
 	grep -qx ".build-id/${libc_bid:0:2}/${libc_bid:2}/debug" "$T/list"
 check "the kernel's symbols" grep -q '^\.build-id/../.*/kallsyms$' "$T/list"
+"$CS" archive -q -i "$T/data" -o - 2>/dev/null | tar --zstd -tf - >"$T/list.stdout" 2>/dev/null
+same_file "-o -: the same archive on standard output" "$T/list" "$T/list.stdout"
 
 mv "$T/data" "$T/profile.tar.zst" "$T/clean/"
 rm -rf "$T/rec"
