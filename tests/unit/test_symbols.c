@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/symtab.h"
@@ -285,6 +286,29 @@ static void plt_entries_are_named_for_their_targets(void **state)
 	cs_symtab_free(t);
 }
 
+/* perf shows a C++ target's PLT entry demangled ("operator delete@plt");
+ * libstdc++ calls plenty of C++ functions through its PLT */
+static void plt_entries_of_cpp_targets_are_demangled(void **state)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+	const struct cs_sym *s;
+	struct cs_symtab *t;
+	size_t cpp = 0;
+
+	(void)state;
+	if (access(lib, R_OK))
+		skip();
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_true(cs_elf_load_plt(lib, t) > 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	for (size_t i = 0; (s = cs_symtab_at(t, i)); i++) {
+		assert_false(!strncmp(s->name, "_Z", 2));
+		cpp += strstr(s->name, "::") || strstr(s->name, "operator ");
+	}
+	assert_true(cpp > 0);
+	cs_symtab_free(t);
+}
+
 static void non_elf_files_are_refused(void **state)
 {
 	struct cs_elf_info info;
@@ -307,6 +331,7 @@ int main(void)
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),
 		cmocka_unit_test(plt_entries_are_named_for_their_targets),
+		cmocka_unit_test(plt_entries_of_cpp_targets_are_demangled),
 		cmocka_unit_test(non_elf_files_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

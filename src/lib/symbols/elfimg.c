@@ -324,6 +324,7 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 		size_t r_idx = i;
 		char name[512];
 		const char *sym;
+		char *dem;
 		GElf_Rela r;
 		GElf_Sym ds;
 		int len;
@@ -343,7 +344,10 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 		sym = elf_strptr(elf, sh_dyn.sh_link, ds.st_name);
 		if (!sym || !*sym)
 			continue;
-		len = snprintf(name, sizeof(name), "%s@plt", sym);
+		/* perf names a C++ target demangled: "operator delete@plt" */
+		dem = cs_demangle(sym);
+		len = snprintf(name, sizeof(name), "%s@plt", dem ? dem : sym);
+		free(dem);
 		if (len < 0 || (size_t)len >= sizeof(name))
 			continue;
 		err = cs_symtab_add(t, addr, entsize, CS_SYM_GLOBAL, name,
