@@ -5,6 +5,7 @@
 #include "lib/symbols/symtab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define DSO_HASH_BITS 10
 
@@ -603,10 +605,84 @@ static void load_vdso(struct cs_dso *d)
 	unlink(path);
 }
 
-void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
+/* Whether a debug file found by name alone is the one a .gnu_debuglink
+ * names: the CRC-32 of its contents is what the link recorded. */
+static bool crc_matches(const char *path, uint32_t want)
 {
-	char name[4096], found[4096], dbg[4096];
-	const char *from;
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	close(fd);
+	return n == 0 && (uint32_t)crc == want;
+}
+
+/* The debug file that binary's .gnu_debuglink names, where gdb looks for
+ * it: next to the binary, in its .debug/, and under /usr/lib/debug (of
+ * --symfs, --sysroot and this host) by the recorded directory. */
+static bool debuglink_file(struct cs_dso_table *t, const struct cs_dso *d,
+			   const char *binary, char *found, size_t size)
+{
+	const char *roots[] = { t->symfs, t->sysroot, "" };
+	char link[256], bdir[4096], rdir[4096];
+	struct lookup l = {
+		.t = t, .kind = CS_FILE_DEBUG, .name = d->name,
+		.id = d->info.build_id, .id_size = d->info.build_id_size,
+		.found = found, .size = size,
+	};
+	uint32_t crc;
+
+	if (cs_elf_debuglink(binary, link, sizeof(link), &crc) ||
+	    !fmt_path(bdir, sizeof(bdir), "%s", binary) ||
+	    !fmt_path(rdir, sizeof(rdir), "%s", d->name) ||
+	    !strrchr(bdir, '/') || !strrchr(rdir, '/'))
+		return false;
+	*strrchr(bdir, '/') = '\0';
+	*strrchr(rdir, '/') = '\0';
+	for (int i = 0; i < 5; i++) {
+		l.done = false;
+		if (i == 0)
+			consider_fmt(&l, "%s/%s", bdir, link);
+		else if (i == 1)
+			consider_fmt(&l, "%s/.debug/%s", bdir, link);
+		else if (roots[i - 2])
+			consider_fmt(&l, "%s/usr/lib/debug%s/%s", roots[i - 2],
+				     rdir, link);
+		if (!l.done || !strcmp(found, binary))
+			continue;
+		/* build ids on both sides were compared; else the CRC */
+		if ((l.id_size && l.info.build_id_size) || crc_matches(found, crc))
+			return true;
+	}
+	return false;
+}
+
+const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d)
+{
+	char path[4096];
+
+	if (d->debug_tried)
+		return d->debug_file;
+	d->debug_tried = true;
+	if ((d->status != CS_DSO_FOUND && d->status != CS_DSO_LOADED) ||
+	    !d->found || d->found_is_copy)
+		return NULL;
+	if ((d->info.build_id_size &&
+	     find_file(t, CS_FILE_DEBUG, d->name, d->info.build_id,
+		       d->info.build_id_size, 0, NULL, path, sizeof(path)) > 0) ||
+	    debuglink_file(t, d, d->found, path, sizeof(path)))
+		d->debug_file = strdup(path);
+	return d->debug_file;
+}
+
+void cs_dso_locate(struct cs_dso_table *t, struct cs_dso *d)
+{
+	char name[4096], found[4096];
 	size_t n;
 	int r;
 
@@ -645,22 +721,29 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 			t->first_mismatch = d;
 		return;
 	}
-	d->status = CS_DSO_LOADED;
 	d->found = strdup(found);
-	from = found;
-	/* a stripped binary: its symbols are in the debug file of its build
-	 * id (the file's own, when none was recorded) */
-	if (!d->info.has_symtab && d->info.build_id_size &&
-	    find_file(t, CS_FILE_DEBUG, name, d->info.build_id,
-		      d->info.build_id_size, 0, NULL, dbg, sizeof(dbg)) > 0)
-		from = dbg;
+	d->status = d->found ? CS_DSO_FOUND : CS_DSO_NO_FILE;
+}
+
+void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
+{
+	const char *from;
+
+	cs_dso_locate(t, d);
+	if (d->status != CS_DSO_FOUND)
+		return;
+	d->status = CS_DSO_LOADED;
+	from = d->found;
+	/* a stripped binary: its symbols are in its debug file */
+	if (!d->info.has_symtab && cs_dso_debug_file(t, d))
+		from = d->debug_file;
 	d->dwarf_path = strdup(from);
 	if (cs_symtab_new(&d->syms))
 		return;
 	/* PLT entries have no symbols: name them from the running binary's
 	 * relocations, which a debug file does not carry */
 	if ((cs_elf_load_symbols(from, d->syms) < 0) |
-	    (cs_elf_load_plt(found, d->syms) < 0) ||
+	    (cs_elf_load_plt(d->found, d->syms) < 0) ||
 	    cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
 		cs_symtab_free(d->syms);
 		d->syms = NULL;
@@ -741,6 +824,7 @@ void cs_dso_table_free(struct cs_dso_table *t)
 			if (d->found_is_copy)
 				unlink(d->found);
 			free(d->dwarf_path);
+			free(d->debug_file);
 			free(d->found);
 			free(d->name);
 			free(d);

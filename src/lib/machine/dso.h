@@ -25,6 +25,8 @@ struct cs_dso_table;			/* opaque */
 
 enum cs_dso_status {
 	CS_DSO_NOT_LOADED,
+	CS_DSO_FOUND,			/* its file is found (cs_dso_locate()),
+					 * its symbols not read yet */
 	CS_DSO_LOADED,			/* symbols (maybe none) are in syms */
 	CS_DSO_NO_FILE,			/* nothing found to read */
 	CS_DSO_BUILD_ID_MISMATCH,	/* a file was found but is another build */
@@ -41,6 +43,8 @@ struct cs_dso {
 	struct cs_elf_info info;	/* valid once loaded from a file */
 	struct cs_symtab *syms;		/* NULL: no symbols */
 	char *dwarf_path;		/* file that may hold its DWARF */
+	char *debug_file;		/* its separate debug file, or NULL */
+	bool debug_tried;		/* ... looked for (cs_dso_debug_file()) */
 	struct cs_inlines *inlines;	/* opened on first inline query */
 	bool inlines_tried;
 	struct cs_dso *next;		/* hash chain */
@@ -89,8 +93,20 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 			      size_t name_len, const uint8_t *build_id,
 			      size_t build_id_size);
 
-/* Loads the dso's symbols once; later calls return at once. */
+/* Finds the dso's file once (status FOUND, or why not) without reading
+ * its symbols: what the unwinder needs of it. */
+void cs_dso_locate(struct cs_dso_table *t, struct cs_dso *d);
+
+/* Loads the dso's symbols once (finding it first); later calls return at
+ * once. */
 void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
+
+/* The separate debug file of a found dso, looked for once: by the build
+ * id of its file (the lookup above), then by its .gnu_debuglink (next to
+ * the binary, in its .debug/, under /usr/lib/debug, --symfs and --sysroot
+ * by the binary's directory; checked by build id, else by the link's
+ * CRC). NULL if it has none. Owned by the dso. */
+const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d);
 
 /* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,

@@ -754,6 +754,39 @@ uint64_t cs_machine_kernel_space(const struct cs_machine *m)
 	return m->kernel_space;
 }
 
+static const char *unwind_debug_file(const void *key, void *ctx)
+{
+	return cs_dso_debug_file(ctx, (struct cs_dso *)key);
+}
+
+bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
+			      uint64_t addr, struct cs_unwind_module *mod)
+{
+	struct proc *p = u32map_get(&m->procs, pid);
+	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
+	struct cs_dso *d;
+
+	if (!map)
+		return false;
+	d = map->dso;
+	cs_dso_locate(m->dsos, d);
+	/* [heap], //anon, and JIT code named by a /tmp/perf-PID.map */
+	if (d->status == CS_DSO_NOT_A_FILE ||
+	    (d->status == CS_DSO_LOADED && !d->found))
+		return false;
+	*mod = (struct cs_unwind_module){
+		.key = d,
+		.name = d->name,
+		.path = d->found,
+		.debug_path = unwind_debug_file,
+		.debug_ctx = m->dsos,
+	};
+	if (d->found)
+		mod->bias = addr - cs_elf_offset_to_vaddr(&d->info,
+				addr - map->start + map->pgoff);
+	return true;
+}
+
 size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 			  const char **names, size_t cap)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <callstitch/callstitch.h>
+#include "lib/unwind/unwind.h"
 #include "lib/machine/debuginfod.h"
 #include "lib/machine/dso.h"
 
@@ -67,6 +68,15 @@ uint64_t cs_machine_kernel_space(const struct cs_machine *m);
 void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 			     uint8_t cpumode, uint64_t addr,
 			     struct cs_location *loc);
+
+/* For the unwinder: the binary mapped at user address addr of pid at this
+ * point of the stream, its file (found on first use, without reading its
+ * symbols), its load bias, and how to find its debug file if its own CFI
+ * falls short. False if no map holds addr or the map has no binary
+ * (anonymous memory, JIT code). Strings live until the machine is freed;
+ * mod->key is the binary's dso, shared by every process that maps it. */
+bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
+			      uint64_t addr, struct cs_unwind_module *mod);
 
 /* Functions the compiler inlined at a user address of pid (from the
  * binary's DWARF), innermost first, without the function they sit in -

@@ -264,6 +264,44 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
 	return NULL;
 }
 
+int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc)
+{
+	Elf_Data *d;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	size_t n;
+	int fd, err;
+	Elf *elf;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	err = -ENOENT;
+	scn = find_section(elf, ".gnu_debuglink", &sh);
+	d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	/* the name, NUL, padding to 4 bytes, then the CRC */
+	if (d && d->d_size >= 8 &&
+	    (n = strnlen(d->d_buf, d->d_size)) < size && n > 0 &&
+	    ((n + 4) & ~(size_t)3) + 4 <= d->d_size) {
+		const uint8_t *p = (const uint8_t *)d->d_buf + ((n + 4) & ~(size_t)3);
+
+		const char *ident = elf_getident(elf, NULL);
+
+		memcpy(name, d->d_buf, n + 1);
+		/* in the file's byte order */
+		if (ident && ident[EI_DATA] == ELFDATA2MSB)
+			*crc = (uint32_t)p[3] | (uint32_t)p[2] << 8 |
+			       (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+		else
+			*crc = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+		err = 0;
+	}
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
 /* The GOT slot a PLT entry jumps through (jmp *disp32(%rip), possibly
  * after endbr64 / a bnd prefix), or 0. */
 static uint64_t plt_got_slot(const uint8_t *code, size_t len, uint64_t addr)

@@ -40,6 +40,11 @@ long cs_elf_load_symbols(const char *path, struct cs_symtab *t);
  * calls through the PLT. Returns the number added or a negative errno. */
 long cs_elf_load_plt(const char *path, struct cs_symtab *t);
 
+/* The debug file name path's .gnu_debuglink section gives, and the CRC-32
+ * of that file's contents, which it also records. Returns 0, -ENOENT if
+ * there is none, or another negative errno. */
+int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc);
+
 /* A file offset inside a loaded segment as a symbol address; the offset
  * itself when no segment holds it. */
 uint64_t cs_elf_offset_to_vaddr(const struct cs_elf_info *info, uint64_t off);

@@ -17,14 +17,13 @@
 
 struct module {
 	const void *key;
-	char *debug_path;		/* kept for the lazy .debug_frame */
 	Elf *elf;			/* the binary */
 	Dwarf_CFI *eh;			/* its .eh_frame, or NULL */
 	Dwarf *own_dwarf;		/* the binary's own .debug_frame ... */
 	Elf *dbg_elf;			/* ... or its debug file's */
 	Dwarf *dbg_dwarf;
 	Dwarf_CFI *df;			/* .debug_frame, or NULL */
-	bool no_file;			/* neither a file nor an image */
+	bool no_file;			/* its file was not found */
 	bool debug_tried;
 	struct cs_cfi_row **rows;	/* sorted by end, disjoint */
 	size_t nr_rows, cap_rows;
@@ -93,14 +92,8 @@ static Elf *open_elf(const char *path)
 
 static void module_open(struct module *m, const struct cs_unwind_module *mod)
 {
-	if (mod->image)
-		m->elf = elf_memory((char *)mod->image, mod->image_size);
-	else if (mod->path)
+	if (mod->path)
 		m->elf = open_elf(mod->path);
-	if (m->elf && elf_kind(m->elf) != ELF_K_ELF) {
-		elf_end(m->elf);
-		m->elf = NULL;
-	}
 	if (!m->elf) {
 		m->no_file = true;
 		return;
@@ -131,17 +124,22 @@ static bool has_debug_frame(Elf *elf)
  * binary itself (built with -fno-asynchronous-unwind-tables, say), else in
  * its separate debug file. libdw inflates every compressed debug section
  * of a file it opens, so a file without .debug_frame is left alone. */
-static void module_open_debug_frame(struct module *m)
+static void module_open_debug_frame(struct module *m,
+				    const struct cs_unwind_module *mod)
 {
+	const char *debug_path;
+
 	m->debug_tried = true;
 	if (m->elf && has_debug_frame(m->elf)) {
 		m->own_dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
 		if (m->own_dwarf)
 			m->df = dwarf_getcfi(m->own_dwarf);
 	}
-	if (m->df || !m->debug_path)
+	debug_path = m->df || !mod->debug_path ? NULL :
+		     mod->debug_path(mod->key, mod->debug_ctx);
+	if (!debug_path)
 		return;
-	m->dbg_elf = open_elf(m->debug_path);
+	m->dbg_elf = open_elf(debug_path);
 	if (m->dbg_elf && has_debug_frame(m->dbg_elf))
 		m->dbg_dwarf = dwarf_begin_elf(m->dbg_elf, DWARF_C_READ, NULL);
 	if (m->dbg_dwarf)
@@ -166,7 +164,6 @@ static void module_free(struct module *m)
 		elf_end(m->dbg_elf);
 	if (m->elf)
 		elf_end(m->elf);
-	free(m->debug_path);
 	free(m);
 }
 
@@ -210,10 +207,6 @@ static struct module *module_get(struct cs_cfi *c,
 	if (!m)
 		return NULL;
 	m->key = mod->key;
-	if (mod->debug_path && !(m->debug_path = strdup(mod->debug_path))) {
-		free(m);
-		return NULL;
-	}
 	module_open(m, mod);
 	c->mods[i] = m;
 	c->nr_mods++;
@@ -475,7 +468,7 @@ const struct cs_cfi_row *cs_cfi_find(struct cs_cfi *c,
 	row = interpret(c, m->eh, pc, &found, err);
 	if (!found) {
 		if (!m->debug_tried)
-			module_open_debug_frame(m);
+			module_open_debug_frame(m, mod);
 		row = interpret(c, m->df, pc, &found, err);
 	}
 	if (*err)

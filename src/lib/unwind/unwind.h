@@ -30,11 +30,13 @@ struct cs_unwind_arch;
 struct cs_unwind_module {
 	const void *key;		/* the same binary always has the same key */
 	const char *name;		/* what messages call it; lives with key */
-	const char *path;		/* the binary's file, or NULL */
-	const void *image;		/* or the binary in memory ([vdso]) */
-	size_t image_size;
-	const char *debug_path;		/* its separate debug file, or NULL */
+	const char *path;		/* the binary's file, or NULL: not found */
 	uint64_t bias;			/* address - bias = address in the file */
+	/* Its separate debug file (for .debug_frame), or NULL; asked for
+	 * once, and only when the binary's own CFI has no answer for a pc:
+	 * finding it may cost a lookup, even a download. May be NULL. */
+	const char *(*debug_path)(const void *key, void *ctx);
+	void *debug_ctx;
 };
 
 /* Fills *mod for addr and returns true, or false if no binary holds it. */
