@@ -121,6 +121,20 @@ $(REL)/workloads/%: tests/workloads/%.c
 	$(CC) $(STD) -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 		-fno-inline $(WARN) -o $@ $< -lpthread
 
+# dwarfmix, a workload of C and C++ without frame pointers built from every
+# source in tests/workloads/nofp/dwarfmix/ (see the single-file ones below)
+DWARFMIX_SRC := $(sort $(wildcard tests/workloads/nofp/dwarfmix/*.c tests/workloads/nofp/dwarfmix/*.cc))
+NOFP_FLAGS := -O2 -g -fomit-frame-pointer $(WARN)
+$(REL)/obj/dwarfmix/%.o: tests/workloads/nofp/dwarfmix/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) $(NOFP_FLAGS) -MMD -MP -c $< -o $@
+$(REL)/obj/dwarfmix/%.o: tests/workloads/nofp/dwarfmix/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 $(NOFP_FLAGS) -MMD -MP -c $< -o $@
+$(REL)/workloads/nofp/dwarfmix: $(patsubst tests/workloads/nofp/dwarfmix/%,$(REL)/obj/dwarfmix/%.o,$(basename $(DWARFMIX_SRC)))
+	@mkdir -p $(dir $@)
+	$(CXX) -o $@ $^ -lpthread
+
 # the flame graph page, kept readable as three files, becomes a C string
 src/outputs/flame_template.inc: src/outputs/flame_template.html src/outputs/flame_template.css \
 		src/outputs/flame_template.js src/outputs/flame_template.sh
@@ -134,7 +148,7 @@ $(REL)/workloads/nofp/%: tests/workloads/nofp/%.c
 	$(CC) $(STD) -O2 -g -fomit-frame-pointer $(WARN) -o $@ $< -lpthread
 
 tools: $(TOOLS)
-workloads: $(WORKLOADS) $(NOFP_WORKLOADS)
+workloads: $(WORKLOADS) $(NOFP_WORKLOADS) $(REL)/workloads/nofp/dwarfmix
 
 man: $(MAN_PAGES)
 $(REL)/man/callstitch.1: man/callstitch.extra man/gen.sh $(REL)/callstitch

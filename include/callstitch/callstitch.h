@@ -279,6 +279,8 @@ enum cs_chain_state {
 	CS_CHAIN_STITCHED_LATE,	/* user part from a record seen before it */
 	CS_CHAIN_KERNEL_ONLY,	/* the user part never came: see `missing` */
 	CS_CHAIN_UNMERGED,	/* merging off: as recorded, cookie included */
+	CS_CHAIN_UNWOUND,	/* user part unwound from the sample's registers
+				 * and stack copy (--call-graph dwarf) */
 };
 
 enum cs_missing_reason {
@@ -325,7 +327,53 @@ struct cs_stats {
 	uint64_t lost_samples;		/* sum of LOST_SAMPLES records' counts */
 	uint64_t max_pending;		/* most samples waiting at once */
 	uint64_t by_type[128];		/* records per type (types >= 127 in the last) */
+	uint64_t unwound;		/* samples whose user part was unwound */
+	uint64_t unwind_refused;	/* ... not, their registers or stack copy
+					 * being unusable (see the warning) */
 };
+
+/* ---- stack completeness ------------------------------------------------- */
+
+/* How a sample's user stack ends. */
+enum cs_stack_end {
+	CS_STACK_ROOT,		/* at _start, clone/clone3 or a thread start */
+	CS_STACK_COPY_TOO_SMALL,/* dwarf: the stack copy ended first */
+	CS_STACK_NO_CFI,	/* dwarf: a binary has no CFI for the pc */
+	CS_STACK_NO_BINARY,	/* dwarf: a binary was not found */
+	CS_STACK_BAD_CFI,	/* dwarf: CFI that leads nowhere */
+	CS_STACK_FP_BROKEN,	/* fp, deferred: the frame-pointer chain broke */
+	CS_STACK_UNKNOWN_CODE,	/* a frame in no binary or at no symbol */
+	CS_STACK_TOO_DEEP,	/* the unwinder's frame limit */
+	CS_STACK_MISSING,	/* deferred: the user part never came */
+	CS_STACK__COUNT,
+};
+
+/* How a sample's user stack was made. */
+enum cs_stack_kind {
+	CS_STACK_KIND_FP,	/* frame pointers, walked at sample time */
+	CS_STACK_KIND_DEFERRED,	/* frame pointers, walked on return to user */
+	CS_STACK_KIND_DWARF,	/* unwound here from the stack copy */
+	CS_STACK_KIND__COUNT,
+};
+
+struct cs_stack_stop {		/* stacks of one kind that ended early in one binary */
+	const char *dso;	/* NULL: in no binary; owned by the machine */
+	enum cs_stack_end end;
+	enum cs_stack_kind kind;
+	uint64_t stacks;
+};
+
+struct cs_completeness {
+	uint64_t user_stacks;			/* samples with a user stack */
+	uint64_t by_kind[CS_STACK_KIND__COUNT];
+	uint64_t by_end[CS_STACK__COUNT];
+	uint64_t no_user;			/* samples without (kernel threads) */
+	const struct cs_stack_stop *stops;	/* most stacks first */
+	size_t nr_stops;
+};
+
+const char *cs_stack_end_name(enum cs_stack_end e);
+const char *cs_stack_kind_name(enum cs_stack_kind k);
 
 /* ---- outputs ------------------------------------------------------------ */
 
@@ -390,6 +438,9 @@ struct cs_session_opts {
 	 * used for its own pid and for JIT code whose process has no map
 	 * anywhere else. NULL: /tmp/perf-PID.map only. */
 	const char *jit_map;
+	/* How each user stack ends, for cs_session_completeness(): costs a
+	 * look at the last frames of every sample. */
+	bool completeness;
 	/* new options go here, at the end */
 };
 
@@ -430,13 +481,18 @@ int cs_session_next(struct cs_session *s, const struct cs_stitched **out);
  * Owned by the session; s may be NULL (after -ENOMEM from open). */
 const char *cs_session_error(const struct cs_session *s);
 
-/* After the end of the profile: one line about the input worth telling
- * the user (a recording cut short, read up to its last whole record), or
- * NULL. Owned by the session. */
+/* After the end of the profile: what about the input is worth telling the
+ * user (a recording cut short, read up to its last whole record; samples
+ * whose stack copy could not be unwound), one warning a line, or NULL.
+ * Owned by the session. */
 const char *cs_session_warning(const struct cs_session *s);
 
 /* Counters, updated as the session reads; owned by the session. */
 const struct cs_stats *cs_session_stats(const struct cs_session *s);
+/* How the user stacks of the samples delivered so far end; NULL unless
+ * opts.completeness was set. Owned by the session; valid until the next
+ * call or cs_session_free(). */
+const struct cs_completeness *cs_session_completeness(struct cs_session *s);
 /* The session's machine (threads, maps, symbols); owned by the session. */
 struct cs_machine *cs_session_machine(struct cs_session *s);
 /* The profile's events: index i < cs_session_nr_evsels(), else NULL.

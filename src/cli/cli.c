@@ -1,5 +1,6 @@
 /* cli.c - messages, shared input options, running a session. */
 #include "cli/cli.h"
+#include "outputs/stack_health.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -225,6 +226,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.no_debuginfod = in->no_debuginfod,
 		.warning = warning_line,
 		.progress_ctx = &progress_state,
+		.completeness = in->stats || in->completeness,
 	};
 	struct cs_session *s = NULL;
 	int err;
@@ -260,10 +262,19 @@ int cli_run(struct cs_session *s, const struct cli_input *in,
 	}
 	if (err > 0)		/* an output stopped the run and said why */
 		return 1;
-	if (cs_session_warning(s))	/* e.g. a recording cut short */
-		cli_warn("%s", cs_session_warning(s));
+	if (cs_session_warning(s)) {	/* e.g. a recording cut short */
+		const char *w = cs_session_warning(s);
+
+		/* one warning a line */
+		for (const char *nl; (nl = strchr(w, '\n')); w = nl + 1)
+			cli_warn("%.*s", (int)(nl - w), w);
+		cli_warn("%s", w);
+	}
 	if (!in->quiet || in->stats)
 		cli_print_stats(stderr, cs_session_stats(s), in->stats);
+	if (in->stats)
+		cs_stack_health_write(stderr, cs_session_completeness(s),
+				      "  completeness: ", "    ", 10);
 	return 0;
 }
 
@@ -278,6 +289,8 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 			st->samples, st->stitched, st->stitched_late,
 			st->kernel_only, st->original, st->deferred_records,
 			st->duplicate_records, st->orphan_records);
+		if (st->unwound)
+			fprintf(f, "; %" PRIu64 " user stacks unwound", st->unwound);
 		if (st->lost_events || st->lost_samples)
 			fprintf(f, "; %" PRIu64 " events lost", st->lost_events +
 				st->lost_samples);
@@ -297,6 +310,8 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 			cs_missing_reason_name((enum cs_missing_reason)r),
 			st->kernel_only_by[r]);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  as recorded", st->original);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  unwound (dwarf)", st->unwound);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  not unwound: bad copy", st->unwind_refused);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "deferred records", st->deferred_records);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  duplicate", st->duplicate_records);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  orphan", st->orphan_records);

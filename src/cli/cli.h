@@ -31,6 +31,7 @@ struct cli_input {
 	bool no_debuginfod;		/* --no-debuginfod */
 	/* set by a command, not by an option */
 	bool file_order;		/* records in file order, not time order */
+	bool completeness;		/* classify user stacks (report's header) */
 	bool no_progress;		/* no progress line even on a terminal */
 };
 

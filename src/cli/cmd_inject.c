@@ -128,6 +128,9 @@ static void summary(const char *output, const struct cs_inject_stats *st,
 	if (st->newer_dropped)
 		fprintf(stderr, "; %" PRIu64 " records of types perf 6.1 does not"
 			" know dropped", st->newer_dropped);
+	if (st->unwound)
+		fprintf(stderr, "; %" PRIu64 " user stacks unwound from their "
+			"stack copies, which were left out", st->unwound);
 	if (st->truncated)
 		fprintf(stderr, "; %" PRIu64 " user stacks cut to fit a record",
 			st->truncated);

@@ -166,6 +166,7 @@ int cmd_report(int argc, char **argv)
 	run.out = cli_output_open(output);
 	if (!run.out)
 		goto out;
+	in.completeness = true;		/* the header tells how stacks end */
 	s = cli_open(&in);
 	if (!s)
 		goto out;

@@ -21,6 +21,9 @@ struct cs_inject {
 	bool passthrough;
 	bool started;			/* events and features handed to w */
 	const char *path;		/* the input, for messages */
+	struct cs_perf_attr *attrs;	/* as written, by evsel index */
+	bool *rewritten;		/* ... and whether that is not as read */
+	size_t nr_attrs;
 	struct cs_inject_stats st;
 	struct cs_errbuf eb;
 	uint64_t buf[(RECORD_MAX + 1) / 8];
@@ -32,6 +35,46 @@ static int fail_writer(struct cs_inject *inj, int err)
 
 	cs_error(&inj->eb, err, "%s", msg && *msg ? msg : strerror(-err));
 	return 1;
+}
+
+/* A dwarf-mode event as written: its samples carry the unwound stack in
+ * their callchain instead of registers and a stack copy. */
+static bool drop_stack_copies(struct cs_perf_attr *attr)
+{
+	const uint64_t both = CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER;
+
+	if ((attr->sample_type & both) != both)
+		return false;
+	attr->sample_type = (attr->sample_type & ~both) | CS_SAMPLE_CALLCHAIN;
+	attr->sample_regs_user = 0;
+	attr->sample_stack_user = 0;
+	attr->flags &= ~CS_ATTR_EXCLUDE_CALLCHAIN_USER;
+	return true;
+}
+
+/* Keeps the attrs as written, so that samples are encoded as their
+ * event says. */
+static int keep_attr(struct cs_inject *inj, const struct cs_evsel *ev,
+		     const struct cs_perf_attr *attr, bool rewritten)
+{
+	if (ev->index >= inj->nr_attrs) {
+		size_t n = ev->index + 8;
+		struct cs_perf_attr *a = realloc(inj->attrs, n * sizeof(*a));
+		bool *r;
+
+		if (!a)
+			return -ENOMEM;
+		inj->attrs = a;
+		r = realloc(inj->rewritten, n * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		inj->rewritten = r;
+		memset(r + inj->nr_attrs, 0, (n - inj->nr_attrs) * sizeof(*r));
+		inj->nr_attrs = n;
+	}
+	inj->attrs[ev->index] = *attr;
+	inj->rewritten[ev->index] = rewritten;
+	return 0;
 }
 
 static bool host_big_endian(void)
@@ -71,10 +114,16 @@ static int start(struct cs_inject *inj)
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct cs_evsel *ev = cs_session_evsel(s, i);
 		struct cs_perf_attr attr = *cs_evsel_attr(ev);
+		bool rewritten = false;
 
-		if (!inj->passthrough)
+		if (!inj->passthrough) {
 			attr.flags &= ~(CS_ATTR_DEFER_CALLCHAIN | CS_ATTR_DEFER_OUTPUT);
-		err = cs_writer_add_event(inj->w, &attr, ev->name, ev->ids, ev->nr_ids);
+			rewritten = drop_stack_copies(&attr);
+		}
+		err = keep_attr(inj, ev, &attr, rewritten);
+		if (!err)
+			err = cs_writer_add_event(inj->w, &attr, ev->name, ev->ids,
+						  ev->nr_ids);
 	}
 	if (!err && info) {
 		static const struct { int feat; size_t off; } strs[] = {
@@ -234,7 +283,9 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_inject *inj = ctx;
 	const struct cs_event *ev = s->event;
+	const struct cs_perf_attr *attr;
 	uint64_t nr = s->chain_nr;
+	bool known;
 	long len;
 
 	if (start(inj))
@@ -244,18 +295,25 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 	case CS_CHAIN_STITCHED:		inj->st.stitched++; break;
 	case CS_CHAIN_STITCHED_LATE:	inj->st.stitched_late++; break;
 	case CS_CHAIN_KERNEL_ONLY:	inj->st.kernel_only++; break;
+	case CS_CHAIN_UNWOUND:		inj->st.unwound++; break;
 	default:			inj->st.original++; break;
 	}
-	if (inj->passthrough || s->state == CS_CHAIN_ORIGINAL ||
-	    s->state == CS_CHAIN_UNMERGED)
+	if (inj->passthrough)
 		return copy(inj, ev);
 	if (!ev->evsel) {
 		cs_error(&inj->eb, -EINVAL, "%s: sample at offset %#" PRIx64
 			 " names no event of the file", inj->path, ev->offset);
 		return 1;
 	}
+	/* events a stream names after the data began are written as read */
+	known = ev->evsel->index < inj->nr_attrs;
+	attr = known ? &inj->attrs[ev->evsel->index] : cs_evsel_attr(ev->evsel);
+	/* a sample of a rewritten event never goes out as it came */
+	if ((!known || !inj->rewritten[ev->evsel->index]) &&
+	    (s->state == CS_CHAIN_ORIGINAL || s->state == CS_CHAIN_UNMERGED))
+		return copy(inj, ev);
 	for (;;) {
-		len = cs_encode_sample(cs_evsel_attr(ev->evsel), &ev->sample, s->chain, nr,
+		len = cs_encode_sample(attr, &ev->sample, s->chain, nr,
 				       inj->buf, sizeof(inj->buf));
 		if (len != -EINVAL)
 			break;
@@ -330,5 +388,9 @@ const char *cs_inject_error(const struct cs_inject *inj)
 
 void cs_inject_free(struct cs_inject *inj)
 {
+	if (!inj)
+		return;
+	free(inj->attrs);
+	free(inj->rewritten);
 	free(inj);
 }

@@ -16,6 +16,12 @@
  * resolves a sample at its own time, sees what callstitch resolves the
  * sample against.
  *
+ * A --call-graph dwarf profile has its user stacks unwound on the way (see
+ * src/lib/unwind): its samples are written with the unwound stack as an
+ * ordinary callchain and without the register and stack copies, and its
+ * events lose PERF_SAMPLE_REGS_USER, PERF_SAMPLE_STACK_USER and
+ * exclude_callchain_user, so a reader takes the stacks as they are.
+ *
  * Samples leave the stitcher after the records that completed them, so the
  * output is not in time order; no FINISHED_ROUND is written, which tells a
  * reader to sort the whole file (perf does).
@@ -49,6 +55,8 @@ struct cs_inject_stats {
 	uint64_t stitched_late;
 	uint64_t kernel_only;		/* ... with the kernel part only */
 	uint64_t original;		/* ... as recorded */
+	uint64_t unwound;		/* ... with a user part unwound from the
+					 * stack copy, which is left out */
 	uint64_t truncated;		/* ... whose user part had to be cut to fit */
 	uint64_t records;		/* other records written */
 	uint64_t retimed;		/* ... of them moved back to a waiting

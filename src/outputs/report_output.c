@@ -12,6 +12,7 @@
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "outputs/report.h"
+#include "outputs/stack_health.h"
 
 static int run_begin(void *ctx, struct cs_session *s)
 {
@@ -109,6 +110,11 @@ static void write_header(struct cs_report_run *run, struct cs_session *s)
 	fprintf(out, "# %-15s: %" PRIu64 " (%" PRIu64 " duplicate, %" PRIu64
 		" orphan)\n", "deferred records", st->deferred_records,
 		st->duplicate_records, st->orphan_records);
+	if (st->unwound)
+		fprintf(out, "# %-15s: %" PRIu64 " unwound from their stack "
+			"copies (--call-graph dwarf)\n", "user stacks", st->unwound);
+	cs_stack_health_write(out, cs_session_completeness(s),
+			      "# completeness   : ", "#                    ", 5);
 	if (run->filtered)
 		fprintf(out, "# %-15s: %" PRIu64 " samples left out by --pid,"
 			" --tid or --comm\n", "filtered", run->filtered);

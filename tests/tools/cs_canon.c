@@ -49,6 +49,7 @@ static const char *state_name(enum cs_chain_state s)
 	case CS_CHAIN_STITCHED_LATE:	return "late";
 	case CS_CHAIN_KERNEL_ONLY:	return "kernel-only";
 	case CS_CHAIN_UNMERGED:		return "unmerged";
+	case CS_CHAIN_UNWOUND:		return "unwound";
 	}
 	return "?";
 }

@@ -11,14 +11,23 @@
  * one record releases are copied into a queue and the pipeline pauses
  * after that record - in the order module too, in the middle of a round -
  * so that the machine stands where it would for the callback.
+ *
+ * A sample that carries its user registers and a copy of its user stack
+ * (--call-graph dwarf) gets its user part from the unwinder on its way to
+ * the output, so that every output sees whole stacks; the completeness
+ * tally, when asked for, sees every sample last.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
+#include "lib/completeness/completeness.h"
 #include "lib/machine/machine.h"
 #include "lib/machine/unpack.h"
 #include "lib/order/order.h"
@@ -27,9 +36,14 @@
 #include "lib/read/reader.h"
 #include "lib/stitch/stitch.h"
 #include "lib/trace/tracepoints.h"
+#include "lib/unwind/arch.h"
+#include "lib/unwind/unwind.h"
 #include "lib/util/errbuf.h"
 
 #define PROGRESS_STEP	(4u << 20)
+/* Most user frames unwound per sample. A stack copy holds at most 64 KiB
+ * and a frame takes 8 bytes at least: the copy ends a stack first. */
+#define UNWIND_MAX	8192
 
 /* Samples released but not yet pulled, each a struct pulled followed by
  * its chain and its record, in one buffer emptied before it refills. */
@@ -72,6 +86,15 @@ struct cs_session {
 
 	struct cs_tracepoints *tracepoints;	/* parsed on first use */
 	bool tracepoints_failed;
+	struct cs_unwind *unwind;	/* made at the first stack copy */
+	bool unwind_tried;
+	uint64_t *chain;		/* unwound chains are built here */
+	size_t chain_cap;
+	uint64_t refused_offset;	/* the first sample not unwound, */
+	const char *refused_why;	/* and why */
+	struct cs_complete *complete;	/* NULL unless asked for */
+	cs_stitched_fn sample;		/* where samples go: the output's */
+	void *sample_ctx;		/* callback, or the pull queue */
 
 	struct cs_stats stats;
 	struct cs_errbuf eb;
@@ -201,6 +224,165 @@ static int no_sample(void *ctx, const struct cs_stitched *st)
 	(void)ctx;
 	(void)st;
 	return 0;
+}
+
+/* Adds a line to the run's warnings (cs_session_warning()). */
+__attribute__((format(printf, 2, 3)))
+static void warn(struct cs_session *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->warning.msg);
+	va_list ap;
+
+	if (n + 2 >= sizeof(s->warning.msg))
+		return;
+	if (n)
+		s->warning.msg[n++] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(s->warning.msg + n, sizeof(s->warning.msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- unwinding --------------------------------------------------------- */
+
+struct find_ctx {
+	struct cs_machine *machine;
+	uint32_t pid;
+};
+
+static bool find_module(void *ctx, uint64_t addr, struct cs_unwind_module *mod)
+{
+	struct find_ctx *f = ctx;
+
+	return cs_machine_unwind_module(f->machine, f->pid, addr, mod);
+}
+
+static bool has_stack_copy(const struct cs_session *s, const struct cs_event *ev)
+{
+	const uint64_t both = CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER;
+
+	return !s->opts.no_merge && ev->evsel &&
+	       (cs_evsel_attr(ev->evsel)->sample_type & both) == both;
+}
+
+static struct cs_unwind *unwinder(struct cs_session *s)
+{
+	const struct cs_file_info *info;
+	const struct cs_unwind_arch *arch;
+
+	if (s->unwind_tried)
+		return s->unwind;
+	s->unwind_tried = true;
+	info = cs_reader_info(s->reader);
+	arch = info && info->arch ? cs_unwind_arch_find(info->arch) :
+	       cs_unwind_arch_host();
+	if (!arch) {
+		warn(s, "%s: user stacks of %s are not unwound: only x86_64's "
+		     "registers are known", s->path,
+		     info && info->arch ? info->arch : "this architecture");
+		return NULL;
+	}
+	if (cs_unwind_new(arch, &s->unwind))
+		return NULL;
+	s->chain = malloc((UNWIND_MAX + 256) * sizeof(*s->chain));
+	if (!s->chain) {
+		cs_unwind_free(s->unwind);
+		s->unwind = NULL;
+		return NULL;
+	}
+	s->chain_cap = UNWIND_MAX + 256;
+	return s->unwind;
+}
+
+/* The sample's kernel part, then the unwound user part, in out. */
+static int unwind_sample(struct cs_session *s, const struct cs_stitched *st,
+			 struct cs_stitched *out, struct cs_unwind_result *res)
+{
+	const struct cs_sample *smp = &st->event->sample;
+	const struct cs_perf_attr *attr = cs_evsel_attr(st->event->evsel);
+	struct find_ctx fctx = { s->machine, smp->pid };
+	struct cs_unwind_input in = {
+		.abi = smp->user_regs_abi,
+		.regs_mask = attr->sample_regs_user,
+		.regs = smp->user_regs,
+		.stack = smp->stack_user,
+		.stack_size = smp->stack_user_size,
+		.stack_dyn_size = smp->stack_user_dyn_size,
+	};
+	uint64_t nk = 0;
+	int err;
+
+	/* what the kernel recorded of the user part (nothing, with perf's
+	 * exclude_callchain_user) gives way to the unwound one */
+	while (nk < st->chain_nr && st->chain[nk] != CS_CONTEXT_USER)
+		nk++;
+	if (nk + 1 + UNWIND_MAX > s->chain_cap) {
+		uint64_t *c = realloc(s->chain, (nk + 1 + UNWIND_MAX) * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		s->chain = c;
+		s->chain_cap = nk + 1 + UNWIND_MAX;
+	}
+	memcpy(s->chain, st->chain, nk * sizeof(*s->chain));
+	err = cs_unwind_sample(s->unwind, &in, find_module, &fctx,
+			       s->chain + nk + 1, UNWIND_MAX, res);
+	if (err)
+		return err;
+	*out = *st;
+	out->chain = s->chain;
+	out->chain_nr = nk;
+	out->state = CS_CHAIN_UNWOUND;
+	if (res->nr) {
+		s->chain[nk] = CS_CONTEXT_USER;
+		out->chain_nr = nk + 1 + res->nr;
+		s->stats.unwound++;
+	}
+	if (res->stop == CS_UNWIND_BAD_INPUT && !s->stats.unwind_refused++) {
+		s->refused_offset = st->event->offset;
+		s->refused_why = res->why;
+	}
+	return 0;
+}
+
+/* Between the stitcher and the output: unwinding, then the tally. */
+static int on_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct cs_session *s = ctx;
+	struct cs_unwind_result res, *unwound = NULL;
+	struct cs_stitched out;
+	int err;
+
+	if (st->state == CS_CHAIN_ORIGINAL && has_stack_copy(s, st->event) &&
+	    unwinder(s)) {
+		err = unwind_sample(s, st, &out, &res);
+		if (err)
+			return err;
+		st = &out;
+		unwound = &res;
+	}
+	if (s->complete) {
+		err = cs_complete_add(s->complete, s->machine, st, unwound);
+		if (err)
+			return err;
+	}
+	return s->sample(s->sample_ctx, st);
+}
+
+/* Whether samples must pass through on_sample(): a stream names its events
+ * later, so it might carry stack copies. */
+static bool needs_on_sample(const struct cs_session *s)
+{
+	const struct cs_file_info *info = cs_reader_info(s->reader);
+
+	if (s->opts.completeness || (info && info->pipe_mode))
+		return true;
+	for (size_t i = 0; i < cs_session_nr_evsels(s); i++) {
+		const struct cs_evsel *ev = cs_session_evsel(s, i);
+
+		if (cs_evsel_attr(ev)->sample_type & (CS_SAMPLE_REGS_USER | CS_SAMPLE_STACK_USER))
+			return true;
+	}
+	return false;
 }
 
 static int to_output(struct cs_session *s, const struct cs_event *ev)
@@ -386,9 +568,21 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	s->ops = ops ? ops : &no_ops;
 	s->ctx = ctx;
 
-	/* the stitcher calls the output itself: one call less per sample */
-	err = cs_stitch_new(!s->opts.no_merge, sample, sample_ctx, &s->stats,
-			    &s->stitch);
+	/* the stitcher calls the output itself, one call less per sample,
+	 * unless stacks are unwound or classified on the way */
+	if (s->opts.completeness) {
+		err = cs_complete_new(&s->complete);
+		if (err)
+			return cs_error(&s->eb, err, "%s: out of memory", s->path);
+	}
+	s->sample = sample;
+	s->sample_ctx = sample_ctx;
+	if (needs_on_sample(s))
+		err = cs_stitch_new(!s->opts.no_merge, on_sample, s, &s->stats,
+				    &s->stitch);
+	else
+		err = cs_stitch_new(!s->opts.no_merge, sample, sample_ctx,
+				    &s->stats, &s->stitch);
 	if (!err && !s->opts.ordered_off)
 		err = cs_order_new(deliver, s, &s->order);
 	if (err)
@@ -400,10 +594,14 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 static void finish(struct cs_session *s)
 {
 	progress(s, s->pos, true);
+	if (s->stats.unwind_refused)
+		warn(s, "%s: %" PRIu64 " sample%s not unwound, the first at "
+		     "offset %#" PRIx64 ": %s", s->path, s->stats.unwind_refused,
+		     s->stats.unwind_refused == 1 ? " was" : "s were",
+		     s->refused_offset, s->refused_why);
 	if (cs_reader_truncated(s->reader))
-		cs_error(&s->warning, 0, "%s: the recording was cut short (its "
-			 "header gives no data size); read up to the last whole "
-			 "record", s->path);
+		warn(s, "%s: the recording was cut short (its header gives no "
+		     "data size); read up to the last whole record", s->path);
 }
 
 int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
@@ -551,6 +749,11 @@ bool cs_session_waiting_since(struct cs_session *s, uint32_t tid, uint64_t *time
 	return s->stitch && cs_stitch_waiting_since(s->stitch, tid, time);
 }
 
+const struct cs_completeness *cs_session_completeness(struct cs_session *s)
+{
+	return s->complete ? cs_complete_get(s->complete) : NULL;
+}
+
 struct cs_machine *cs_session_machine(struct cs_session *s)
 {
 	return s->machine;
@@ -578,6 +781,9 @@ void cs_session_free(struct cs_session *s)
 	cs_order_free(s->order);
 	cs_stitch_free(s->stitch);
 	free(s->pull.buf);
+	cs_complete_free(s->complete);
+	cs_unwind_free(s->unwind);
+	free(s->chain);
 	cs_machine_free(s->machine);
 	cs_unpack_remove(s->archive_dir);
 	cs_tracepoints_free(s->tracepoints);
