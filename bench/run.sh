@@ -80,3 +80,21 @@ t_perfr=$(rep "$perf" script -i "$real")
 t_csr=$(rep "$cs" script -q -i "$real")
 line "perf script, real recording x$reps" "$t_perfr" "$(rate $((n_real * reps)) "$t_perfr") smp/s" ""
 line "callstitch script, real recording x$reps" "$t_csr" "$(rate $((n_real * reps)) "$t_csr") smp/s" "$(ratio "$t_perfr" "$t_csr")x perf"
+
+# --call-graph dwarf: perf 6.1 and callstitch both unwind every sample's
+# stack copy, side by side on one recording of dwarfmix (C and C++ without
+# frame pointers, perf's default 8 KiB copies)
+dwarf=$B/dwarf.data
+if "$perf" record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$dwarf" \
+	-- build/workloads/nofp/dwarfmix 3 >/dev/null 2>&1; then
+	cat "$dwarf" >/dev/null
+	n_dwarf=$(samples "$dwarf")
+	t_perfd=$(best "$perf" script -i "$dwarf")
+	t_csd=$(best "$cs" script -q -i "$dwarf")
+	line "perf script, dwarf recording ($(( $(stat -c %s "$dwarf") >> 20 )) MB)" "$t_perfd" \
+		"$(rate "$n_dwarf" "$t_perfd") smp/s" ""
+	line "callstitch script, dwarf recording" "$t_csd" "$(rate "$n_dwarf" "$t_csd") smp/s" \
+		"$(ratio "$t_perfd" "$t_csd")x perf"
+else
+	echo "bench: perf record --call-graph dwarf failed: no dwarf-mode row" >&2
+fi
