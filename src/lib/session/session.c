@@ -264,33 +264,24 @@ static bool has_stack_copy(const struct cs_session *s, const struct cs_event *ev
 	       (cs_evsel_attr(ev->evsel)->sample_type & both) == both;
 }
 
-static struct cs_unwind *unwinder(struct cs_session *s)
+/* The unwinder, made for the file's architecture at the first stack copy;
+ * s->unwind stays NULL (and a warning says why) for one we cannot unwind.
+ * Returns 0 or -ENOMEM. */
+static int make_unwinder(struct cs_session *s)
 {
-	const struct cs_file_info *info;
+	const struct cs_file_info *info = cs_reader_info(s->reader);
 	const struct cs_unwind_arch *arch;
 
-	if (s->unwind_tried)
-		return s->unwind;
 	s->unwind_tried = true;
-	info = cs_reader_info(s->reader);
 	arch = info && info->arch ? cs_unwind_arch_find(info->arch) :
 	       cs_unwind_arch_host();
 	if (!arch) {
 		warn(s, "%s: user stacks of %s are not unwound: only x86_64's "
 		     "registers are known", s->path,
 		     info && info->arch ? info->arch : "this architecture");
-		return NULL;
+		return 0;
 	}
-	if (cs_unwind_new(arch, &s->unwind))
-		return NULL;
-	s->chain = malloc((UNWIND_MAX + 256) * sizeof(*s->chain));
-	if (!s->chain) {
-		cs_unwind_free(s->unwind);
-		s->unwind = NULL;
-		return NULL;
-	}
-	s->chain_cap = UNWIND_MAX + 256;
-	return s->unwind;
+	return cs_unwind_new(arch, &s->unwind);
 }
 
 /* The sample's kernel part, then the unwound user part, in out. */
@@ -315,13 +306,14 @@ static int unwind_sample(struct cs_session *s, const struct cs_stitched *st,
 	 * exclude_callchain_user) gives way to the unwound one */
 	while (nk < st->chain_nr && st->chain[nk] != CS_CONTEXT_USER)
 		nk++;
-	if (nk + 1 + UNWIND_MAX > s->chain_cap) {
-		uint64_t *c = realloc(s->chain, (nk + 1 + UNWIND_MAX) * sizeof(*c));
+	if (nk + 1 + UNWIND_MAX > s->chain_cap) {	/* once, or a deeper kernel part */
+		size_t cap = nk + 1 + UNWIND_MAX + 256;
+		uint64_t *c = realloc(s->chain, cap * sizeof(*c));
 
 		if (!c)
 			return -ENOMEM;
 		s->chain = c;
-		s->chain_cap = nk + 1 + UNWIND_MAX;
+		s->chain_cap = cap;
 	}
 	memcpy(s->chain, st->chain, nk * sizeof(*s->chain));
 	err = cs_unwind_sample(s->unwind, &in, find_module, &fctx,
@@ -352,13 +344,16 @@ static int on_sample(void *ctx, const struct cs_stitched *st)
 	struct cs_stitched out;
 	int err;
 
-	if (st->state == CS_CHAIN_ORIGINAL && has_stack_copy(s, st->event) &&
-	    unwinder(s)) {
-		err = unwind_sample(s, st, &out, &res);
-		if (err)
+	if (st->state == CS_CHAIN_ORIGINAL && has_stack_copy(s, st->event)) {
+		if (!s->unwind_tried && (err = make_unwinder(s)))
 			return err;
-		st = &out;
-		unwound = &res;
+		if (s->unwind) {
+			err = unwind_sample(s, st, &out, &res);
+			if (err)
+				return err;
+			st = &out;
+			unwound = &res;
+		}
 	}
 	if (s->complete) {
 		err = cs_complete_add(s->complete, s->machine, st, unwound);

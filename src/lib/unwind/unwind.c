@@ -216,6 +216,9 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 	};
 	for (;;) {
 		uint64_t pc = cur->regs[a->ra];
+		/* a return address may be the first byte after the function
+		 * that called: the call instruction is what holds its row */
+		uint64_t at = exact ? pc : pc - 1;
 		struct cs_unwind_module mod;
 		const struct cs_cfi_row *row;
 		struct frame *t;
@@ -230,19 +233,18 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 			res->stop = CS_UNWIND_ROOT;
 			return 0;
 		}
-		if (!find(ctx, exact ? pc : pc - 1, &mod)) {
-			ips[res->nr++] = exact ? pc : pc - 1;
+		if (!find(ctx, at, &mod)) {
+			ips[res->nr++] = at;
 			res->stop = CS_UNWIND_NO_MAP;
 			return 0;
 		}
-		/* a return address may be the first byte after the function
-		 * that called: the call instruction is what holds its row */
-		row = cs_cfi_find(u->cfi, &mod, (exact ? pc : pc - 1) - mod.bias,
-				  &stop, &err);
+		row = cs_cfi_find(u->cfi, &mod, at - mod.bias, &stop, &err);
 		if (err)
 			return err;
-		/* perf shows a signal trampoline at its own address */
-		ips[res->nr++] = exact || (row && row->signal) ? pc : pc - 1;
+		/* a signal trampoline is shown at itself: its return address
+		 * minus one (perf 6.1's choice) is the byte before it, where
+		 * no symbol is */
+		ips[res->nr++] = row && row->signal ? pc : at;
 		if (!row) {
 			res->stop = stop;
 			res->module = mod.name;
