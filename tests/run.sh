@@ -15,7 +15,13 @@ export CS=${CS:-$PWD/build/asan/callstitch}
 export CS_REL=${CS_REL:-$PWD/build/callstitch}
 export CS_TOOLS=${CS_TOOLS:-$PWD/build/asan/tools}
 export CS_WORKLOADS=${CS_WORKLOADS:-$PWD/build/workloads}
-export CS_TMP=${CS_TMP:-$(mktemp -d /tmp/callstitch-tests.XXXXXX)}
+# a scratch directory of our own is removed as the tests pass (a
+# synthetic profile can take a gigabyte); what a failure left is kept
+own_tmp=false
+if [ -z "${CS_TMP:-}" ]; then
+	CS_TMP=$(mktemp -d /tmp/callstitch-tests.XXXXXX) && own_tmp=true
+fi
+export CS_TMP
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # no test asks a symbol server it did not start itself
@@ -59,6 +65,9 @@ run_script() {
 		echo "  (full log: $log)"
 	fi
 	grep -E '^ok\b.*# SKIP' "$log" | sed 's/^/  /'
+	if $own_tmp && [ "$f" -eq 0 ]; then
+		rm -rf "$CS_TMP/$(basename "$t" .sh)".*/
+	fi
 	printf '%-40s %3d passed, %d failed, %d skipped\n' "$(basename "$t")" "$p" "$f" "$s"
 }
 
@@ -77,4 +86,9 @@ if [ ${#failures[@]} -ne 0 ]; then
 	echo "failed: ${failures[*]}"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
+if $own_tmp && [ "$failed" -eq 0 ]; then
+	rm -rf "$CS_TMP"
+elif $own_tmp; then
+	echo "logs and files of the failures: $CS_TMP"
+fi
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
