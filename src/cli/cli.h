@@ -71,7 +71,8 @@ enum {
 	"                        JIT code without a map of its own\n" \
 	"      --no-debuginfod   never fetch missing binaries and debug info from\n" \
 	"                        the servers in DEBUGINFOD_URLS\n" \
-	"      --stats           print the full stitching statistics at the end\n" \
+	"      --stats           print the full statistics at the end, with how\n" \
+	"                        many user stacks reached a root and why others stopped\n" \
 	"  -q, --quiet           no summary line on stderr\n"
 
 /* Applies a shared option; returns 1 if it was one, 0 if not. */
