@@ -15,14 +15,19 @@
 /* a record is at most 64 KiB; a re-encoded sample is no bigger */
 #define RECORD_MAX 65535
 
+struct written_attr {
+	struct cs_perf_attr attr;
+	bool rewritten;			/* not as read: see drop_stack_copies() */
+	bool kept;
+};
+
 struct cs_inject {
 	struct cs_writer *w;
 	struct cs_session *s;		/* during the run */
 	bool passthrough;
 	bool started;			/* events and features handed to w */
 	const char *path;		/* the input, for messages */
-	struct cs_perf_attr *attrs;	/* as written, by evsel index */
-	bool *rewritten;		/* ... and whether that is not as read */
+	struct written_attr *attrs;	/* by evsel index */
 	size_t nr_attrs;
 	struct cs_inject_stats st;
 	struct cs_errbuf eb;
@@ -59,21 +64,15 @@ static int keep_attr(struct cs_inject *inj, const struct cs_evsel *ev,
 {
 	if (ev->index >= inj->nr_attrs) {
 		size_t n = ev->index + 8;
-		struct cs_perf_attr *a = realloc(inj->attrs, n * sizeof(*a));
-		bool *r;
+		struct written_attr *a = realloc(inj->attrs, n * sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
+		memset(a + inj->nr_attrs, 0, (n - inj->nr_attrs) * sizeof(*a));
 		inj->attrs = a;
-		r = realloc(inj->rewritten, n * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		inj->rewritten = r;
-		memset(r + inj->nr_attrs, 0, (n - inj->nr_attrs) * sizeof(*r));
 		inj->nr_attrs = n;
 	}
-	inj->attrs[ev->index] = *attr;
-	inj->rewritten[ev->index] = rewritten;
+	inj->attrs[ev->index] = (struct written_attr){ *attr, rewritten, true };
 	return 0;
 }
 
@@ -284,8 +283,8 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 	struct cs_inject *inj = ctx;
 	const struct cs_event *ev = s->event;
 	const struct cs_perf_attr *attr;
+	const struct written_attr *w;
 	uint64_t nr = s->chain_nr;
-	bool known;
 	long len;
 
 	if (start(inj))
@@ -306,10 +305,11 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 		return 1;
 	}
 	/* events a stream names after the data began are written as read */
-	known = ev->evsel->index < inj->nr_attrs;
-	attr = known ? &inj->attrs[ev->evsel->index] : cs_evsel_attr(ev->evsel);
+	w = ev->evsel->index < inj->nr_attrs &&
+	    inj->attrs[ev->evsel->index].kept ? &inj->attrs[ev->evsel->index] : NULL;
+	attr = w ? &w->attr : cs_evsel_attr(ev->evsel);
 	/* a sample of a rewritten event never goes out as it came */
-	if ((!known || !inj->rewritten[ev->evsel->index]) &&
+	if ((!w || !w->rewritten) &&
 	    (s->state == CS_CHAIN_ORIGINAL || s->state == CS_CHAIN_UNMERGED))
 		return copy(inj, ev);
 	for (;;) {
@@ -391,6 +391,5 @@ void cs_inject_free(struct cs_inject *inj)
 	if (!inj)
 		return;
 	free(inj->attrs);
-	free(inj->rewritten);
 	free(inj);
 }
