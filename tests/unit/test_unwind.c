@@ -332,6 +332,16 @@ static struct cs_unwind *unwinder(void)
 	return u;
 }
 
+/* Walks s into ips[0..cap); says why it stopped. */
+static enum cs_unwind_stop walk(struct cs_unwind *u, const struct sample *s,
+				uint64_t *ips, size_t cap,
+				struct cs_unwind_result *res)
+{
+	assert_int_equal(cs_unwind_sample(u, &s->in, find_self, NULL, ips, cap,
+					  res), 0);
+	return res->stop;
+}
+
 /* leaf (no frame) <- mid (rbx, locals) <- root */
 static void frames_are_walked_to_the_root(void **state)
 {
@@ -344,8 +354,7 @@ static void frames_are_walked_to_the_root(void **state)
 	sample_init(&s, A(uw_leaf_body), SP);
 	AT(SP) = A(uw_mid_ret);			/* leaf's return address */
 	AT(SP + 8 + 24) = A(uw_root_ret);	/* mid's, above rbx and locals */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	assert_int_equal(res.nr, 3);
 	assert_int_equal(ips[0], A(uw_leaf_body));	/* the sampled pc */
 	assert_int_equal(ips[1], A(uw_mid_ret) - 1);	/* callers: the call */
@@ -365,8 +374,7 @@ static void the_copy_ends_where_dyn_size_says(void **state)
 	AT(SP) = A(uw_mid_ret);
 	AT(SP + 32) = A(uw_root_ret);		/* in the buffer ... */
 	s.in.stack_dyn_size = 32;		/* ... but not valid */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_STACK_END);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_STACK_END);
 	assert_int_equal(res.nr, 2);
 	cs_unwind_free(u);
 }
@@ -382,15 +390,13 @@ static void the_plt_cfa_follows_the_pc(void **state)
 	/* early in the entry: the return address is at rsp */
 	sample_init(&s, A(uw_plt) + 4, SP);
 	AT(SP) = A(uw_root_ret);
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	assert_int_equal(res.nr, 2);
 	/* after the push: one word further */
 	sample_init(&s, A(uw_plt) + 11, SP);
 	AT(SP) = 0x1234;
 	AT(SP + 8) = A(uw_root_ret);
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	assert_int_equal(res.nr, 2);
 	assert_int_equal(ips[1], A(uw_root_ret) - 1);
 	cs_unwind_free(u);
@@ -414,8 +420,7 @@ static void a_signal_frame_resumes_the_interrupted_pc(void **state)
 	AT(ctx + 72) = A(uw_mid_late);		/* saved rip: interrupted here */
 	AT(ctx + 80) = 0xb0b;			/* saved rbx */
 	AT(isp + 24) = A(uw_root_ret);		/* mid's return address */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	assert_int_equal(res.nr, 4);
 	assert_int_equal(ips[1], A(uw_sigtramp));	/* shown at itself */
 	/* looked up at the exact pc: at pc - 1 (the early ret) the frame
@@ -436,30 +441,25 @@ static void bad_input_is_refused_before_any_read(void **state)
 	sample_init(&s, A(uw_leaf_body), SP);
 	s.in.stack = NULL;			/* any read would crash */
 	s.in.stack_dyn_size = 64;
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_BAD_INPUT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_BAD_INPUT);
 	assert_int_equal(res.nr, 0);
 
 	sample_init(&s, A(uw_leaf_body), SP);
 	s.in.stack_dyn_size = s.in.stack_size + 8;	/* dyn_size > size */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_BAD_INPUT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_BAD_INPUT);
 	assert_non_null(strstr(res.why, "dyn_size"));
 
 	sample_init(&s, A(uw_leaf_body), SP);
 	s.in.regs_mask = MASK & ~(1ULL << PERF_IP);	/* no pc */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_BAD_INPUT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_BAD_INPUT);
 
 	sample_init(&s, A(uw_leaf_body), SP);
 	s.in.regs_mask = MASK | 1ULL << 40;	/* not an x86_64 register */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_BAD_INPUT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_BAD_INPUT);
 
 	sample_init(&s, A(uw_leaf_body), SP);
 	s.in.abi = 0;				/* a kernel thread */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_NO_REGS);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_NO_REGS);
 	assert_int_equal(res.nr, 0);
 	cs_unwind_free(u);
 }
@@ -475,8 +475,7 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	/* a return address outside any binary */
 	sample_init(&s, A(uw_leaf_body), SP);
 	AT(SP) = 0x1000;
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_NO_MAP);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_NO_MAP);
 	assert_int_equal(res.nr, 2);
 	assert_int_equal(ips[1], 0xfff);
 
@@ -484,8 +483,7 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	sample_init(&s, A(uw_leaf_body), SP);
 	AT(SP) = A(uw_leaf_body) + 1;		/* itself, CFA rsp + 8 ... */
 	AT(SP + 8) = A(uw_leaf_body) + 1;	/* ... fine, it grows */
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 3, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_DEPTH);
+	assert_int_equal(walk(u, &s, ips, 3, &res), CS_UNWIND_DEPTH);
 	assert_int_equal(res.nr, 3);
 
 	/* rbx is unknown once mid's frame is gone, but nothing needs it */
@@ -493,8 +491,7 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	AT(SP) = A(uw_mid_ret);
 	AT(SP + 32) = A(uw_root_ret);
 	s.regs[slot(PERF_BX)] = 0xb0b;
-	assert_int_equal(cs_unwind_sample(u, &s.in, find_self, NULL, ips, 16, &res), 0);
-	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	cs_unwind_free(u);
 }
 
