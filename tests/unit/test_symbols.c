@@ -309,6 +309,72 @@ static void plt_entries_of_cpp_targets_are_demangled(void **state)
 	cs_symtab_free(t);
 }
 
+static void mangled_names_are_demangled_when_found(void **state)
+{
+	struct cs_symtab *t;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_symtab_add_mangled(t, 0x1000, 16, CS_SYM_GLOBAL,
+					       "_ZN3foo3barEv", 13), 0);
+	/* an alias: chosen by its demangled name, which is longer */
+	assert_int_equal(cs_symtab_add_mangled(t, 0x2000, 16, CS_SYM_GLOBAL,
+					       "_ZN1a1bEv", 9), 0);
+	assert_int_equal(cs_symtab_add_mangled(t, 0x2000, 16, CS_SYM_GLOBAL,
+					       "_ZN5alias4longEv", 16), 0);
+	assert_int_equal(cs_symtab_add_mangled(t, 0x3000, 16, CS_SYM_GLOBAL,
+					       "_Zq", 3), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	assert_string_equal(cs_symtab_find(t, 0x1004)->name, "foo::bar");
+	assert_string_equal(cs_symtab_find(t, 0x1008)->name, "foo::bar");
+	assert_string_equal(cs_symtab_find(t, 0x2000)->name, "alias::long");
+	assert_string_equal(cs_symtab_find(t, 0x3000)->name, "_Zq");
+	cs_symtab_free(t);
+}
+
+/* a finished table saved and mapped again answers as the original */
+static void saved_tables_answer_as_the_original(void **state)
+{
+	char path[] = "/tmp/cs-test-symtab.XXXXXX";
+	struct cs_symtab *t, *u;
+	const char *text = "ffffffff81000000 T _text\n"
+			   "ffffffff81000100 t helper\n"
+			   "ffffffffc0000000 t mod_fn\t[mod]\n";
+	size_t bad = 0;
+	int fd;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_kallsyms_parse(t, text, strlen(text), &bad), 3);
+	assert_int_equal(cs_symtab_add_mangled(t, 0xffffffffd0000000, 16,
+					       CS_SYM_GLOBAL, "_ZN3foo3barEv", 13), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(cs_symtab_save(t, fd, "key one"), 0);
+	close(fd);
+	assert_int_equal(cs_symtab_open_saved(path, "key two", &u), -ESTALE);
+	assert_int_equal(cs_symtab_open_saved(path, "key one", &u), 0);
+	assert_int_equal(cs_symtab_count(u), cs_symtab_count(t));
+	for (uint64_t a = 0xffffffff80ffffff; a < 0xffffffff81000300; a += 0x40) {
+		const struct cs_sym *x = cs_symtab_find(t, a), *y = cs_symtab_find(u, a);
+
+		assert_int_equal(!x, !y);
+		if (x) {
+			assert_string_equal(x->name, y->name);
+			assert_int_equal(x->end, y->end);
+		}
+	}
+	assert_string_equal(cs_symtab_find(u, 0xffffffffc0000004)->module, "[mod]");
+	assert_string_equal(cs_symtab_find(u, 0xffffffffd0000004)->name, "foo::bar");
+	cs_symtab_free(u);
+	/* cut short: refused, never read past the end */
+	assert_int_equal(truncate(path, 40), 0);
+	assert_int_equal(cs_symtab_open_saved(path, "key one", &u), -EBADMSG);
+	unlink(path);
+	cs_symtab_free(t);
+}
+
 static void non_elf_files_are_refused(void **state)
 {
 	struct cs_elf_info info;
@@ -333,6 +399,8 @@ int main(void)
 		cmocka_unit_test(plt_entries_are_named_for_their_targets),
 		cmocka_unit_test(plt_entries_of_cpp_targets_are_demangled),
 		cmocka_unit_test(non_elf_files_are_refused),
+		cmocka_unit_test(mangled_names_are_demangled_when_found),
+		cmocka_unit_test(saved_tables_answer_as_the_original),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "lib/machine/dso.h"
 #include "lib/machine/debuginfod.h"
 #include "lib/symbols/inlines.h"
+#include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
 
 #include <errno.h>
@@ -605,6 +606,32 @@ static void load_vdso(struct cs_dso *d)
 	unlink(path);
 }
 
+/* The symbols of file from, sorted once and kept in the symbol cache:
+ * a binary's table is the same every run. */
+static void load_symbols(struct cs_dso *d, const char *from)
+{
+	char key[8192];
+	bool keyed = !cs_symcache_file_key(from, key, sizeof(key));
+
+	if (keyed && !cs_symcache_open(key, &d->syms)) {
+		if (cs_symtab_count(d->syms))
+			return;
+		cs_symtab_free(d->syms);
+		d->syms = NULL;
+		return;
+	}
+	if (cs_symtab_new(&d->syms))
+		return;
+	if (cs_elf_load_symbols(from, d->syms) < 0 ||
+	    cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
+		cs_symtab_free(d->syms);
+		d->syms = NULL;
+		return;
+	}
+	if (keyed)
+		cs_symcache_store(key, d->syms);
+}
+
 /* Whether a debug file found by name alone is the one a .gnu_debuglink
  * names: the CRC-32 of its contents is what the link recorded. */
 static bool crc_matches(const char *path, uint32_t want)
@@ -738,16 +765,33 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	if (!d->info.has_symtab && cs_dso_debug_file(t, d))
 		from = d->debug_file;
 	d->dwarf_path = strdup(from);
-	if (cs_symtab_new(&d->syms))
+	load_symbols(d, from);
+}
+
+/* PLT entries have no symbols: they are named from the running binary's
+ * relocations (which a debug file does not carry), and only for a dso with
+ * an address in its PLT - most never have one. */
+static void load_plt(struct cs_dso *d)
+{
+	d->plt_tried = true;
+	if (!d->found || cs_symtab_new(&d->plt))
 		return;
-	/* PLT entries have no symbols: name them from the running binary's
-	 * relocations, which a debug file does not carry */
-	if ((cs_elf_load_symbols(from, d->syms) < 0) |
-	    (cs_elf_load_plt(d->found, d->syms) < 0) ||
-	    cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
-		cs_symtab_free(d->syms);
-		d->syms = NULL;
+	if (cs_elf_load_plt(d->found, d->plt) < 0 ||
+	    cs_symtab_finish(d->plt) || !cs_symtab_count(d->plt)) {
+		cs_symtab_free(d->plt);
+		d->plt = NULL;
 	}
+}
+
+const struct cs_sym *cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr)
+{
+	if (vaddr >= d->info.plt_start && vaddr < d->info.plt_end) {
+		if (!d->plt_tried)
+			load_plt(d);
+		if (d->plt)
+			return cs_symtab_find(d->plt, vaddr);
+	}
+	return d->syms ? cs_symtab_find(d->syms, vaddr) : NULL;
 }
 
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
@@ -820,6 +864,7 @@ void cs_dso_table_free(struct cs_dso_table *t)
 		for (; d; d = next) {
 			next = d->next;
 			cs_symtab_free(d->syms);
+			cs_symtab_free(d->plt);
 			cs_inlines_free(d->inlines);
 			if (d->found_is_copy)
 				unlink(d->found);

@@ -42,6 +42,9 @@ struct cs_dso {
 	enum cs_dso_status status;
 	struct cs_elf_info info;	/* valid once loaded from a file */
 	struct cs_symtab *syms;		/* NULL: no symbols */
+	struct cs_symtab *plt;		/* name@plt, built on the first
+					 * address in info.plt_start..end */
+	bool plt_tried;
 	char *dwarf_path;		/* file that may hold its DWARF */
 	char *debug_file;		/* its separate debug file, or NULL */
 	bool debug_tried;		/* ... looked for (cs_dso_debug_file()) */
@@ -107,6 +110,10 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
  * by the binary's directory; checked by build id, else by the link's
  * CRC). NULL if it has none. Owned by the dso. */
 const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d);
+
+/* The symbol at vaddr (a symbol address, see cs_elf_offset_to_vaddr) in a
+ * loaded dso, or NULL. Owned by the dso. */
+const struct cs_sym *cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr);
 
 /* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,

@@ -11,6 +11,7 @@
 #include "lib/machine/machine.h"
 #include "lib/machine/dso.h"
 #include "lib/machine/maps.h"
+#include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
 #include "lib/util/strset.h"
 #include "abi/perf_abi.h"
@@ -567,11 +568,17 @@ static void load_kernel(struct cs_machine *m)
 	char *buf = NULL;
 	size_t len = 0;
 	int fd;
-
+	char key[512];
+	bool running;
 	long added = 0;
 
 	m->kernel_tried = true;
 	if (!m->kallsyms_path && !find_kallsyms(m))
+		return;
+	/* the running kernel's table is kept between runs (symcache.h) */
+	running = !strcmp(m->kallsyms_path, "/proc/kallsyms") &&
+		  !cs_symcache_kernel_key(key, sizeof(key));
+	if (running && !cs_symcache_open(key, &m->kernel))
 		return;
 	if (cs_symtab_new(&m->kernel))
 		return;
@@ -622,6 +629,8 @@ done:
 	if (cs_symtab_finish(m->kernel) || !cs_symtab_count(m->kernel)) {
 		cs_symtab_free(m->kernel);
 		m->kernel = NULL;
+	} else if (running) {
+		cs_symcache_store(key, m->kernel);
 	}
 }
 
@@ -690,9 +699,7 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	}
 	loc->dso_addr = d->status == CS_DSO_LOADED ?
 			cs_elf_offset_to_vaddr(&d->info, off) : off;
-	if (!d->syms)
-		return;
-	s = cs_symtab_find(d->syms, loc->dso_addr);
+	s = d->status == CS_DSO_LOADED ? cs_dso_find_sym(d, loc->dso_addr) : NULL;
 	if (!s)
 		return;
 	loc->sym = s->name;

@@ -56,6 +56,52 @@ static bool note_build_id(Elf_Data *data, struct cs_elf_info *info)
 	return false;
 }
 
+/* The section named name, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, out))
+			continue;
+		n = elf_strptr(elf, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* With IBT the entries that code calls live in .plt.sec, without a
+ * header; otherwise in .plt after a 16-byte header. Returns the section
+ * and sets *first to the offset of its first entry. */
+static Elf_Scn *plt_section(Elf *elf, GElf_Shdr *sh, uint64_t *first)
+{
+	Elf_Scn *plt = find_section(elf, ".plt.sec", sh);
+
+	*first = 0;
+	if (!plt) {
+		plt = find_section(elf, ".plt", sh);
+		*first = 16;
+	}
+	return plt;
+}
+
+static void plt_range(Elf *elf, struct cs_elf_info *info)
+{
+	uint64_t first;
+	GElf_Shdr sh;
+
+	if (!plt_section(elf, &sh, &first) || sh.sh_size <= first)
+		return;
+	info->plt_start = sh.sh_addr + first;
+	info->plt_end = sh.sh_addr + sh.sh_size;
+}
+
 int cs_elf_info_read(const char *path, struct cs_elf_info *info)
 {
 	GElf_Ehdr eh;
@@ -89,6 +135,7 @@ int cs_elf_info_read(const char *path, struct cs_elf_info *info)
 			};
 		}
 	}
+	plt_range(elf, info);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
@@ -121,27 +168,42 @@ out:
 	return err;
 }
 
+/* Sections named like text or data, by index: perf keeps symbols there.
+ * Worked out once per section, not once per symbol. */
+static bool *symbol_sections(Elf *elf, size_t shstrndx, size_t *nr)
+{
+	Elf_Scn *scn = NULL;
+	bool *ok;
+
+	if (elf_getshdrnum(elf, nr) || !(ok = calloc(*nr ? *nr : 1, sizeof(*ok))))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t i = elf_ndxscn(scn);
+		const char *sec;
+		GElf_Shdr sh;
+
+		if (i >= *nr || !gelf_getshdr(scn, &sh))
+			continue;
+		sec = elf_strptr(elf, shstrndx, sh.sh_name);
+		ok[i] = sec && (strstr(sec, "text") || strstr(sec, "data"));
+	}
+	return ok;
+}
+
 /* perf's filter: functions, objects and labels (local NOTYPE symbols such
  * as ld.so's _start) in sections named like text or data. Objects matter
  * because a bad unwind can land in .rodata, and perf names the spot. */
-static bool wanted_sym(const GElf_Sym *s, Elf *elf, size_t shstrndx)
+static bool wanted_sym(const GElf_Sym *s, const bool *sections, size_t nr)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 	int vis = GELF_ST_VISIBILITY(s->st_other);
-	const char *sec;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
 		return false;
 	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 	    !(type == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL))
 		return false;
-	scn = elf_getscn(elf, s->st_shndx);
-	if (!scn || !gelf_getshdr(scn, &sh))
-		return false;
-	sec = elf_strptr(elf, shstrndx, sh.sh_name);
-	return sec && (strstr(sec, "text") || strstr(sec, "data"));
+	return s->st_shndx < nr && sections[s->st_shndx];
 }
 
 static enum cs_sym_bind bind_of(const GElf_Sym *s)
@@ -157,37 +219,37 @@ static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		       struct cs_symtab *t)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n, i, shstrndx;
+	size_t n, i, shstrndx, nr_sections;
 	long added = 0;
+	bool *sections;
 
 	if (!d || !sh->sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
+	sections = symbol_sections(elf, shstrndx, &nr_sections);
+	if (!sections)
+		return -ENOMEM;
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
-		char *dem;
 		int err;
 
-		if (!gelf_getsym(d, (int)i, &s) || !wanted_sym(&s, elf, shstrndx))
+		if (!gelf_getsym(d, (int)i, &s) ||
+		    !wanted_sym(&s, sections, nr_sections))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		/* '$x'/'$d': ARM mapping symbols, not names */
 		if (!name || !*name || *name == '$')
 			continue;
-		dem = cs_demangle(name);
-		if (dem) {
-			err = cs_symtab_add(t, s.st_value, s.st_size, bind_of(&s),
-					    dem, strlen(dem), NULL);
-			free(dem);
-		} else {
-			err = cs_symtab_add(t, s.st_value, s.st_size, bind_of(&s),
-					    name, strlen(name), NULL);
+		err = cs_symtab_add_mangled(t, s.st_value, s.st_size,
+					    bind_of(&s), name, strlen(name));
+		if (err) {
+			added = err;
+			break;
 		}
-		if (err)
-			return err;
 		added++;
 	}
+	free(sections);
 	return added;
 }
 
@@ -244,26 +306,6 @@ void cs_build_id_hex(const uint8_t *id, size_t size, char *buf)
 	buf[2 * size] = '\0';
 }
 
-/* The section named name, or NULL. */
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *out)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, out))
-			continue;
-		n = elf_strptr(elf, shstrndx, out->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc)
 {
 	Elf_Data *d;
@@ -317,8 +359,58 @@ static uint64_t plt_got_slot(const uint8_t *code, size_t len, uint64_t addr)
 	return 0;
 }
 
+struct slot_rela {
+	uint64_t slot;			/* GOT slot (r_offset) */
+	size_t idx;			/* its relocation */
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot_rela *x = a, *y = b;
+
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The relocations by GOT slot, sorted, so that each PLT entry finds its
+ * own with a binary search. NULL on -ENOMEM. */
+static struct slot_rela *index_slots(Elf_Data *rd, size_t n)
+{
+	struct slot_rela *v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t k = 0; k < n; k++) {
+		GElf_Rela r;
+
+		v[k].slot = gelf_getrela(rd, (int)k, &r) ? r.r_offset : 0;
+		v[k].idx = k;
+	}
+	qsort(v, n, sizeof(*v), cmp_slot);
+	return v;
+}
+
+/* The first relocation for slot, or fallback. */
+static size_t rela_of_slot(const struct slot_rela *v, size_t n, uint64_t slot,
+			   size_t fallback)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].slot == slot ? v[lo].idx : fallback;
+}
+
 long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 {
+	struct slot_rela *slots = NULL;
 	GElf_Shdr sh_plt, sh_rela, sh_dyn;
 	Elf_Scn *plt, *rela, *dyn;
 	Elf_Data *rd, *dd, *pd;
@@ -331,15 +423,7 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 	err = elf_open(path, &fd, &elf);
 	if (err)
 		return err;
-	/* with IBT the entries that code calls live in .plt.sec, without a
-	 * header; otherwise in .plt after a 16-byte header */
-	plt = find_section(elf, ".plt.sec", &sh_plt);
-	if (plt) {
-		first = 0;
-	} else {
-		plt = find_section(elf, ".plt", &sh_plt);
-		first = 16;
-	}
+	plt = plt_section(elf, &sh_plt, &first);
 	rela = find_section(elf, ".rela.plt", &sh_rela);
 	if (!plt || !rela || sh_plt.sh_type == SHT_NOBITS ||
 	    sh_rela.sh_type != SHT_RELA || !sh_rela.sh_entsize ||
@@ -355,11 +439,16 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 		goto out;
 	n = sh_rela.sh_size / sh_rela.sh_entsize;
 	nent = (sh_plt.sh_size - first) / entsize;
+	slots = index_slots(rd, n);
+	if (!slots) {
+		added = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < nent; i++) {
 		uint64_t off = first + i * entsize, addr = sh_plt.sh_addr + off;
 		uint64_t slot = plt_got_slot((const uint8_t *)pd->d_buf + off,
 					     entsize, addr);
-		size_t r_idx = i;
+		size_t r_idx;
 		char name[512];
 		const char *sym;
 		char *dem;
@@ -369,13 +458,7 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 
 		/* the entry says which GOT slot, hence which relocation, it
 		 * serves; the relocations need not be in PLT order */
-		if (slot) {
-			for (size_t k = 0; k < n; k++)
-				if (gelf_getrela(rd, (int)k, &r) && r.r_offset == slot) {
-					r_idx = k;
-					break;
-				}
-		}
+		r_idx = slot ? rela_of_slot(slots, n, slot, i) : i;
 		if (r_idx >= n || !gelf_getrela(rd, (int)r_idx, &r) ||
 		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &ds))
 			continue;
@@ -397,6 +480,7 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 		added++;
 	}
 out:
+	free(slots);
 	elf_end(elf);
 	close(fd);
 	return added;

@@ -25,6 +25,7 @@ struct cs_elf_info {
 	uint16_t e_type;
 	size_t nr_segs;
 	struct cs_elf_seg segs[CS_ELF_MAX_SEGS];	/* executable PT_LOADs first */
+	uint64_t plt_start, plt_end;	/* the PLT entries code calls, or 0, 0 */
 };
 
 /* Reads the header facts of path. Returns 0, or a negative errno (-ENOENT,
@@ -36,8 +37,9 @@ int cs_elf_info_read(const char *path, struct cs_elf_info *info);
 long cs_elf_load_symbols(const char *path, struct cs_symtab *t);
 
 /* Adds "name@plt" symbols for the PLT entries of path (x86-64 layout:
- * .plt.sec, or .plt after its header, in .rela.plt order), as perf shows
- * calls through the PLT. Returns the number added or a negative errno. */
+ * .plt.sec, or .plt after its header; info->plt_start..plt_end), as perf
+ * shows calls through the PLT. Returns the number added or a negative
+ * errno. */
 long cs_elf_load_plt(const char *path, struct cs_symtab *t);
 
 /* The debug file name path's .gnu_debuglink section gives, and the CRC-32

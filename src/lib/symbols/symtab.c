@@ -2,9 +2,13 @@
 #include "lib/symbols/symtab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct entry {
 	uint64_t start, size;
@@ -12,17 +16,34 @@ struct entry {
 	uint32_t module;		/* offset into the pool, or UINT32_MAX */
 	uint32_t seq;			/* insertion order: keeps the sort stable */
 	uint8_t bind;
+	uint8_t mangled;		/* demangle on first find */
+};
+
+/* a finished symbol but its start, which is searched in an array of its own */
+struct fin_ent {
+	uint64_t end;			/* exclusive */
+	uint32_t name, module;		/* pool offsets; module UINT32_MAX: none */
 };
 
 struct cs_symtab {
-	struct entry *ent;
+	struct entry *ent;		/* while filling */
 	size_t nr, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
-	struct cs_sym *syms;		/* the finished table */
+	/* the finished table: in memory, or a saved file's mapping */
+	uint64_t *starts;
+	struct fin_ent *ends;
+	const char *pool_view;		/* pool, or the mapping's */
+	uint8_t *mangled;		/* per symbol; NULL when mapped */
+	const uint8_t *saved_mangled;	/* ... the mapping's */
+	struct cs_sym *syms;		/* filled on first lookup */
 	size_t nr_syms;
+	void *map;
+	size_t map_len;
 	bool have_module;		/* modules repeat: store each run once */
 	uint32_t last_module_off;
+	char **demangled;		/* names demangled by find, to free */
+	size_t nr_demangled, cap_demangled;
 };
 
 int cs_symtab_new(struct cs_symtab **out)
@@ -54,9 +75,9 @@ static int pool_add(struct cs_symtab *t, const char *s, size_t len, uint32_t *of
 	return 0;
 }
 
-int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
-		  enum cs_sym_bind bind, const char *name, size_t name_len,
-		  const char *module)
+static int add(struct cs_symtab *t, uint64_t start, uint64_t size,
+	       enum cs_sym_bind bind, const char *name, size_t name_len,
+	       const char *module, bool mangled)
 {
 	struct entry *e;
 	int err;
@@ -76,6 +97,9 @@ int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
 	e->bind = (uint8_t)bind;
 	e->seq = (uint32_t)t->nr;
 	e->module = UINT32_MAX;
+	/* only C++ (_Z) and Rust v0 (_R) names can be mangled */
+	e->mangled = mangled && name_len > 2 && name[0] == '_' &&
+		     (name[1] == 'Z' || name[1] == 'R');
 	err = pool_add(t, name, name_len, &e->name);
 	if (err)
 		return err;
@@ -91,6 +115,45 @@ int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
 		e->module = t->last_module_off;
 	}
 	t->nr++;
+	return 0;
+}
+
+int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
+		  enum cs_sym_bind bind, const char *name, size_t name_len,
+		  const char *module)
+{
+	return add(t, start, size, bind, name, name_len, module, false);
+}
+
+int cs_symtab_add_mangled(struct cs_symtab *t, uint64_t start, uint64_t size,
+			  enum cs_sym_bind bind, const char *name,
+			  size_t name_len)
+{
+	return add(t, start, size, bind, name, name_len, NULL, true);
+}
+
+/* Aliases are chosen by their shown (demangled) names: demangle the few
+ * symbols that share an address with another now. */
+static int demangle_aliases(struct cs_symtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		struct entry *e = &t->ent[i];
+		char *dem;
+		int err;
+
+		if (!e->mangled ||
+		    !((i && t->ent[i - 1].start == e->start) ||
+		      (i + 1 < t->nr && t->ent[i + 1].start == e->start)))
+			continue;
+		e->mangled = 0;
+		dem = cs_demangle(t->pool + e->name);
+		if (!dem)
+			continue;
+		err = pool_add(t, dem, strlen(dem), &e->name);
+		free(dem);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -152,6 +215,8 @@ int cs_symtab_finish(struct cs_symtab *t)
 		;
 	if (i < t->nr)
 		qsort(t->ent, t->nr, sizeof(*t->ent), cmp_entry);
+	if (demangle_aliases(t))
+		return -ENOMEM;
 	/*
 	 * Close unsized symbols first, then pick one per address - perf's
 	 * order. So of unsized aliases (kallsyms) all but the last in file
@@ -183,19 +248,22 @@ int cs_symtab_finish(struct cs_symtab *t)
 		}
 		t->ent[n++] = t->ent[i];
 	}
-	t->syms = malloc(n * sizeof(*t->syms));
-	if (!t->syms)
+	t->starts = malloc(n * sizeof(*t->starts));
+	t->ends = malloc(n * sizeof(*t->ends));
+	t->mangled = calloc(n, 1);
+	/* zero pages until a lookup fills its symbol: most are never read */
+	t->syms = calloc(n, sizeof(*t->syms));
+	if (!t->starts || !t->ends || !t->mangled || !t->syms)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct entry *e = &t->ent[i];
-		struct cs_sym *s = &t->syms[i];
+		const struct entry *e = &t->ent[i];
 
-		s->start = e->start;
-		s->end = e->start + e->size;
-		s->name = t->pool + e->name;
-		s->module = e->module == UINT32_MAX ? NULL : t->pool + e->module;
+		t->starts[i] = e->start;
+		t->ends[i] = (struct fin_ent){ e->start + e->size, e->name, e->module };
+		t->mangled[i] = e->mangled;
 	}
 	t->nr_syms = n;
+	t->pool_view = t->pool;
 	free(t->ent);
 	t->ent = NULL;
 	t->nr = t->cap = 0;
@@ -203,24 +271,62 @@ int cs_symtab_finish(struct cs_symtab *t)
 	return 0;
 }
 
-const struct cs_sym *cs_symtab_find(const struct cs_symtab *t, uint64_t addr)
+/* The name shown for s from now on; keeps the mangled one if libiberty
+ * cannot demangle it or memory runs out. */
+static void demangle_sym(struct cs_symtab *t, struct cs_sym *s)
+{
+	char *dem;
+
+	if (t->nr_demangled == t->cap_demangled) {
+		size_t cap = t->cap_demangled ? t->cap_demangled * 2 : 64;
+		char **p = realloc(t->demangled, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		t->demangled = p;
+		t->cap_demangled = cap;
+	}
+	dem = cs_demangle(s->name);
+	if (!dem)
+		return;
+	t->demangled[t->nr_demangled++] = dem;
+	s->name = dem;
+}
+
+/* Symbol i, made on first use. */
+static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
+{
+	struct cs_sym *s = &t->syms[i];
+	const struct fin_ent *f = &t->ends[i];
+
+	if (s->name)
+		return s;
+	s->start = t->starts[i];
+	s->end = f->end;
+	s->module = f->module == UINT32_MAX ? NULL : t->pool_view + f->module;
+	s->name = t->pool_view + f->name;
+	if ((t->mangled && t->mangled[i]) ||
+	    (t->saved_mangled && t->saved_mangled[i]))
+		demangle_sym(t, s);
+	return s;
+}
+
+const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->nr_syms;
-	const struct cs_sym *s;
 
 	/* the last symbol starting at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->syms[mid].start <= addr)
+		if (t->starts[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo)
+	if (!lo || addr >= t->ends[lo - 1].end)
 		return NULL;
-	s = &t->syms[lo - 1];
-	return addr < s->end ? s : NULL;
+	return sym_at(t, lo - 1);
 }
 
 size_t cs_symtab_count(const struct cs_symtab *t)
@@ -228,9 +334,157 @@ size_t cs_symtab_count(const struct cs_symtab *t)
 	return t->nr_syms;
 }
 
-const struct cs_sym *cs_symtab_at(const struct cs_symtab *t, size_t i)
+const struct cs_sym *cs_symtab_at(struct cs_symtab *t, size_t i)
 {
-	return i < t->nr_syms ? &t->syms[i] : NULL;
+	return i < t->nr_syms ? sym_at(t, i) : NULL;
+}
+
+/* ---- saved tables ------------------------------------------------------- */
+
+/* A finished table as a file: this header, the key (padded to 8 bytes),
+ * starts[nr], ends[nr], mangled[nr] (padded to 8), the pool. Native byte
+ * order: it is a cache of this machine. */
+struct saved_head {
+	char magic[8];
+	uint64_t key_len, nr, pool_len;
+};
+
+static const char saved_magic[8] = "CSSYMT1";
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
+{
+	struct saved_head h = { .key_len = strlen(key), .nr = t->nr_syms,
+				.pool_len = t->pool_len };
+	static const char zero[8];
+	int err;
+
+	memcpy(h.magic, saved_magic, sizeof(h.magic));
+	err = write_all(fd, &h, sizeof(h));
+	if (!err)
+		err = write_all(fd, key, h.key_len);
+	if (!err)
+		err = write_all(fd, zero, pad8(h.key_len) - h.key_len);
+	if (!err)
+		err = write_all(fd, t->starts, t->nr_syms * sizeof(*t->starts));
+	if (!err)
+		err = write_all(fd, t->ends, t->nr_syms * sizeof(*t->ends));
+	for (size_t i = 0; !err && i < t->nr_syms; i++) {
+		uint8_t m = (t->mangled && t->mangled[i]) ||
+			    (t->saved_mangled && t->saved_mangled[i]);
+
+		err = write_all(fd, &m, 1);
+	}
+	if (!err)
+		err = write_all(fd, zero, pad8(t->nr_syms) - t->nr_syms);
+	if (!err)
+		err = write_all(fd, t->pool_view, t->pool_len);
+	return err;
+}
+
+/* Checks a saved table's bytes (every offset inside, names terminated) and
+ * points t at them. */
+static int saved_view(struct cs_symtab *t, const char *buf, size_t len,
+		      const char *key)
+{
+	struct saved_head h;
+	size_t off, per, key_len = strlen(key);
+
+	if (len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, saved_magic, sizeof(h.magic)))
+		return -EBADMSG;
+	if (h.key_len != key_len || h.key_len > len - sizeof(h) ||
+	    memcmp(buf + sizeof(h), key, key_len))
+		return -ESTALE;
+	off = sizeof(h) + pad8(key_len);
+	per = sizeof(*t->starts) + sizeof(*t->ends) + 1;
+	if (off > len || h.nr > (len - off) / per ||
+	    h.pool_len != len - off - h.nr * (per - 1) - pad8(h.nr) ||
+	    !h.pool_len || buf[len - 1] != '\0' || h.pool_len > UINT32_MAX)
+		return -EBADMSG;
+	t->starts = (uint64_t *)(uintptr_t)(buf + off);
+	off += h.nr * sizeof(*t->starts);
+	t->ends = (struct fin_ent *)(uintptr_t)(buf + off);
+	off += h.nr * sizeof(*t->ends);
+	t->saved_mangled = (const uint8_t *)buf + off;
+	off += pad8(h.nr);
+	t->pool_view = buf + off;
+	t->pool_len = h.pool_len;
+	for (size_t i = 0; i < h.nr; i++) {
+		const struct fin_ent *f = &t->ends[i];
+
+		if (f->name >= h.pool_len ||
+		    (f->module != UINT32_MAX && f->module >= h.pool_len) ||
+		    f->end < t->starts[i] || (i && t->starts[i] <= t->starts[i - 1]))
+			return -EBADMSG;
+	}
+	t->nr_syms = h.nr;
+	return 0;
+}
+
+int cs_symtab_open_saved(const char *path, const char *key,
+			 struct cs_symtab **out)
+{
+	struct cs_symtab *t;
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return -EBADMSG;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	err = cs_symtab_new(&t);
+	if (!err) {
+		t->map = map;
+		t->map_len = (size_t)st.st_size;
+		err = saved_view(t, map, t->map_len, key);
+	}
+	if (!err) {
+		t->syms = calloc(t->nr_syms ? t->nr_syms : 1, sizeof(*t->syms));
+		if (!t->syms)
+			err = -ENOMEM;
+	}
+	if (err) {
+		if (t)
+			cs_symtab_free(t);
+		else
+			munmap(map, (size_t)st.st_size);
+		return err;
+	}
+	*out = t;
+	return 0;
 }
 
 void cs_symtab_free(struct cs_symtab *t)
@@ -240,5 +494,15 @@ void cs_symtab_free(struct cs_symtab *t)
 	free(t->ent);
 	free(t->pool);
 	free(t->syms);
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->starts);
+		free(t->ends);
+	}
+	free(t->mangled);
+	for (size_t i = 0; i < t->nr_demangled; i++)
+		free(t->demangled[i]);
+	free(t->demangled);
 	free(t);
 }

@@ -8,6 +8,7 @@
 #ifndef CS_SYMTAB_H
 #define CS_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,16 +36,36 @@ int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
 		  enum cs_sym_bind bind, const char *name, size_t name_len,
 		  const char *module);
 
+/* Like cs_symtab_add(), for a name that may be mangled (C++, Rust): it is
+ * demangled when a lookup first returns it, not here - most symbols of a
+ * binary are never looked up. */
+int cs_symtab_add_mangled(struct cs_symtab *t, uint64_t start, uint64_t size,
+			  enum cs_sym_bind bind, const char *name,
+			  size_t name_len);
+
 /* Sorts and settles aliases and sizes; call once after the last add.
  * Returns 0 or -ENOMEM. */
 int cs_symtab_finish(struct cs_symtab *t);
 
-/* The symbol containing addr, or NULL. Pointer valid until the table is
- * freed. */
-const struct cs_sym *cs_symtab_find(const struct cs_symtab *t, uint64_t addr);
+/* The symbol containing addr, or NULL; its name demangled (once, cached in
+ * the table). Pointer valid until the table is freed. Not safe to call on
+ * one table from two threads at once. */
+const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr);
 
 size_t cs_symtab_count(const struct cs_symtab *t);
-const struct cs_sym *cs_symtab_at(const struct cs_symtab *t, size_t i);
+const struct cs_sym *cs_symtab_at(struct cs_symtab *t, size_t i);
+
+/* Writes finished table t to fd under key (any string that says what the
+ * table was made from). Mangled names are saved as they are. Returns 0 or
+ * a negative errno. */
+int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key);
+
+/* A finished table from a file cs_symtab_save() wrote with the same key,
+ * mapped, not copied: nothing is parsed or sorted. Returns 0 and the table
+ * in *out (caller frees), -ESTALE for another key, -EBADMSG for a file
+ * that is not such a table, or another negative errno. */
+int cs_symtab_open_saved(const char *path, const char *key,
+			 struct cs_symtab **out);
 
 void cs_symtab_free(struct cs_symtab *t);
 
