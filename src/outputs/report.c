@@ -26,6 +26,9 @@ struct cs_report {
 	struct cs_agg *threads;		/* key: comm, addr = pid << 32 | tid,
 					 * flags = event */
 	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
+	uint64_t *sym_start;		/* per frame id: all of its location
+					 * that the graphs' order needs */
+	size_t cap_sym_start;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	size_t nr_ev;
 };
@@ -95,6 +98,7 @@ void cs_report_free(struct cs_report *r)
 	cs_agg_free(r->stacks);
 	cs_agg_free(r->threads);
 	free(r->ids);
+	free(r->sym_start);
 	free(r->ev_samples);
 	free(r->ev_period);
 	free(r);
@@ -159,6 +163,18 @@ static int ev_reserve(struct cs_report *r, unsigned int evsel)
 	return 0;
 }
 
+static int grow_sym_start(struct cs_report *r)
+{
+	size_t cap = r->cap_sym_start ? r->cap_sym_start * 2 : 4096;
+	uint64_t *p = realloc(r->sym_start, cap * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	r->sym_start = p;
+	r->cap_sym_start = cap;
+	return 0;
+}
+
 int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		  uint32_t tid, const char *comm, const struct cs_frame *frames,
 		  const uint8_t *inlined, size_t nr, uint64_t period)
@@ -178,7 +194,11 @@ int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		err = cs_agg_frame_copy(r->threads, &k, &thread);
 	for (size_t i = 0; !err && i < nr; i++) {
 		frame_key(&frames[i], inlined ? inlined[i] : 0, &k);
-		err = cs_agg_frame(r->stacks, &k, &frames[i].loc, &r->ids[i]);
+		err = cs_agg_frame(r->stacks, &k, NULL, &r->ids[i]);
+		if (!err && r->ids[i] >= r->cap_sym_start)
+			err = grow_sym_start(r);
+		if (!err)
+			r->sym_start[r->ids[i]] = frames[i].loc.sym_start;
 	}
 	if (!err)
 		err = cs_agg_add(r->stacks, thread, r->ids, (uint32_t)nr, 1,
@@ -209,6 +229,8 @@ struct entry {
 	uint64_t child_count, child_period;
 	uint32_t stamp;			/* last stack counted in child_* */
 	uint32_t max_depth;		/* longest chain its graph shows */
+	bool graph;			/* draws a call graph: keeps its
+					 * occurrences */
 	size_t occ_off, occ_nr;		/* its occurrences */
 };
 
@@ -326,6 +348,23 @@ static bool wants_graph(const struct cs_report *r)
 	return r->o.graph != CS_REPORT_GRAPH_NONE;
 }
 
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* The entry is weighty enough for a call graph under it. No branch of a
+ * graph outweighs its entry: below the threshold there is nothing to
+ * draw. */
+static bool draws_graph(const struct view *v, const struct entry *e)
+{
+	const struct cs_report *r = v->r;
+	uint64_t weight = r->o.no_children ? e->self_period : e->child_period;
+
+	return wants_graph(r) &&
+	       pct(weight, v->total_period) >= r->o.graph_min_percent;
+}
+
 /* Pass over every stack of the event: self at the innermost frame, children
  * once per stack for each entry in it. Occurrences are
  * counted first and then filed per entry (a counting sort), so the call
@@ -388,7 +427,7 @@ static int view_build(struct view *v)
 					e->occ_nr++;
 					if (len > e->max_depth)
 						e->max_depth = len;
-				} else if (wants_graph(r)) {
+				} else if (e->graph) {
 					v->occ[e->occ_off + e->occ_nr++] = (struct occurrence){
 						(uint32_t)s, pos, k == 0 };
 				}
@@ -397,12 +436,18 @@ static int view_build(struct view *v)
 		if (pass == 0 && !err && wants_graph(r)) {
 			size_t off = 0;
 
+			/* only entries that draw a graph need their stacks */
 			for (size_t i = 0; i < v->nr_e; i++) {
+				v->e[i].graph = draws_graph(v, &v->e[i]);
+				if (!v->e[i].graph)
+					v->e[i].occ_nr = 0;
 				v->e[i].occ_off = off;
 				off += v->e[i].occ_nr;
 				v->e[i].occ_nr = 0;
 				v->e[i].stamp = 0;
 			}
+			if (!off)
+				break;
 			v->nr_occ = off;
 			v->occ = malloc((off ? off : 1) * sizeof(*v->occ));
 			if (!v->occ)
@@ -437,51 +482,147 @@ static const char *frame_sym_text(const struct cs_report *r, uint32_t frame,
 	return buf;
 }
 
-/* The Symbol column: "[k] name" or "[.] name", perf's way. */
-static void entry_sym_text(const struct cs_report *r, uint32_t frame,
-			   char *buf, size_t len)
+/* Copies s (n bytes) into buf as snprintf("%s") would: at most len - 1
+ * bytes and a NUL. Returns the bytes copied. */
+static size_t copy_text(char *buf, size_t len, const char *s, size_t n)
 {
-	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
-	char mode = k->flags & F_KERNEL ? 'k' : '.';
-
-	if (k->sym || (k->flags & (F_MISSING | F_COOKIE))) {
-		char tmp[64];
-
-		snprintf(buf, len, "[%c] %s", mode,
-			 frame_sym_text(r, frame, tmp, sizeof(tmp)));
-	} else {
-		/* perf's "%-#.*llx": no 0x before a zero */
-		snprintf(buf, len, "[%c] %#.16" PRIx64, mode, k->addr);
-	}
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return n;
 }
 
-static void entry_col_text(const struct view *v, const struct entry *e,
-			   enum cs_report_key key, char *buf, size_t len)
+static size_t dec_text(char *buf, size_t len, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return copy_text(buf, len, tmp + sizeof(tmp) - n, n);
+}
+
+/* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
+ * text's length. */
+static size_t entry_sym_text(const struct cs_report *r, uint32_t frame,
+			     char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
+	char text[40], *p = text;
+	const char *name;
+
+	*p++ = '[';
+	*p++ = k->flags & F_KERNEL ? 'k' : '.';
+	*p++ = ']';
+	*p++ = ' ';
+	if (k->sym || (k->flags & (F_MISSING | F_COOKIE))) {
+		char tmp[64];
+		size_t n;
+
+		name = frame_sym_text(r, frame, tmp, sizeof(tmp));
+		n = copy_text(buf + 4, len - 4, name, strlen(name));
+		memcpy(buf, text, 4);
+		return n + 4;
+	}
+	/* perf's "%-#.*llx": 16 digits, and no 0x before a zero */
+	if (k->addr) {
+		*p++ = '0';
+		*p++ = 'x';
+	}
+	for (int i = 15; i >= 0; i--)
+		*p++ = hex[(k->addr >> (4 * i)) & 15];
+	return copy_text(buf, len, text, (size_t)(p - text));
+}
+
+/* A key column's text into buf (as snprintf would cut it); returns its
+ * length. */
+static size_t entry_col_text(const struct view *v, const struct entry *e,
+			     enum cs_report_key key, char *buf, size_t len)
 {
 	const struct cs_report *r = v->r;
-	uint64_t pt = thread_pidtid(r, e->thread);
+	const char *s;
 
 	switch (key) {
 	case CS_REPORT_COMM:
-		snprintf(buf, len, "%s", thread_comm(r, e->thread));
-		break;
+		s = thread_comm(r, e->thread);
+		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_PID:
-		snprintf(buf, len, "%" PRIu32, (uint32_t)(pt >> 32));
-		break;
+		return dec_text(buf, len, (uint32_t)(thread_pidtid(r, e->thread) >> 32));
 	case CS_REPORT_TID:
-		snprintf(buf, len, "%" PRIu32, (uint32_t)pt);
-		break;
+		return dec_text(buf, len, (uint32_t)thread_pidtid(r, e->thread));
 	case CS_REPORT_DSO:
-		snprintf(buf, len, "%s",
-			 dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso));
-		break;
+		s = dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso);
+		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_SYM:
-		entry_sym_text(r, e->frame, buf, len);
-		break;
+		return entry_sym_text(r, e->frame, buf, len);
 	case CS_REPORT__NR_KEYS:
-		buf[0] = '\0';
 		break;
 	}
+	buf[0] = '\0';
+	return 0;
+}
+
+/* One line of the table, built whole and written at once. */
+struct line {
+	char text[8192];
+	size_t len;
+};
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->text) - l->len)
+		n = sizeof(l->text) - l->len;
+	memcpy(l->text + l->len, s, n);
+	l->len += n;
+}
+
+static void line_pad(struct line *l, size_t n)
+{
+	if (n > sizeof(l->text) - l->len)
+		n = sizeof(l->text) - l->len;
+	memset(l->text + l->len, ' ', n);
+	l->len += n;
+}
+
+/* "%*s" and "%-*s" */
+static void line_right(struct line *l, const char *s, size_t n, size_t width)
+{
+	if (n < width)
+		line_pad(l, width - n);
+	line_put(l, s, n);
+}
+
+static void line_left(struct line *l, const char *s, size_t n, size_t width)
+{
+	line_put(l, s, n);
+	if (n < width)
+		line_pad(l, width - n);
+}
+
+/* "%.2f%%" of part, remembered: neighbours in the table mostly weigh the
+ * same */
+struct pct_text {
+	uint64_t part;
+	bool valid;
+	size_t len;
+	char text[32];
+};
+
+static const struct pct_text *pct_text(struct pct_text *c, uint64_t part,
+				       uint64_t total)
+{
+	if (!c->valid || c->part != part) {
+		int n = snprintf(c->text, sizeof(c->text), "%.2f%%", pct(part, total));
+
+		c->len = n > 0 ? (size_t)n : 0;
+		c->part = part;
+		c->valid = true;
+	}
+	return c;
 }
 
 static const char *const key_header[CS_REPORT__NR_KEYS] = {
@@ -495,75 +636,285 @@ struct sort_ctx {
 	const struct view *v;
 };
 
-/* The order of the Symbol column's text ("[.] name", "[k] 0x..."),
- * without printing it: sorting a million entries must not format them. */
-static int cmp_sym(const struct cs_report *r, uint32_t fa, uint32_t fb)
-{
-	const struct cs_agg_key *a = cs_agg_frame_key(r->stacks, fa);
-	const struct cs_agg_key *b = cs_agg_frame_key(r->stacks, fb);
-	bool ka = a->flags & F_KERNEL, kb = b->flags & F_KERNEL;
-	char x[64], y[64];
+/* ---- ranks: the order of the keys as integers --------------------------- */
 
-	if (fa == fb)
-		return 0;
-	if (ka != kb)
-		return ka ? 1 : -1;	/* '.' before 'k' */
-	if (!((a->flags | b->flags) & (F_MISSING | F_COOKIE))) {
-		if (a->sym && b->sym)
-			return strcmp(a->sym, b->sym);
-		if (!a->sym && !b->sym)	/* both printed as 0x%016x */
-			return a->addr < b->addr ? -1 : a->addr > b->addr;
-	}
-	return strcmp(frame_sym_text(r, fa, x, sizeof(x)),
-		      frame_sym_text(r, fb, y, sizeof(y)));
-}
+/* Sorting a million entries compares keys tens of millions of times; with
+ * strings all over the heap that was most of report's time. Each key is
+ * ranked once instead - equal keys equal ranks, in cmp_keys()'s order -
+ * and entries sort on integers in one small array. */
+struct ranks {
+	uint32_t *comm;			/* per thread id */
+	uint32_t *dso;			/* per frame id */
+	uint32_t *sym;			/* per frame id */
+	/* the columns' widths, worked out in the same passes */
+	uint32_t *comm_len;		/* per thread id */
+	uint16_t *dso_len, *sym_len;	/* per frame id; texts are at most
+					 * 1023 bytes (entry_col_text) */
+};
 
-static int cmp_keys(const struct view *v, const struct entry *a,
-		    const struct entry *b)
-{
-	const struct cs_report *r = v->r;
-	uint64_t pa = thread_pidtid(r, a->thread);
-	uint64_t pb = thread_pidtid(r, b->thread);
-	int c = 0;
-
-	for (size_t i = 0; !c && i < r->o.nr_sort; i++) {
-		switch (r->o.sort[i]) {
-		case CS_REPORT_PID:
-			if ((pa >> 32) != (pb >> 32))
-				c = (pa >> 32) < (pb >> 32) ? -1 : 1;
-			break;
-		case CS_REPORT_TID:
-			if ((uint32_t)pa != (uint32_t)pb)
-				c = (uint32_t)pa < (uint32_t)pb ? -1 : 1;
-			break;
-		case CS_REPORT_COMM:
-			c = strcmp(thread_comm(r, a->thread), thread_comm(r, b->thread));
-			break;
-		case CS_REPORT_DSO:
-			c = strcmp(dso_short(cs_agg_frame_key(r->stacks, a->frame)->dso),
-				   dso_short(cs_agg_frame_key(r->stacks, b->frame)->dso));
-			break;
-		case CS_REPORT_SYM:
-			c = cmp_sym(r, a->frame, b->frame);
-			break;
-		case CS_REPORT__NR_KEYS:
-			break;
-		}
-	}
-	return c;
-}
-
-/* What entries sort on, packed so that sorting touches one small array:
- * Children (or Self), depth (callers above callees), Self, then the keys. */
-struct sort_key {
-	uint64_t first, self;
-	int64_t depth;			/* negated for caller graphs */
+struct rank_item {
+	const char *text;		/* what it sorts by, or NULL: by num */
+	uint64_t num;
 	uint32_t id;
 };
 
-static int cmp_entry(const void *pa, const void *pb, void *ctx)
+static int cmp_rank_text(const void *pa, const void *pb)
 {
-	const struct view *v = ctx;
+	const struct rank_item *a = pa, *b = pb;
+
+	return strcmp(a->text, b->text);
+}
+
+static int cmp_rank_num(const void *pa, const void *pb)
+{
+	const struct rank_item *a = pa, *b = pb;
+
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+/* Ranks items sorted by text into rank[id]; returns the next free rank. */
+static uint32_t rank_sorted_text(const struct rank_item *it, size_t n,
+				 uint32_t next, uint32_t *rank)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i && strcmp(it[i - 1].text, it[i].text))
+			next++;
+		rank[it[i].id] = next;
+	}
+	return next + 1;
+}
+
+static int rank_comms(const struct cs_report *r, struct ranks *rk)
+{
+	size_t n = cs_agg_nr_frames(r->threads);
+	struct rank_item *it = malloc((n ? n : 1) * sizeof(*it));
+
+	rk->comm = malloc((n ? n : 1) * sizeof(*rk->comm));
+	rk->comm_len = malloc((n ? n : 1) * sizeof(*rk->comm_len));
+	if (!it || !rk->comm || !rk->comm_len) {
+		free(it);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		it[i] = (struct rank_item){ thread_comm(r, (uint32_t)i), 0, (uint32_t)i };
+		rk->comm_len[i] = (uint32_t)strlen(it[i].text);
+	}
+	qsort(it, n, sizeof(*it), cmp_rank_text);
+	rank_sorted_text(it, n, 0, rk->comm);
+	free(it);
+	return 0;
+}
+
+static int rank_dsos(const struct cs_report *r, struct ranks *rk)
+{
+	size_t n = cs_agg_nr_frames(r->stacks), nr_names;
+	struct cs_agg *names = NULL;
+	struct rank_item *it = NULL;
+	uint32_t *name_of = malloc((n ? n : 1) * sizeof(*name_of)), *name_rank = NULL;
+	const char *last = NULL;
+	uint32_t last_id = 0;
+	uint16_t last_len = 0;
+	int err = name_of ? cs_agg_new(&names) : -ENOMEM;
+
+	rk->dso_len = malloc((n ? n : 1) * sizeof(*rk->dso_len));
+	if (!rk->dso_len)
+		err = -ENOMEM;
+	/* the frames of one dso mostly share its string: skip the hash */
+	for (size_t i = 0; !err && i < n; i++) {
+		const char *d = cs_agg_frame_key(r->stacks, (uint32_t)i)->dso;
+		struct cs_agg_key k;
+		size_t len;
+
+		if (i && d == last) {
+			name_of[i] = last_id;
+			rk->dso_len[i] = last_len;
+			continue;
+		}
+		k = (struct cs_agg_key){ .dso = dso_short(d) };
+		err = cs_agg_frame(names, &k, NULL, &name_of[i]);
+		len = strlen(k.dso);
+		last = d;
+		last_id = name_of[i];
+		last_len = rk->dso_len[i] = (uint16_t)(len > 1023 ? 1023 : len);
+	}
+	nr_names = names ? cs_agg_nr_frames(names) : 0;
+	if (!err) {
+		it = malloc((nr_names ? nr_names : 1) * sizeof(*it));
+		name_rank = malloc((nr_names ? nr_names : 1) * sizeof(*name_rank));
+		if (!it || !name_rank)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		for (size_t i = 0; i < nr_names; i++)
+			it[i] = (struct rank_item){
+				cs_agg_frame_key(names, (uint32_t)i)->dso, 0, (uint32_t)i };
+		qsort(it, nr_names, sizeof(*it), cmp_rank_text);
+		rank_sorted_text(it, nr_names, 0, name_rank);
+		for (size_t i = 0; i < n; i++)
+			name_of[i] = name_rank[name_of[i]];
+		rk->dso = name_of;
+		name_of = NULL;
+	}
+	free(it);
+	free(name_rank);
+	free(name_of);
+	cs_agg_free(names);
+	return err;
+}
+
+/* The text an address without a symbol is compared by (frame_sym_text) */
+static int addr_text_cmp(const char *s, uint64_t addr)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%#" PRIx64, addr);
+	return strcmp(s, buf);
+}
+
+static bool same_rank(const struct rank_item *a, const struct rank_item *b)
+{
+	if (a->text && b->text)
+		return !strcmp(a->text, b->text);
+	if (!a->text && !b->text)
+		return a->num == b->num;
+	return a->text ? !addr_text_cmp(a->text, b->num) :
+			 !addr_text_cmp(b->text, a->num);
+}
+
+/* The order of the Symbol column ("[.] name", "[k] 0x..."): user frames
+ * before kernel ones; within each, frames with a name (or a marker's text)
+ * by their text, addresses without one by value, and a name against an
+ * address by the address's text. Names and addresses are sorted apart,
+ * then merged. */
+static int rank_syms(const struct cs_report *r, struct ranks *rk)
+{
+	size_t n = cs_agg_nr_frames(r->stacks);
+	struct rank_item *it = malloc((n ? n : 1) * sizeof(*it));
+	const struct rank_item *prev = NULL;
+	char text[1024];
+	char (*special)[64] = NULL;
+	size_t nr_special = 0;
+	uint32_t next = 0;
+
+	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
+	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
+	if (!it || !rk->sym || !rk->sym_len) {
+		free(it);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
+
+		if (k->flags & (F_MISSING | F_COOKIE))
+			nr_special++;
+	}
+	special = malloc((nr_special ? nr_special : 1) * sizeof(*special));
+	if (!special) {
+		free(it);
+		return -ENOMEM;
+	}
+	for (int kernel = 0; kernel < 2; kernel++) {
+		size_t nn = 0, na, i, j, ns = 0;
+
+		/* names first from the front, addresses from the back */
+		na = n;
+		for (i = 0; i < n; i++) {
+			const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
+
+			if (!!(k->flags & F_KERNEL) != kernel ||
+			    (k->flags & (F_INLINED | F_INLINED_SAME)))
+				continue;
+			if (k->flags & (F_MISSING | F_COOKIE)) {
+				const char *t = frame_sym_text(r, (uint32_t)i,
+							       special[ns], sizeof(special[0]));
+
+				if (t != special[ns])
+					snprintf(special[ns], sizeof(special[0]), "%s", t);
+				it[nn++] = (struct rank_item){ special[ns++], 0, (uint32_t)i };
+			} else if (k->sym) {
+				it[nn++] = (struct rank_item){ k->sym, 0, (uint32_t)i };
+			} else {
+				it[--na] = (struct rank_item){ NULL, k->addr, (uint32_t)i };
+			}
+			rk->sym_len[i] = (uint16_t)entry_sym_text(r, (uint32_t)i,
+								  text, sizeof(text));
+		}
+		qsort(it, nn, sizeof(*it), cmp_rank_text);
+		qsort(it + na, n - na, sizeof(*it), cmp_rank_num);
+		/* merge; keys that compare equal share a rank */
+		for (i = 0, j = na; i < nn || j < n;) {
+			int c = i == nn ? 1 : j == n ? -1 :
+				addr_text_cmp(it[i].text, it[j].num);
+			const struct rank_item *pick = c <= 0 ? &it[i++] : &it[j++];
+
+			if (!prev || !same_rank(prev, pick))
+				next++;
+			rk->sym[pick->id] = next - 1;
+			prev = pick;
+		}
+		prev = NULL;
+	}
+	free(special);
+	free(it);
+	return 0;
+}
+
+static void ranks_free(struct ranks *rk)
+{
+	free(rk->comm);
+	free(rk->dso);
+	free(rk->sym);
+	free(rk->comm_len);
+	free(rk->dso_len);
+	free(rk->sym_len);
+}
+
+/* The width of a key column's text for entry e (entry_col_text's length) */
+static size_t col_width(const struct view *v, const struct ranks *rk,
+			const struct entry *e, enum cs_report_key key)
+{
+	char tmp[24];
+
+	switch (key) {
+	case CS_REPORT_COMM:
+		return rk->comm_len[e->thread] > 1023 ? 1023 : rk->comm_len[e->thread];
+	case CS_REPORT_PID:
+	case CS_REPORT_TID:
+		return entry_col_text(v, e, key, tmp, sizeof(tmp));
+	case CS_REPORT_DSO:
+		return rk->dso_len[e->frame];
+	case CS_REPORT_SYM:
+		return rk->sym_len[e->frame];
+	case CS_REPORT__NR_KEYS:
+		break;
+	}
+	return 0;
+}
+
+static int ranks_make(const struct cs_report *r, struct ranks *rk)
+{
+	int err = rank_comms(r, rk);
+
+	if (!err)
+		err = rank_dsos(r, rk);
+	if (!err)
+		err = rank_syms(r, rk);
+	return err;
+}
+
+/* What entries sort on, packed so that sorting touches one small array:
+ * Children (or Self), depth (callers above callees), Self, the keys'
+ * ranks, then the entry's id (the order of first sight, as a stable sort
+ * of the entries would leave equal ones). */
+struct sort_key {
+	uint64_t first, self;
+	int64_t depth;			/* negated for caller graphs */
+	uint32_t key[CS_REPORT__NR_KEYS];
+	uint32_t id;
+};
+
+static int cmp_entry(const void *pa, const void *pb)
+{
 	const struct sort_key *a = pa, *b = pb;
 
 	if (a->first != b->first)
@@ -572,12 +923,41 @@ static int cmp_entry(const void *pa, const void *pb, void *ctx)
 		return a->depth < b->depth ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
-	return cmp_keys(v, &v->e[a->id], &v->e[b->id]);
+	for (size_t i = 0; i < CS_REPORT__NR_KEYS; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static double pct(uint64_t part, uint64_t total)
+/* An entry's keys as ranks, in the sort's order; unused keys are 0. */
+static void sort_key_ranks(const struct view *v, const struct ranks *rk,
+			   const struct entry *e, uint32_t *key)
 {
-	return total ? 100.0 * (double)part / (double)total : 0.0;
+	const struct cs_report *r = v->r;
+	uint64_t pt = thread_pidtid(r, e->thread);
+
+	memset(key, 0, CS_REPORT__NR_KEYS * sizeof(*key));
+	for (size_t i = 0; i < r->o.nr_sort; i++) {
+		switch (r->o.sort[i]) {
+		case CS_REPORT_PID:
+			key[i] = (uint32_t)(pt >> 32);
+			break;
+		case CS_REPORT_TID:
+			key[i] = (uint32_t)pt;
+			break;
+		case CS_REPORT_COMM:
+			key[i] = rk->comm[e->thread];
+			break;
+		case CS_REPORT_DSO:
+			key[i] = rk->dso[e->frame];
+			break;
+		case CS_REPORT_SYM:
+			key[i] = rk->sym[e->frame];
+			break;
+		case CS_REPORT__NR_KEYS:
+			break;
+		}
+	}
 }
 
 /* ---- call graphs -------------------------------------------------------- */
@@ -631,7 +1011,6 @@ static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
 	uint32_t pa, pb, fa, fb;
 	uint64_t x;
 	const struct cs_agg_key *ka, *kb;
-	const struct cs_location *la, *lb;
 
 	node_info(g, a, &pa, &fa, &x);
 	node_info(g, b, &pb, &fb, &x);
@@ -639,10 +1018,8 @@ static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
 	kb = cs_agg_frame_key(g->r->stacks, fb);
 	if ((ka->flags & F_KERNEL) != (kb->flags & F_KERNEL))
 		return ka->flags & F_KERNEL ? 1 : -1;
-	la = cs_agg_frame_loc(g->r->stacks, fa);
-	lb = cs_agg_frame_loc(g->r->stacks, fb);
-	if (la->sym_start != lb->sym_start)
-		return la->sym_start < lb->sym_start ? -1 : 1;
+	if (g->r->sym_start[fa] != g->r->sym_start[fb])
+		return g->r->sym_start[fa] < g->r->sym_start[fb] ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
@@ -902,6 +1279,9 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	struct view v = { .r = r, .evsel = evsel };
 	bool children = !r->o.no_children;
 	uint32_t *order = NULL;
+	struct ranks rk = { 0 };
+	struct pct_text pct_child = { 0 }, pct_self = { 0 };
+	struct line l;
 	struct sort_key *keys;
 	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
 	char text[1024];
@@ -912,6 +1292,9 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		err = cs_agg_new(&v.names);
 	if (!err)
 		err = view_build(&v);
+	/* entries are found: their index is not needed any more */
+	cs_agg_free(v.keys);
+	v.keys = NULL;
 	if (!err) {
 		order = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*order));
 		if (!order)
@@ -920,8 +1303,9 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	if (err)
 		goto out;
 	keys = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*keys));
-	if (!keys) {
-		err = -ENOMEM;
+	if (!keys || (err = ranks_make(r, &rk))) {
+		free(keys);
+		err = err ? err : -ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < v.nr_e; i++) {
@@ -933,8 +1317,9 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		keys[i].depth = !children ? 0 : r->o.graph == CS_REPORT_GRAPH_CALLEE ?
 				(int64_t)e->max_depth : -(int64_t)e->max_depth;
 		keys[i].id = i;
+		sort_key_ranks(&v, &rk, e, keys[i].key);
 	}
-	qsort_r(keys, v.nr_e, sizeof(*keys), cmp_entry, &v);
+	qsort(keys, v.nr_e, sizeof(*keys), cmp_entry);
 	for (uint32_t i = 0; i < v.nr_e; i++)
 		order[i] = keys[i].id;
 	free(keys);
@@ -973,9 +1358,10 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 				width[nc - 1] = (size_t)n;
 		}
 		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			entry_col_text(&v, e, r->o.sort[k], text, sizeof(text));
-			if (strlen(text) > width[nc + k])
-				width[nc + k] = strlen(text);
+			size_t n = col_width(&v, &rk, e, r->o.sort[k]);
+
+			if (n > width[nc + k])
+				width[nc + k] = n;
 		}
 	}
 	fputs("#", out);
@@ -1009,34 +1395,47 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		uint64_t weight = children ? e->child_period : e->self_period;
 		size_t c = 0;
 
-		fputs(" ", out);
+		const struct pct_text *pt;
+
+		l.len = 0;
+		line_put(&l, " ", 1);
 		if (children) {
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->child_period, total));
-			fprintf(out, " %*s", (int)width[c++], text);
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, total));
-			fprintf(out, "  %*s", (int)width[c++], text);
+			pt = pct_text(&pct_child, e->child_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, "  ", 2);
+			line_right(&l, pt->text, pt->len, width[c++]);
 		} else {
-			snprintf(text, sizeof(text), "%.2f%%", pct(e->self_period, total));
-			fprintf(out, " %*s", (int)width[c++], text);
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
 		}
-		if (r->o.show_nr_samples)
-			fprintf(out, "  %*" PRIu64, (int)width[c++],
-				children ? e->child_count : e->self_count);
+		if (r->o.show_nr_samples) {
+			size_t n = dec_text(text, sizeof(text),
+					    children ? e->child_count : e->self_count);
+
+			line_put(&l, "  ", 2);
+			line_right(&l, text, n, width[c++]);
+		}
 		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			entry_col_text(&v, e, r->o.sort[k], text, sizeof(text));
+			size_t n = entry_col_text(&v, e, r->o.sort[k], text,
+						  sizeof(text));
+
+			line_put(&l, "  ", 2);
 			if (k + 1 == r->o.nr_sort)
-				fprintf(out, "  %s", text);
+				line_put(&l, text, n);
 			else
-				fprintf(out, "  %-*s", (int)width[nc + k], text);
+				line_left(&l, text, n, width[nc + k]);
 		}
-		fputc('\n', out);
-		/* no branch of a graph outweighs its entry: below the
-		 * threshold there is nothing to draw */
-		if (wants_graph(r) && pct(weight, total) >= r->o.graph_min_percent)
+		line_put(&l, "\n", 1);
+		fwrite(l.text, 1, l.len, out);
+		if (draws_graph(&v, e))
 			err = graph_print(&v, e, weight, out);
 	}
 	fputs("\n\n", out);
 out:
+	ranks_free(&rk);
 	free(order);
 	free(v.e);
 	free(v.occ);

@@ -8,9 +8,7 @@
 
 struct agg_frame {
 	struct cs_agg_key key;
-	struct cs_location loc;
 	uint64_t hash;
-	bool owned;		/* key strings are our copies */
 };
 
 struct agg_stack {
@@ -33,6 +31,13 @@ struct agg_index {
 struct cs_agg {
 	struct agg_frame *frames;
 	size_t nr_frames, cap_frames;
+	/* frame locations, only for tables given any: most are not, and a
+	 * location is twice the size of the rest of a frame */
+	struct cs_location *locs;
+	size_t cap_locs;
+	uint8_t *owned;		/* per frame: key strings are our copies;
+				 * NULL until a key is copied */
+	size_t cap_owned;
 	struct agg_index frame_index;
 
 	struct agg_stack *stacks;
@@ -116,6 +121,17 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* grow(), with the new elements zeroed: for arrays that start late */
+static int grow_zeroed(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t had = *cap;
+	int err = grow(p, cap, need, size);
+
+	if (!err && *cap > had)
+		memset((char *)*p + had * size, 0, (*cap - had) * size);
+	return err;
+}
+
 /* Doubles the index when it would pass half full; hashes come from
  * the entries, so nothing is rehashed from scratch. */
 static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
@@ -156,12 +172,14 @@ void cs_agg_free(struct cs_agg *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->nr_frames; i++)
-		if (a->frames[i].owned) {
+	for (size_t i = 0; a->owned && i < a->nr_frames; i++)
+		if (a->owned[i]) {
 			free((char *)a->frames[i].key.sym);
 			free((char *)a->frames[i].key.dso);
 		}
 	free(a->frames);
+	free(a->locs);
+	free(a->owned);
 	free(a->frame_index.slots);
 	free(a->stacks);
 	free(a->stack_index.slots);
@@ -194,10 +212,24 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 				    a->nr_frames);
 	if (err)
 		return err;
+	if (loc || a->locs) {
+		err = grow_zeroed((void **)&a->locs, &a->cap_locs, a->nr_frames + 1,
+				  sizeof(*a->locs));
+		if (err)
+			return err;
+		if (loc)
+			a->locs[a->nr_frames] = *loc;
+	}
+	if (copy || a->owned) {
+		err = grow_zeroed((void **)&a->owned, &a->cap_owned,
+				  a->nr_frames + 1, sizeof(*a->owned));
+		if (err)
+			return err;
+		a->owned[a->nr_frames] = copy;
+	}
 	f = &a->frames[a->nr_frames];
 	f->key = *key;
 	f->hash = h;
-	f->owned = copy;
 	if (copy) {
 		f->key.sym = key->sym ? strdup(key->sym) : NULL;
 		f->key.dso = key->dso ? strdup(key->dso) : NULL;
@@ -207,10 +239,6 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 			return -ENOMEM;
 		}
 	}
-	if (loc)
-		f->loc = *loc;
-	else
-		memset(&f->loc, 0, sizeof(f->loc));
 	for (s = h & ix->mask; ix->slots[s]; s = (s + 1) & ix->mask)
 		;
 	ix->slots[s] = (uint32_t)(a->nr_frames + 1);
@@ -243,7 +271,9 @@ const struct cs_agg_key *cs_agg_frame_key(const struct cs_agg *a, uint32_t id)
 
 const struct cs_location *cs_agg_frame_loc(const struct cs_agg *a, uint32_t id)
 {
-	return &a->frames[id].loc;
+	static const struct cs_location none;
+
+	return a->locs ? &a->locs[id] : &none;
 }
 
 static bool stack_eq(const struct cs_agg *a, const struct agg_stack *st,
