@@ -40,6 +40,7 @@ struct cs_reader {
 	const uint8_t *map;
 	size_t map_size;
 	uint64_t pos, data_end;
+	uint64_t released;		/* mapped bytes below were given back */
 	uint64_t claimed_end;		/* where the header says data ends */
 	bool open_ended;		/* data.size == 0: runs to the end */
 
@@ -1020,9 +1021,36 @@ static __attribute__((noinline)) int next_slow(struct cs_reader *r,
 	return ret;
 }
 
+/*
+ * Pages the reader has passed are given back, so that resident memory
+ * does not grow with the file. Records still held (the ordering queue
+ * keeps a few rounds) stay valid: the mapping is private and never
+ * written, so a page given back is read again from the page cache if it
+ * is touched. The lag keeps that rare.
+ */
+#define RELEASE_LAG	(32u << 20)
+#define RELEASE_STEP	(8u << 20)
+
+static void release_passed(struct cs_reader *r)
+{
+	uint64_t upto = (r->pos - RELEASE_LAG) & ~(uint64_t)(RELEASE_STEP - 1);
+
+	if (upto > r->released) {
+		madvise((void *)(uintptr_t)(r->map + r->released),
+			(size_t)(upto - r->released), MADV_DONTNEED);
+		r->released = upto;
+	}
+}
+
 int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
 {
+	int ret;
+
 	if (!r->pipe && !r->z_active && next_mapped(r, rec))
-		return 1;
-	return next_slow(r, rec);
+		ret = 1;
+	else
+		ret = next_slow(r, rec);
+	if (r->map && r->pos - r->released >= RELEASE_LAG + RELEASE_STEP)
+		release_passed(r);
+	return ret;
 }
