@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "lib/util/jobs.h"
 #include "outputs/report.h"
 #include "outputs/report_opts.h"
 
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"      --percent-limit N hide entries below N percent\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
+	"  -j, --jobs N          threads for sorting and formatting (default: the\n"
+	"                        CPUs available); the output is the same for any N\n"
 	CLI_FILTER_HELP
 	"      --comm NAME[,NAME] only these command names\n"
 	"  -h, --help            this help\n";
@@ -84,6 +87,7 @@ int cmd_report(int argc, char **argv)
 		{ "call-graph",      optional_argument, NULL, 'g' },
 		{ "percent-limit",   required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "show-nr-samples", no_argument,       NULL, 'n' },
+		{ "jobs",            required_argument, NULL, 'j' },
 		CLI_FILTER_OPTIONS,
 		{ "comm",            required_argument, NULL, CLI_OPT_COMM },
 		{ "no-inline",       no_argument,       NULL, OPT_NO_INLINE },
@@ -91,7 +95,8 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_input in = { 0 };
-	struct cs_report_opts o = { .graph_min_percent = 0.5 };
+	struct cs_report_opts o = { .graph_min_percent = 0.5,
+				    .jobs = cs_jobs_default() };
 	struct cli_filter filt = { 0 };
 	struct cs_report_run run = { 0 };
 	struct cs_session *s = NULL;
@@ -100,7 +105,7 @@ int cmd_report(int argc, char **argv)
 	int c, rc = 129;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:s:g::nqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:s:g::nj:qh", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -109,6 +114,13 @@ int cmd_report(int argc, char **argv)
 		case OPT_CHILDREN:	o.no_children = false; break;
 		case OPT_NO_CHILDREN:	o.no_children = true; break;
 		case 'n':		o.show_nr_samples = true; break;
+		case 'j':
+			if (cs_jobs_parse(optarg, &o.jobs)) {
+				cli_error("report: --jobs '%s': expected a number"
+					  " of threads from 1 to 1024", optarg);
+				goto out;
+			}
+			break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
 		case 's':
 			if (cs_report_parse_sort(&o, optarg, bad, sizeof(bad))) {

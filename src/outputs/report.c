@@ -10,6 +10,7 @@
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/jobs.h"
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)
@@ -1273,6 +1274,73 @@ static int graph_print(const struct view *v, const struct entry *e,
 
 #define MAX_COLS (CS_REPORT__NR_KEYS + 3)
 
+/* The table's lines (and graphs) for entries order[begin, end): a chunk of
+ * cs_jobs_ordered(), so it only reads what they share. */
+struct table {
+	const struct view *v;
+	const uint32_t *order;
+	const size_t *width;
+	size_t nc;
+	bool children;
+};
+
+static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
+{
+	const struct table *t = ctx;
+	const struct view *v = t->v;
+	const struct cs_report *r = v->r;
+	const size_t *width = t->width;
+	struct pct_text pct_child = { 0 }, pct_self = { 0 };
+	struct line l;
+	char text[1024];
+	int err = 0;
+
+	for (size_t i = begin; i < end && !err; i++) {
+		const struct entry *e = &v->e[t->order[i]];
+		uint64_t total = v->total_period;
+		uint64_t weight = t->children ? e->child_period : e->self_period;
+		const struct pct_text *pt;
+		size_t c = 0;
+
+		l.len = 0;
+		line_put(&l, " ", 1);
+		if (t->children) {
+			pt = pct_text(&pct_child, e->child_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, "  ", 2);
+			line_right(&l, pt->text, pt->len, width[c++]);
+		} else {
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
+		}
+		if (r->o.show_nr_samples) {
+			size_t n = dec_text(text, sizeof(text), t->children ?
+					    e->child_count : e->self_count);
+
+			line_put(&l, "  ", 2);
+			line_right(&l, text, n, width[c++]);
+		}
+		for (size_t k = 0; k < r->o.nr_sort; k++) {
+			size_t n = entry_col_text(v, e, r->o.sort[k], text,
+						  sizeof(text));
+
+			line_put(&l, "  ", 2);
+			if (k + 1 == r->o.nr_sort)
+				line_put(&l, text, n);
+			else
+				line_left(&l, text, n, width[t->nc + k]);
+		}
+		line_put(&l, "\n", 1);
+		fwrite(l.text, 1, l.len, out);
+		if (draws_graph(v, e))
+			err = graph_print(v, e, weight, out);
+	}
+	return err;
+}
+
 static int write_event(struct cs_report *r, unsigned int evsel,
 		       const char *name, FILE *out)
 {
@@ -1280,8 +1348,6 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	bool children = !r->o.no_children;
 	uint32_t *order = NULL;
 	struct ranks rk = { 0 };
-	struct pct_text pct_child = { 0 }, pct_self = { 0 };
-	struct line l;
 	struct sort_key *keys;
 	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
 	char text[1024];
@@ -1319,7 +1385,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		keys[i].id = i;
 		sort_key_ranks(&v, &rk, e, keys[i].key);
 	}
-	qsort(keys, v.nr_e, sizeof(*keys), cmp_entry);
+	cs_jobs_sort(keys, v.nr_e, sizeof(*keys), cmp_entry, r->o.jobs);
 	for (uint32_t i = 0; i < v.nr_e; i++)
 		order[i] = keys[i].id;
 	free(keys);
@@ -1389,49 +1455,12 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		}
 		fputs("\n#\n", out);
 	}
-	for (size_t i = 0; i < nr_show && !err; i++) {
-		const struct entry *e = &v.e[order[i]];
-		uint64_t total = v.total_period;
-		uint64_t weight = children ? e->child_period : e->self_period;
-		size_t c = 0;
+	{
+		struct table t = { .v = &v, .order = order, .width = width,
+				   .nc = nc, .children = children };
 
-		const struct pct_text *pt;
-
-		l.len = 0;
-		line_put(&l, " ", 1);
-		if (children) {
-			pt = pct_text(&pct_child, e->child_period, total);
-			line_put(&l, " ", 1);
-			line_right(&l, pt->text, pt->len, width[c++]);
-			pt = pct_text(&pct_self, e->self_period, total);
-			line_put(&l, "  ", 2);
-			line_right(&l, pt->text, pt->len, width[c++]);
-		} else {
-			pt = pct_text(&pct_self, e->self_period, total);
-			line_put(&l, " ", 1);
-			line_right(&l, pt->text, pt->len, width[c++]);
-		}
-		if (r->o.show_nr_samples) {
-			size_t n = dec_text(text, sizeof(text),
-					    children ? e->child_count : e->self_count);
-
-			line_put(&l, "  ", 2);
-			line_right(&l, text, n, width[c++]);
-		}
-		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = entry_col_text(&v, e, r->o.sort[k], text,
-						  sizeof(text));
-
-			line_put(&l, "  ", 2);
-			if (k + 1 == r->o.nr_sort)
-				line_put(&l, text, n);
-			else
-				line_left(&l, text, n, width[nc + k]);
-		}
-		line_put(&l, "\n", 1);
-		fwrite(l.text, 1, l.len, out);
-		if (draws_graph(&v, e))
-			err = graph_print(&v, e, weight, out);
+		/* a few hundred entries per chunk: graphs make some long */
+		err = cs_jobs_ordered(nr_show, 256, r->o.jobs, table_lines, &t, out);
 	}
 	fputs("\n\n", out);
 out:

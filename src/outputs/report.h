@@ -54,6 +54,8 @@ struct cs_report_opts {
 	double percent_limit;		/* hide entries below this */
 	enum cs_report_key sort[CS_REPORT__NR_KEYS];
 	size_t nr_sort;			/* 0: comm,dso,sym */
+	unsigned int jobs;		/* threads for sorting and formatting;
+					 * 0 or 1: this one. Same output. */
 };
 
 /* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym)
