@@ -28,7 +28,15 @@ struct agg_index {
 	size_t used;
 };
 
+#define STR_HASHES 4096
+
+struct str_hash {
+	const char *s;
+	uint64_t h;
+};
+
 struct cs_agg {
+	struct str_hash *str_hashes;	/* STR_HASHES, on first use */
 	struct agg_frame *frames;
 	size_t nr_frames, cap_frames;
 	/* frame locations, only for tables given any: most are not, and a
@@ -57,21 +65,45 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
+static uint64_t hash_str(const char *s)
 {
+	uint64_t h = 0xcbf29ce484222325ULL;
+
 	if (!s)
-		return mix(h, 0x51ed27);
+		return 0x51ed27;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return mix(h, 0xff);
 }
 
-static uint64_t hash_key(const struct cs_agg_key *k)
+/* A string's hash, remembered by its address when the table does not copy
+ * it: such strings outlive the table and never change, and a profile
+ * names the same few thousand symbols millions of times. */
+static uint64_t hash_str_at(struct cs_agg *a, const char *s, bool stable)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	struct str_hash *c;
 
-	h = hash_str(h, k->sym);
-	h = hash_str(h, k->dso);
+	if (!s || !stable)
+		return hash_str(s);
+	if (!a->str_hashes) {
+		a->str_hashes = calloc(STR_HASHES, sizeof(*a->str_hashes));
+		if (!a->str_hashes)
+			return hash_str(s);
+	}
+	c = &a->str_hashes[((uintptr_t)s >> 3 ^ (uintptr_t)s >> 15) &
+			   (STR_HASHES - 1)];
+	if (c->s != s) {
+		c->s = s;
+		c->h = hash_str(s);
+	}
+	return c->h;
+}
+
+static uint64_t hash_key(struct cs_agg *a, const struct cs_agg_key *k,
+			 bool stable)
+{
+	uint64_t h = mix(hash_str_at(a, k->sym, stable), hash_str_at(a, k->dso, stable));
+
 	h = mix(h, k->addr);
 	return mix(h, k->flags);
 }
@@ -178,6 +210,7 @@ void cs_agg_free(struct cs_agg *a)
 			free((char *)a->frames[i].key.dso);
 		}
 	free(a->frames);
+	free(a->str_hashes);
 	free(a->locs);
 	free(a->owned);
 	free(a->frame_index.slots);
@@ -190,7 +223,7 @@ void cs_agg_free(struct cs_agg *a)
 static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 			const struct cs_location *loc, bool copy, uint32_t *id)
 {
-	uint64_t h = hash_key(key);
+	uint64_t h = hash_key(a, key, !copy);
 	struct agg_index *ix = &a->frame_index;
 	struct agg_frame *f;
 	size_t s;
