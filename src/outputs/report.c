@@ -245,8 +245,19 @@ struct occurrence {
 struct view {
 	struct cs_report *r;
 	unsigned int evsel;
-	struct cs_agg *keys;		/* entry keys -> entry ids */
+	/*
+	 * An entry's key is split in what its thread decides (comm, pid,
+	 * tid) and what its frame does (dso, sym): each part is worked out
+	 * once per thread or frame, and an entry is found by the pair in one
+	 * probe of a table of u64s.
+	 */
+	struct cs_agg *keys;		/* thread parts -> ids */
 	struct cs_agg *names;		/* comm and dso strings -> ids */
+	uint32_t *thread_part;		/* per thread id; UINT32_MAX: not yet */
+	uint32_t *frame_part;		/* per frame id (dso only); ditto */
+	uint64_t *map_keys;		/* thread part << 32 | frame part */
+	uint32_t *map_ids;		/* entry id + 1; 0: empty slot */
+	size_t map_cap;
 	struct entry *e;
 	size_t nr_e, cap_e;
 	struct occurrence *occ;
@@ -274,68 +285,187 @@ static const char *dso_short(const char *dso)
 	return s && s[1] ? s + 1 : dso;
 }
 
-/* The entry key of a frame of a thread: one u32 per sort key. */
-static int entry_key(struct view *v, uint32_t thread, uint32_t frame,
-		     uint32_t *key)
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
+{
+	for (size_t i = 0; i < r->o.nr_sort; i++)
+		if (r->o.sort[i] == k)
+			return true;
+	return false;
+}
+
+/* The id of what a thread's keys (comm, pid, tid) say, the same for
+ * threads that show the same. */
+static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 {
 	const struct cs_report *r = v->r;
-	const struct cs_agg_key *fk = cs_agg_frame_key(r->stacks, frame);
 	uint64_t pt = thread_pidtid(r, thread);
+	uint32_t key[CS_REPORT__NR_KEYS];
+	uint32_t nr = 0;
 	struct cs_agg_key nk;
 	int err = 0;
 
+	if (v->thread_part[thread] != UINT32_MAX) {
+		*out = v->thread_part[thread];
+		return 0;
+	}
 	for (size_t i = 0; !err && i < r->o.nr_sort; i++) {
 		switch (r->o.sort[i]) {
 		case CS_REPORT_COMM:
 			nk = (struct cs_agg_key){ .sym = thread_comm(r, thread) };
-			err = cs_agg_frame(v->names, &nk, NULL, &key[i]);
+			err = cs_agg_frame(v->names, &nk, NULL, &key[nr++]);
 			break;
 		case CS_REPORT_PID:
-			key[i] = (uint32_t)(pt >> 32);
+			key[nr++] = (uint32_t)(pt >> 32);
 			break;
 		case CS_REPORT_TID:
-			key[i] = (uint32_t)pt;
+			key[nr++] = (uint32_t)pt;
 			break;
-		case CS_REPORT_DSO:
-			nk = (struct cs_agg_key){ .dso = dso_short(fk->dso), .flags = 1 };
-			err = cs_agg_frame(v->names, &nk, NULL, &key[i]);
-			break;
-		case CS_REPORT_SYM:
-			key[i] = frame;
-			break;
-		case CS_REPORT__NR_KEYS:
+		default:
 			break;
 		}
 	}
+	if (!err)
+		err = cs_agg_add(v->keys, 0, key, nr, 0, 0, out);
+	if (!err)
+		v->thread_part[thread] = *out;
 	return err;
+}
+
+/* The id of what a frame's keys (dso, sym) say: the frame itself when
+ * sorting by symbol (a frame has one dso), its dso's name when only by
+ * dso, else 0. */
+static int frame_part(struct view *v, uint32_t frame, uint32_t *out)
+{
+	const struct cs_report *r = v->r;
+	struct cs_agg_key nk;
+	int err;
+
+	if (sorts_by(r, CS_REPORT_SYM)) {
+		*out = frame;
+		return 0;
+	}
+	if (!v->frame_part) {
+		*out = 0;
+		return 0;
+	}
+	if (v->frame_part[frame] != UINT32_MAX) {
+		*out = v->frame_part[frame];
+		return 0;
+	}
+	nk = (struct cs_agg_key){
+		.dso = dso_short(cs_agg_frame_key(r->stacks, frame)->dso),
+		.flags = 1 };
+	err = cs_agg_frame(v->names, &nk, NULL, out);
+	if (!err)
+		v->frame_part[frame] = *out;
+	return err;
+}
+
+static int map_grow(struct view *v)
+{
+	size_t cap = v->map_cap ? v->map_cap * 2 : 4096;
+	uint64_t *keys = malloc(cap * sizeof(*keys));
+	uint32_t *ids = calloc(cap, sizeof(*ids));
+
+	if (!keys || !ids) {
+		free(keys);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < v->map_cap; i++) {
+		size_t s;
+
+		if (!v->map_ids[i])
+			continue;
+		for (s = mix64(v->map_keys[i]) & (cap - 1); ids[s]; s = (s + 1) & (cap - 1))
+			;
+		keys[s] = v->map_keys[i];
+		ids[s] = v->map_ids[i];
+	}
+	free(v->map_keys);
+	free(v->map_ids);
+	v->map_keys = keys;
+	v->map_ids = ids;
+	v->map_cap = cap;
+	return 0;
 }
 
 static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 		      uint32_t *id)
 {
-	uint32_t key[CS_REPORT__NR_KEYS];
-	int err = entry_key(v, thread, frame, key);
+	uint32_t tp, fp;
+	uint64_t key;
+	size_t s;
+	int err = thread_part(v, thread, &tp);
 
 	if (!err)
-		err = cs_agg_add(v->keys, 0, key, (uint32_t)v->r->o.nr_sort, 0, 0, id);
+		err = frame_part(v, frame, &fp);
+	if (!err && (v->nr_e + 1) * 2 > v->map_cap)
+		err = map_grow(v);
 	if (err)
 		return err;
-	if (*id == v->nr_e) {
-		if (v->nr_e == v->cap_e) {
-			size_t n = v->cap_e ? v->cap_e * 2 : 256;
-			struct entry *e = realloc(v->e, n * sizeof(*e));
-
-			if (!e)
-				return -ENOMEM;
-			v->e = e;
-			v->cap_e = n;
+	key = (uint64_t)tp << 32 | fp;
+	for (s = mix64(key) & (v->map_cap - 1); v->map_ids[s];
+	     s = (s + 1) & (v->map_cap - 1))
+		if (v->map_keys[s] == key) {
+			*id = v->map_ids[s] - 1;
+			return 0;
 		}
-		memset(&v->e[v->nr_e], 0, sizeof(v->e[0]));
-		v->e[v->nr_e].thread = thread;
-		v->e[v->nr_e].frame = frame;
-		v->nr_e++;
+	if (v->nr_e == v->cap_e) {
+		size_t n = v->cap_e ? v->cap_e * 2 : 256;
+		struct entry *e = realloc(v->e, n * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		v->e = e;
+		v->cap_e = n;
+	}
+	memset(&v->e[v->nr_e], 0, sizeof(v->e[0]));
+	v->e[v->nr_e].thread = thread;
+	v->e[v->nr_e].frame = frame;
+	*id = (uint32_t)v->nr_e++;
+	v->map_keys[s] = key;
+	v->map_ids[s] = *id + 1;
+	return 0;
+}
+
+/* The parts' tables for a view: before view_build(). */
+static int view_parts(struct view *v)
+{
+	const struct cs_report *r = v->r;
+	size_t nt = cs_agg_nr_frames(r->threads), nf = cs_agg_nr_frames(r->stacks);
+
+	v->thread_part = malloc((nt ? nt : 1) * sizeof(*v->thread_part));
+	if (!v->thread_part)
+		return -ENOMEM;
+	memset(v->thread_part, 0xff, nt * sizeof(*v->thread_part));
+	if (sorts_by(r, CS_REPORT_DSO) && !sorts_by(r, CS_REPORT_SYM)) {
+		v->frame_part = malloc((nf ? nf : 1) * sizeof(*v->frame_part));
+		if (!v->frame_part)
+			return -ENOMEM;
+		memset(v->frame_part, 0xff, nf * sizeof(*v->frame_part));
 	}
 	return 0;
+}
+
+static void view_parts_free(struct view *v)
+{
+	free(v->thread_part);
+	free(v->frame_part);
+	free(v->map_keys);
+	free(v->map_ids);
+	v->thread_part = v->frame_part = NULL;
+	v->map_keys = NULL;
+	v->map_ids = NULL;
 }
 
 static bool is_inlined(const struct cs_report *r, uint32_t frame)
@@ -1357,8 +1487,11 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	if (!err)
 		err = cs_agg_new(&v.names);
 	if (!err)
+		err = view_parts(&v);
+	if (!err)
 		err = view_build(&v);
 	/* entries are found: their index is not needed any more */
+	view_parts_free(&v);
 	cs_agg_free(v.keys);
 	v.keys = NULL;
 	if (!err) {
@@ -1468,6 +1601,7 @@ out:
 	free(order);
 	free(v.e);
 	free(v.occ);
+	view_parts_free(&v);
 	cs_agg_free(v.keys);
 	cs_agg_free(v.names);
 	return err;
