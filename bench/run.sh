@@ -6,7 +6,8 @@
 #
 # Environment: BENCH_BIG_MB (default 2048) the size of the profile whose
 # peak memory is measured, 0 to skip it; BENCH_REAL=FILE a real profile to
-# use instead of recording one; BENCH_RUNS (default 5) runs per timing.
+# use instead of recording one; BENCH_RUNS (default 5) runs per timing;
+# BENCH_CS=BINARY measures another callstitch build (a before/after).
 #
 # Timings are CPU time (user + system, children included), the best of
 # BENCH_RUNS runs, files in the page cache, output to /dev/null: on a
@@ -42,7 +43,7 @@ cleanup() {
 	rm -rf "$B"
 }
 trap cleanup EXIT
-cs=$PWD/build/callstitch
+cs=${BENCH_CS:-$PWD/build/callstitch}
 perf=/usr/bin/perf
 
 # best CPU time of $runs runs, in seconds, of "$@" with stdout to /dev/null
@@ -76,9 +77,16 @@ peak_rss() {
 		[ "${y:-0}" -gt "$f" ] && f=$y
 		sleep 0.02
 	done
-	wait "$pid" || { echo "bench: failed: $*" >&2; cat "$B/err" >&2; exit 1; }
+	if ! wait "$pid"; then
+		echo "failed failed"
+		return
+	fi
 	echo "$((a / 1024)) $((f / 1024))"
 }
+# a command prefix: an address-space cap of 4 GiB, so that a run that
+# needs more fails instead of pushing a shared machine into swap (exec
+# keeps the pid that peak_rss watches)
+capped=(bash -c 'ulimit -v "$1"; shift; exec "$@"' _ $((4096 * 1024)))
 
 samples() { "$cs" script -q -i "$1" 2>/dev/null | grep -c '^[^[:space:]]' || true; }
 
@@ -163,13 +171,22 @@ line "perf script, ordinary" "$t_perf" "$(rate "$n_plain" "$t_perf") smp/s" ""
 line "callstitch script, ordinary" "$t_cs" "$(rate "$n_plain" "$t_cs") smp/s" "$(ratio "$t_perf" "$t_cs")x perf"
 line "callstitch script, deferred (stitched)" "$t_csd" "$(rate "$n_defer" "$t_csd") smp/s" \
 	"$(awk -v a="$n_defer" -v b="$t_csd" -v c="$n_plain" -v d="$t_perf" 'BEGIN { printf "%.2f", (a / b) / (c / d) }')x perf"
-t_perfr=$(best "$perf" report --stdio -i "$B/plain.data")
-t_csr=$(best "$cs" report -q --stdio -i "$B/plain.data")
-t_csrd=$(best "$cs" report -q --stdio -i "$B/defer.data")
-line "perf report --stdio, ordinary" "$t_perfr" "$(rate "$n_plain" "$t_perfr") smp/s" ""
-line "callstitch report, ordinary" "$t_csr" "$(rate "$n_plain" "$t_csr") smp/s" "$(ratio "$t_perfr" "$t_csr")x perf"
-line "callstitch report, deferred (stitched)" "$t_csrd" "$(rate "$n_defer" "$t_csrd") smp/s" \
-	"$(awk -v a="$n_defer" -v b="$t_csrd" -v c="$n_plain" -v d="$t_perfr" 'BEGIN { printf "%.2f", (a / b) / (c / d) }')x perf"
+# perf report keeps every sample's chain: on these all-distinct stacks it
+# needs ~36 KB a sample (1.8 GB for 50k), so report is compared on a
+# tenth of the samples, perf under the same 4 GiB cap
+rn=$((n / 10))
+header "synthetic profiles for report ($rn samples)"
+build/tools/gen_synth --no-defer -n "$rn" -o "$B/plain_r.data" >/dev/null
+build/tools/gen_synth -n "$rn" -o "$B/defer_r.data" >/dev/null
+n_plain_r=$(samples "$B/plain_r.data")
+n_defer_r=$(samples "$B/defer_r.data")
+t_perfr=$(best "${capped[@]}" "$perf" report --stdio -i "$B/plain_r.data")
+t_csr=$(best "$cs" report -q --stdio -i "$B/plain_r.data")
+t_csrd=$(best "$cs" report -q --stdio -i "$B/defer_r.data")
+line "perf report --stdio, ordinary" "$t_perfr" "$(rate "$n_plain_r" "$t_perfr") smp/s" ""
+line "callstitch report, ordinary" "$t_csr" "$(rate "$n_plain_r" "$t_csr") smp/s" "$(ratio "$t_perfr" "$t_csr")x perf"
+line "callstitch report, deferred (stitched)" "$t_csrd" "$(rate "$n_defer_r" "$t_csrd") smp/s" \
+	"$(awk -v a="$n_defer_r" -v b="$t_csrd" -v c="$n_plain_r" -v d="$t_perfr" 'BEGIN { printf "%.2f", (a / b) / (c / d) }')x perf"
 
 header "pipeline: read + order + stitch"
 for kind in plain defer; do
@@ -191,7 +208,8 @@ if [ "$big_mb" -gt 0 ]; then
 	build/tools/gen_synth -n $((big_mb * 7000)) -o "$big" >/dev/null
 	sz=$(($(stat -c %s "$big") >> 20))
 	for cmd in script report; do
-		read -r a f < <(peak_rss "$cs" "$cmd" -q -i "$big")
+		read -r a f < <(peak_rss "${capped[@]}" "$cs" "$cmd" -q -i "$big")
+		[ "$a" = failed ] && a="> 4 GiB"
 		line "$cmd, deferred profile of $sz MB" "" "$a" "$f"
 	done
 	rm -f "$big"
