@@ -390,11 +390,15 @@ int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
 		err = write_all(fd, t->starts, t->nr_syms * sizeof(*t->starts));
 	if (!err)
 		err = write_all(fd, t->ends, t->nr_syms * sizeof(*t->ends));
-	for (size_t i = 0; !err && i < t->nr_syms; i++) {
-		uint8_t m = (t->mangled && t->mangled[i]) ||
-			    (t->saved_mangled && t->saved_mangled[i]);
+	if (!err) {
+		const uint8_t *m = t->mangled ? t->mangled : t->saved_mangled;
+		uint8_t *none = m ? NULL : calloc(t->nr_syms ? t->nr_syms : 1, 1);
 
-		err = write_all(fd, &m, 1);
+		if (!m && !none)
+			err = -ENOMEM;
+		else
+			err = write_all(fd, m ? m : none, t->nr_syms);
+		free(none);
 	}
 	if (!err)
 		err = write_all(fd, zero, pad8(t->nr_syms) - t->nr_syms);
