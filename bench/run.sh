@@ -29,6 +29,7 @@
 #                                 goal <= 256 MiB + what waiting samples need
 #   distinct   report on gen_synth --no-defer -n 500000, stacks nearly all
 #              distinct                             goal <= 512 MiB, <= 5 s
+#   dwarf      a --call-graph dwarf recording of dwarfmix: both unwind
 #   threads    -j 1 against -j 2 (when the binary has -j)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -169,6 +170,24 @@ same=$(comm -12 "$B/perf.rep" "$B/ours.rep" | wc -l)
 line "perf report --stdio" "$t_perfr" "" ""
 line "callstitch report --stdio --no-inline" "$t_csr" "" "$(ratio "$t_perfr" "$t_csr")x perf"
 line "  same entries as perf (percentages and keys)" "" "$same of $(wc -l <"$B/perf.rep")" ""
+
+# --call-graph dwarf: perf 6.1 and callstitch both unwind every sample's
+# stack copy, side by side on one recording of dwarfmix (C and C++ without
+# frame pointers, perf's default 8 KiB copies)
+dwarf=$B/dwarf.data
+if "$perf" record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$dwarf" \
+	-- build/workloads/nofp/dwarfmix 3 >/dev/null 2>&1; then
+	cat "$dwarf" >/dev/null
+	n_dwarf=$(samples "$dwarf")
+	header "dwarf-mode recording ($n_dwarf samples, $(( $(stat -c %s "$dwarf") >> 20 )) MB)"
+	t_perfd=$(best "$perf" script -i "$dwarf")
+	t_csd=$(best "$cs" script -q -i "$dwarf")
+	line "perf script" "$t_perfd" "$(rate "$n_dwarf" "$t_perfd") smp/s" ""
+	line "callstitch script" "$t_csd" "$(rate "$n_dwarf" "$t_csd") smp/s" \
+		"$(ratio "$t_perfd" "$t_csd")x perf"
+else
+	echo "bench: perf record --call-graph dwarf failed: no dwarf-mode row" >&2
+fi
 
 header "synthetic profiles ($n samples)"
 t_perf=$(best "$perf" script -i "$B/plain.data")
