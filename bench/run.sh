@@ -246,7 +246,8 @@ fi
 wall() {
 	local best= t
 	for _ in $(seq "$runs"); do
-		t=$( { /usr/bin/time -f %e "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+		/usr/bin/time -f %e -o "$B/wall" "$@" >/dev/null 2>&1
+		t=$(tail -1 "$B/wall")
 		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
 			best=$t
 		fi
