@@ -762,11 +762,6 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
 	[CS_REPORT_SYM] = "Symbol",
 };
 
-/* qsort_r context */
-struct sort_ctx {
-	const struct view *v;
-};
-
 /* ---- ranks: the order of the keys as integers --------------------------- */
 
 /* Sorting a million entries compares keys tens of millions of times; with
