@@ -132,3 +132,40 @@ check "a 4 KiB ring loses every 8 KiB sample, and says so" \
 said=$(sed -n 's/.*warning: \([0-9]*\) samples lost.*/\1/p' lost.err)
 counted=$($CS script -i lost.data --stats 2>&1 >/dev/null | awk '/lost events/ { print $3 }')
 check_eq "the file's LOST records count what the summary said" "$said" "$counted"
+
+# ---- perf 6.1 and callstitch read our recordings with the same stacks ----
+# unwind_dwarf.sh compares the two on perf 6.1's own recording of dwarfmix
+# (C and C++ without frame pointers: threads, qsort and std::sort
+# callbacks, deep recursion, a signal handler); here on callstitch record's,
+# per task and system-wide, with the same comparison and the differences it
+# names (unwind_compare.py). System-wide, only dwarfmix's samples count:
+# other programs on the machine may be ones perf 6.1 cannot unwind.
+MIX=$CS_WORKLOADS/nofp/dwarfmix
+same_stacks() {
+	local what=$1 data=$2 comm=${3:-} sum
+	$PERF script --no-inline -i "$data" >"$data.perf" 2>/dev/null
+	$CS script -q --no-inline -i "$data" >"$data.cs" 2>/dev/null
+	if [ -n "$comm" ]; then
+		for f in "$data.perf" "$data.cs"; do
+			awk -v c="$comm" 'BEGIN { RS = ""; ORS = "\n\n" } $1 == c' "$f" >"$f.only"
+			mv "$f.only" "$f"
+		done
+	fi
+	sum=$(python3 "$CS_ROOT/tests/integration/unwind_compare.py" "$data.perf" "$data.cs")
+	echo "$sum" | sed -n '2,$p' | head -20
+	set -- $(echo "$sum" | head -1)
+	# samples N equal E allowed A (trampoline T plt P) differ D match R%
+	if [ "${2:-0}" -gt 100 ] && awk -v r="${14%\%}" 'BEGIN { exit !(r >= 99) }'; then
+		ok "$what: perf 6.1 and callstitch script show the same stacks ($(echo "$sum" | head -1))"
+	else
+		notok "$what: perf 6.1 and callstitch script show the same stacks ($(echo "$sum" | head -1))"
+	fi
+}
+if [ -x "$MIX" ]; then
+	$CS record -q -e cpu-clock -F 1000 --call-graph dwarf -o mix.data -- "$MIX" 2
+	same_stacks "dwarfmix per task" mix.data
+	$CS record -q -e cpu-clock -F 1000 --call-graph dwarf -a -o mixa.data -- "$MIX" 1
+	same_stacks "dwarfmix with -a" mixa.data dwarfmix
+else
+	skip "perf 6.1 and callstitch show the same stacks" "no $MIX (make workloads)"
+fi
