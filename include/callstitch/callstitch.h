@@ -295,6 +295,21 @@ enum cs_missing_reason {
 /* "lost", "superseded", "exited", "end" or "none": a static string. */
 const char *cs_missing_reason_name(enum cs_missing_reason r);
 
+/* Why a task was off the CPU, from sched_switch's prev_state. */
+enum cs_off_cpu_state {
+	CS_OFF_CPU_NONE = 0,	/* an ordinary sample */
+	CS_OFF_CPU_SLEEPING,	/* S (or an idle kthread's I): waited for an
+				 * event - a read, a futex, a timer */
+	CS_OFF_CPU_BLOCKED,	/* D: uninterruptible, mostly disk or other I/O */
+	CS_OFF_CPU_PREEMPTED,	/* R: still runnable; the CPU went elsewhere */
+	CS_OFF_CPU_OTHER,	/* stopped, traced, parked, dead */
+	CS_OFF_CPU__COUNT,
+};
+
+/* "sleeping", "blocked on I/O", "preempted", "other" ("" for NONE); a
+ * static string. */
+const char *cs_off_cpu_state_name(enum cs_off_cpu_state s);
+
 /*
  * A sample with its whole stack. `chain` is the merged callchain: the
  * kernel part, then a CS_CONTEXT_USER marker and the user ips; the
@@ -308,6 +323,12 @@ struct cs_stitched {
 	enum cs_chain_state state;
 	enum cs_missing_reason missing;
 	uint64_t cookie;		/* 0 unless deferred */
+	/* With the session's off_cpu option, a switch-out (a
+	 * sched:sched_switch sample with a stack) comes out once its task
+	 * runs again, as off-CPU time: off_cpu says why it waited and
+	 * event->sample.period is the nanoseconds until it ran again (0 when
+	 * the file cannot say). CS_OFF_CPU_NONE for every other sample. */
+	enum cs_off_cpu_state off_cpu;
 };
 
 struct cs_stats {
@@ -330,6 +351,11 @@ struct cs_stats {
 	uint64_t unwound;		/* samples whose user part was unwound */
 	uint64_t unwind_refused;	/* ... not, their registers or stack copy
 					 * being unusable (see the warning) */
+	/* off-CPU time (the off_cpu option) */
+	uint64_t off_cpu_samples;	/* switch-outs delivered as off-CPU time */
+	uint64_t off_cpu_ns;		/* their time off the CPU */
+	uint64_t off_cpu_unknown;	/* no switch-in on record: 0 ns */
+	uint64_t off_cpu_at_end;	/* still off the CPU when it stopped */
 };
 
 /* ---- stack completeness ------------------------------------------------- */
@@ -441,6 +467,9 @@ struct cs_session_opts {
 	/* How each user stack ends, for cs_session_completeness(): costs a
 	 * look at the last frames of every sample. */
 	bool completeness;
+	/* Switch-outs (sched:sched_switch samples with a stack) come out as
+	 * off-CPU time once their task runs again: see cs_stitched.off_cpu. */
+	bool off_cpu;
 	/* new options go here, at the end */
 };
 

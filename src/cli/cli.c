@@ -47,6 +47,8 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	case CLI_OPT_ARCHIVE:	in->archive = arg; return 1;
 	case CLI_OPT_SYSROOT:	in->sysroot = arg; return 1;
 	case CLI_OPT_JIT_MAP:	in->jit_map = arg; return 1;
+	case CLI_OPT_OFF_CPU:	in->view = CS_VIEW_OFF_CPU; return 1;
+	case CLI_OPT_NO_OFF_CPU: in->no_off_cpu = true; return 1;
 	}
 	return 0;
 }
@@ -224,6 +226,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.no_merge = in->no_merge,
 		.ordered_off = in->file_order,
 		.no_debuginfod = in->no_debuginfod,
+		.off_cpu = in->off_cpu_aware && !in->no_off_cpu,
 		.warning = warning_line,
 		.progress_ctx = &progress_state,
 		.completeness = in->stats || in->completeness,

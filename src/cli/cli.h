@@ -29,7 +29,10 @@ struct cli_input {
 	bool stats;			/* --stats: the full table at the end */
 	bool quiet;			/* -q: no summary line */
 	bool no_debuginfod;		/* --no-debuginfod */
+	enum cs_cpu_view view;		/* --off-cpu: only the off-CPU time */
+	bool no_off_cpu;		/* --no-off-cpu: switch-outs as samples */
 	/* set by a command, not by an option */
+	bool off_cpu_aware;		/* shows switch-outs as off-CPU time */
 	bool file_order;		/* records in file order, not time order */
 	bool completeness;		/* classify user stacks (report's header) */
 	bool no_progress;		/* no progress line even on a terminal */
@@ -46,6 +49,8 @@ enum {
 	CLI_OPT_ARCHIVE,
 	CLI_OPT_SYSROOT,
 	CLI_OPT_JIT_MAP,
+	CLI_OPT_OFF_CPU,
+	CLI_OPT_NO_OFF_CPU,
 };
 #define CLI_INPUT_OPTIONS \
 	{ "input",    required_argument, NULL, 'i' }, \
@@ -74,6 +79,17 @@ enum {
 	"      --stats           print the full statistics at the end, with how\n" \
 	"                        many user stacks reached a root and why others stopped\n" \
 	"  -q, --quiet           no summary line on stderr\n"
+
+/* The commands that show off-CPU time (report, folded, flame, pprof, diff)
+ * take these too, and set off_cpu_aware. */
+#define CLI_OFF_CPU_OPTIONS \
+	{ "off-cpu",    no_argument,     NULL, CLI_OPT_OFF_CPU }, \
+	{ "no-off-cpu", no_argument,     NULL, CLI_OPT_NO_OFF_CPU }
+#define CLI_OFF_CPU_HELP \
+	"      --off-cpu         only the off-CPU time: each switch-out (record\n" \
+	"                        --off-cpu, or sched:sched_switch with stacks)\n" \
+	"                        weighted by the time until its task ran again\n" \
+	"      --no-off-cpu      switch-outs as ordinary samples, as perf shows them\n"
 
 /* Applies a shared option; returns 1 if it was one, 0 if not. */
 int cli_input_option(struct cli_input *in, int opt, const char *arg);

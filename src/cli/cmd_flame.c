@@ -1,6 +1,7 @@
 /* cmd_flame.c - `callstitch flame`: an interactive flame graph, one HTML file. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ static const char usage_text[] =
 	"      --title TEXT      the page's title (default: \"Flame graph of INPUT\")\n"
 	"      --no-kernel       leave kernel frames out (user stacks only)\n"
 	"      --no-inline       no frames for functions inlined at user addresses\n"
+	CLI_OFF_CPU_HELP
+	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
@@ -33,6 +36,7 @@ static const struct option long_options[] = {
 	{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 	{ "help",      no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
+	CLI_OFF_CPU_OPTIONS,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -84,7 +88,7 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 
 int cmd_flame(int argc, char **argv)
 {
-	struct cli_input in = { 0 };
+	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_flame_output_opts fopts = { 0 };
 	struct cs_flame_output *fo = NULL;
 	struct cs_session *s;
@@ -116,6 +120,7 @@ int cmd_flame(int argc, char **argv)
 	if (!cli_no_operands("flame", argc, argv, usage_text))
 		return 129;
 
+	fopts.off_cpu = in.view == CS_VIEW_OFF_CPU;
 	s = cli_open(&in);
 	if (!s)
 		return 1;
@@ -137,7 +142,15 @@ int cmd_flame(int argc, char **argv)
 			.kernel_only = st->kernel_only,
 			/* one event: its name is in the header, not a layer */
 			.fold_single_top = true,
+			.unit = fopts.off_cpu ? "ns" : NULL,
 		};
+
+		if (cs_flame_output_left_out(fo) && !in.quiet)
+			cli_warn("%" PRIu64 " %s left out: %s",
+				 cs_flame_output_left_out(fo), fopts.off_cpu ?
+				 "on-CPU samples" : "off-CPU switch-outs", fopts.off_cpu ?
+				 "without --off-cpu they are drawn" :
+				 "--off-cpu draws their time");
 
 		if (info) {
 			meta.host = info->hostname;

@@ -1,6 +1,7 @@
 /* cmd_folded.c - `callstitch folded`: folded stacks for flame graph tools. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ static const char usage_text[] =
 	"      --annotate        append _[k] to kernel frames\n"
 	"      --period          count the sample period, not samples\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
+	CLI_OFF_CPU_HELP
+	"                        (--off-cpu counts microseconds; the default\n"
+	"                        folds the on-CPU samples)\n"
 	CLI_FILTER_HELP
 	"  -h, --help            this help\n";
 
@@ -50,11 +54,12 @@ int cmd_folded(int argc, char **argv)
 		{ "annotate",  no_argument,       NULL, OPT_ANNOTATE },
 		{ "period",    no_argument,       NULL, OPT_PERIOD },
 		CLI_FILTER_OPTIONS,
+		CLI_OFF_CPU_OPTIONS,
 		{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { 0 };
+	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_folded_opts o = { 0 };
 	struct cli_filter filt = { 0 };
 	struct cs_folded_run run = { 0 };
@@ -93,6 +98,12 @@ int cmd_folded(int argc, char **argv)
 	rc = 1;
 	o.pids = filt.pids.nr ? &filt.pids : NULL;
 	o.tids = filt.tids.nr ? &filt.tids : NULL;
+	/* one count per line: on-CPU samples, or off-CPU microseconds */
+	run.view = in.view == CS_VIEW_OFF_CPU ? CS_VIEW_OFF_CPU : CS_VIEW_ON_CPU;
+	if (run.view == CS_VIEW_OFF_CPU) {
+		o.use_period = true;
+		o.period_div = 1000;
+	}
 	if (cs_folded_new(&o, &run.folded)) {
 		cli_error("folded: %s", strerror(ENOMEM));
 		goto out;
@@ -104,6 +115,12 @@ int cmd_folded(int argc, char **argv)
 	if (!s)
 		goto out;
 	rc = cli_run(s, &in, &cs_folded_ops, &run);
+	if (!rc && run.left_out && !in.quiet)
+		cli_warn("%" PRIu64 " %s left out: %s", run.left_out,
+			 run.view == CS_VIEW_OFF_CPU ? "on-CPU samples" :
+			 "off-CPU switch-outs",
+			 run.view == CS_VIEW_OFF_CPU ? "without --off-cpu they fold" :
+			 "--off-cpu folds their time");
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
 	if (s)

@@ -22,6 +22,7 @@ static const char usage_text[] =
 	CLI_INPUT_HELP
 	"  -o, --output FILE     where to write (required; - for stdout)\n"
 	CLI_FILTER_HELP
+	CLI_OFF_CPU_HELP
 	"      --inline          list the functions inlined at each address\n"
 	"                        (from DWARF) as extra lines of its location;\n"
 	"                        pprof then charges samples to them\n"
@@ -49,11 +50,12 @@ int cmd_pprof(int argc, char **argv)
 		CLI_INPUT_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
 		CLI_FILTER_OPTIONS,
+		CLI_OFF_CPU_OPTIONS,
 		{ "inline", no_argument,       NULL, OPT_INLINE },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { 0 };
+	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_pprof_opts o = { 0 };
 	struct cli_filter filt = { 0 };
 	struct cs_pprof_run run = { 0 };
@@ -90,6 +92,7 @@ int cmd_pprof(int argc, char **argv)
 	}
 	rc = 1;
 	run.pids = filt.pids.nr ? &filt.pids : NULL;
+	run.view = in.view;
 	run.tids = filt.tids.nr ? &filt.tids : NULL;
 	o.end_nanos = file_end_nanos(cli_input_path(&in));
 	if (!o.end_nanos) {

@@ -21,6 +21,7 @@ enum {
 	OPT_ZSTD_LEVEL,
 	OPT_BUILDID_CACHE,
 	OPT_SWITCH_EVENTS,
+	OPT_OFF_CPU,
 };
 
 #define DEFAULT_FREQ      4000
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		"usage: callstitch record [-e EVENT]... [-F FREQ | -c PERIOD]\n"
 		"                         [-g | --call-graph fp[,defer]|dwarf[,SIZE] | -G]\n"
 		"                         [-a | -p PID | -t TID] [-C CPUS] [--switch-events]\n"
+		"                         [--off-cpu]\n"
 		"                         [-o FILE | -o -] [-z]\n"
 		"                         [--drain-ms N] [-m PAGES] [--buildid-cache | -N]\n"
 		"                         [-q] [-- COMMAND [ARGS...]]\n\n"
@@ -64,6 +66,11 @@ static void usage(FILE *f)
 		"  -t, --tid TID         one running thread\n"
 		"  -C, --cpu CPUS        only these CPUs (0,2-3)\n"
 		"      --switch-events   record context switches (PERF_RECORD_SWITCH)\n"
+		"      --off-cpu         also where the tasks wait: each switch-out\n"
+		"                        (sched:sched_switch) with its stack, deferred\n"
+		"                        where the kernel can, and the context switches\n"
+		"                        that tell when it ran again; the readers show\n"
+		"                        the time off the CPU\n"
 		"  -o, --output FILE     where to write (default perf.data; - for a\n"
 		"                        pipe on stdout)\n"
 		"  -z, --compression-level[=N]  zstd-compress the data (default level 1)\n"
@@ -141,6 +148,30 @@ static bool parse_call_graph(const char *arg, struct cs_record_opts *o)
 	return false;
 }
 
+/* --off-cpu: every switch-out of the targets with its stack (sampled at
+ * each hit, whatever -c/-F say), deferred unless another call graph was
+ * asked for, and the context switches that tell when they ran again. */
+static int add_off_cpu(struct cs_record_opts *o, struct cs_rec_events *events,
+		       struct cs_errbuf *eb)
+{
+	bool have = false;
+	int err;
+
+	for (size_t i = 0; i < events->nr; i++)
+		have |= events->v[i].tp_system && !strcmp(events->v[i].tp_system, "sched") &&
+			!strcmp(events->v[i].tp_name, "sched_switch");
+	if (!have) {
+		err = cs_rec_events_parse(events, "sched:sched_switch", NULL, eb);
+		if (err)
+			return err;
+		events->v[events->nr - 1].period = 1;
+	}
+	if (!o->callchain)
+		parse_call_graph("fp,defer", o);
+	o->switch_events = true;
+	return 0;
+}
+
 struct ui {
 	bool live;			/* a status line is on the terminal */
 	bool tty;
@@ -203,6 +234,7 @@ int cmd_record(int argc, char **argv)
 		{ "tid",        required_argument, NULL, 't' },
 		{ "cpu",        required_argument, NULL, 'C' },
 		{ "switch-events", no_argument,    NULL, OPT_SWITCH_EVENTS },
+		{ "off-cpu",    no_argument,       NULL, OPT_OFF_CPU },
 		{ "output",     required_argument, NULL, 'o' },
 		{ "compression-level", optional_argument, NULL, OPT_ZSTD_LEVEL },
 		{ "drain-ms",   required_argument, NULL, OPT_DRAIN_MS },
@@ -226,7 +258,7 @@ int cmd_record(int argc, char **argv)
 	struct cs_rec_events events = { 0 };
 	int *cpus = NULL;
 	const char **self;
-	bool quiet = false;
+	bool quiet = false, off_cpu = false;
 	uint64_t v;
 	int c, err, rc;
 
@@ -256,6 +288,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_SWITCH_EVENTS:
 			o.switch_events = true;
+			break;
+		case OPT_OFF_CPU:
+			off_cpu = true;
 			break;
 		case 'F':
 			if (!parse_u64(optarg, 1000000, &v) || !v) {
@@ -364,6 +399,11 @@ int cmd_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (!events.nr && cs_rec_events_parse(&events, "cycles", NULL, &eb)) {
 		cli_error("record: %s", eb.msg);
+		rc = 1;
+		goto out;
+	}
+	if (off_cpu && add_off_cpu(&o, &events, &eb)) {
+		cli_error("record: --off-cpu: %s", eb.msg);
 		rc = 1;
 		goto out;
 	}

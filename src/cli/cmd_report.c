@@ -16,15 +16,18 @@ static const char usage_text[] =
 	"usage: callstitch report [OPTIONS]\n\n"
 	"Summarise a profile by symbol, with the stitched call graph under each\n"
 	"entry, like 'perf report --stdio'. A header tells how the recording was\n"
-	"made and how many samples got their user stack back.\n\n"
+	"made and how many samples got their user stack back. Switch-outs\n"
+	"(record --off-cpu) show as off-CPU time, in their own section, next to\n"
+	"the on-CPU samples.\n\n"
 	CLI_INPUT_HELP
 	"      --no-merge-callchains  keep deferred callchains as recorded\n"
 	"  -o, --output FILE     write to FILE instead of stdout\n"
 	"      --stdio           text output (the only kind; for perf's muscle memory)\n"
 	"      --children        Children and Self columns (default)\n"
 	"      --no-children     Self only\n"
-	"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym\n"
-	"                        (default comm,dso,sym)\n"
+	"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym,state\n"
+	"                        (default comm,dso,sym; state: why an off-CPU\n"
+	"                        switch-out waited)\n"
 	"  -g, --call-graph ARG  caller (root first, default), callee, none, and\n"
 	"                        optionally the least percentage of a branch\n"
 	"                        (e.g. caller,0.5 or graph,0.5,callee)\n"
@@ -33,6 +36,7 @@ static const char usage_text[] =
 	"  -n, --show-nr-samples a Samples column\n"
 	"  -j, --jobs N          threads for sorting and formatting (default: the\n"
 	"                        CPUs available); the output is the same for any N\n"
+	CLI_OFF_CPU_HELP
 	CLI_FILTER_HELP
 	"      --comm NAME[,NAME] only these command names\n"
 	"  -h, --help            this help\n";
@@ -89,12 +93,13 @@ int cmd_report(int argc, char **argv)
 		{ "show-nr-samples", no_argument,       NULL, 'n' },
 		{ "jobs",            required_argument, NULL, 'j' },
 		CLI_FILTER_OPTIONS,
+		CLI_OFF_CPU_OPTIONS,
 		{ "comm",            required_argument, NULL, CLI_OPT_COMM },
 		{ "no-inline",       no_argument,       NULL, OPT_NO_INLINE },
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { 0 };
+	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_report_opts o = { .graph_min_percent = 0.5,
 				    .jobs = cs_jobs_default() };
 	struct cli_filter filt = { 0 };
@@ -125,7 +130,7 @@ int cmd_report(int argc, char **argv)
 		case 's':
 			if (cs_report_parse_sort(&o, optarg, bad, sizeof(bad))) {
 				cli_error("report: --sort: unknown or repeated key '%s'"
-					  " (keys: comm, pid, tid, dso, sym)", bad);
+					  " (keys: comm, pid, tid, dso, sym, state)", bad);
 				goto out;
 			}
 			break;
@@ -171,6 +176,7 @@ int cmd_report(int argc, char **argv)
 	run.pids = filt.pids.nr ? &filt.pids : NULL;
 	run.tids = filt.tids.nr ? &filt.tids : NULL;
 	run.comms = filt.comms.nr ? &filt.comms : NULL;
+	run.view = in.view;
 	if (cs_report_new(&o, &run.report)) {
 		cli_error("report: %s", strerror(ENOMEM));
 		goto out;

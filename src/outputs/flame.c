@@ -491,6 +491,8 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 		put_meta_str(out, "cmdline", m->cmdline, &sep);
 	}
 	put_meta_u64(out, "samples", cs_flame_total(f), &sep);
+	if (m && m->unit)
+		put_meta_str(out, "unit", m->unit, &sep);
 	if (m && m->deferred) {
 		fputs(",\"deferred\":true", out);
 		put_meta_u64(out, "stitched", m->stitched, &sep);

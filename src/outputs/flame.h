@@ -9,7 +9,8 @@
  * The page's data, JSON version 1 (one object, compact):
  *   v        1
  *   meta     {title, samples, events, host, os_release, cmdline,
- *             deferred, stitched, stitched_late, kernel_only}
+ *             deferred, stitched, stitched_late, kernel_only, unit}
+ *            (unit "ns": the values are nanoseconds off the CPU)
  *   strings  every name and dso once
  *   frames   flat triples: name string, dso string (-1: none), kind
  *   nodes    flat triples in preorder: frame, samples (self + children),
@@ -47,6 +48,8 @@ struct cs_flame_meta {
 	bool deferred;			/* the profile had deferred callchains */
 	uint64_t stitched, stitched_late, kernel_only;
 	bool fold_single_top;		/* root with one child: show its children */
+	const char *unit;		/* what the values count: NULL for
+					 * samples, "ns" for off-CPU time */
 };
 
 /* Returns 0 and an empty tree (just the root) in *out, or -ENOMEM. The
@@ -83,6 +86,8 @@ void cs_flame_free(struct cs_flame *f);
 struct cs_flame_output_opts {
 	bool no_kernel;			/* leave kernel frames out */
 	bool no_inline;			/* no frames for inlined functions */
+	bool off_cpu;			/* off-CPU time (ns), its stacks ending in
+					 * "[off-cpu: why]"; else on-CPU samples */
 };
 
 /* Returns 0 and an output in *out (caller frees), or -ENOMEM. Run a
@@ -96,6 +101,10 @@ struct cs_flame *cs_flame_output_tree(struct cs_flame_output *fo);
 /* Names of the events that had samples, comma-separated; owned by fo,
  * NULL on -ENOMEM. */
 const char *cs_flame_output_events(struct cs_flame_output *fo);
+
+/* Samples the output left out: off-CPU ones for an on-CPU graph, and the
+ * reverse. */
+uint64_t cs_flame_output_left_out(const struct cs_flame_output *fo);
 
 void cs_flame_output_free(struct cs_flame_output *fo);
 

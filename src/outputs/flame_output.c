@@ -29,12 +29,14 @@
 #define KEY_COMM	0x20u
 #define KEY_COOKIE	0x40u
 #define KEY_INLINED	0x80u		/* a function inlined at the address */
-#define KEY_WHY_SHIFT	8		/* the missing reason of a marker */
+#define KEY_OFF_CPU	0x100u		/* off-CPU leaf; state above KEY_WHY_SHIFT */
+#define KEY_WHY_SHIFT	12		/* the missing reason of a marker */
 
 struct cs_flame_output {
 	struct cs_flame *tree;
 	struct cs_agg *agg;
-	bool no_kernel, no_inline;
+	bool no_kernel, no_inline, off_cpu;
+	uint64_t left_out;
 	struct cs_machine *machine;
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused by every sample */
 	struct cs_frame *expanded;	/* CS_FRAMES_MAX: frames + inlined ones */
@@ -85,6 +87,10 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 	};
 	int err;
 
+	if ((st->off_cpu != CS_OFF_CPU_NONE) != fo->off_cpu) {
+		fo->left_out++;
+		return 0;
+	}
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;	/* cannot happen: a record holds fewer */
 	if (!fo->no_inline) {
@@ -131,6 +137,16 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 		if (err)
 			return err;
 	}
+	if (st->off_cpu != CS_OFF_CPU_NONE) {
+		/* why it waited, above the scheduler */
+		key = (struct cs_agg_key){
+			.flags = CS_FLAME_OTHER | KEY_OFF_CPU |
+				 (uint32_t)st->off_cpu << KEY_WHY_SHIFT,
+		};
+		err = push(fo, &depth, &key, false);
+		if (err)
+			return err;
+	}
 	return cs_agg_add(fo->agg, 0, fo->stack, (uint32_t)depth, 1, smp->period, NULL);
 }
 
@@ -146,6 +162,9 @@ static long tree_frame(struct cs_flame_output *fo, const struct cs_agg_key *k)
 	enum cs_flame_kind kind = (enum cs_flame_kind)(k->flags & KEY_KIND_MASK);
 	char name[512];
 
+	if (k->flags & KEY_OFF_CPU)
+		return cs_flame_frame(fo->tree, cs_out_off_cpu_name((enum cs_off_cpu_state)
+					(k->flags >> KEY_WHY_SHIFT)), NULL, kind);
 	if (kind == CS_FLAME_MISSING)
 		return cs_flame_frame(fo->tree, k->flags & KEY_COOKIE ?
 				      "[deferred user stack: cookie]" :
@@ -192,7 +211,9 @@ static int flame_end(void *ctx, struct cs_session *s)
 		cs_agg_stack(fo->agg, (uint32_t)i, &st);
 		for (uint32_t k = 0; k < st.nr; k++)
 			fo->stack[k] = (uint32_t)map[st.frames[k]];
-		err = cs_flame_add(fo->tree, fo->stack, st.nr, st.count);
+		/* off-CPU: the tree's values are nanoseconds */
+		err = cs_flame_add(fo->tree, fo->stack, st.nr,
+				   fo->off_cpu ? st.period : st.count);
 	}
 	free(map);
 	return err;
@@ -214,6 +235,7 @@ int cs_flame_output_new(const struct cs_flame_output_opts *o,
 		return -ENOMEM;
 	fo->no_kernel = o && o->no_kernel;
 	fo->no_inline = o && o->no_inline;
+	fo->off_cpu = o && o->off_cpu;
 	fo->frames = calloc(CS_FRAMES_MAX, sizeof(*fo->frames));
 	fo->expanded = calloc(CS_FRAMES_MAX, sizeof(*fo->expanded));
 	fo->inlined = calloc(CS_FRAMES_MAX, 1);
@@ -257,6 +279,11 @@ const char *cs_flame_output_events(struct cs_flame_output *fo)
 						 "%s%s", used ? ", " : "", k->sym);
 	}
 	return fo->event_names;
+}
+
+uint64_t cs_flame_output_left_out(const struct cs_flame_output *fo)
+{
+	return fo->left_out;
 }
 
 void cs_flame_output_free(struct cs_flame_output *fo)

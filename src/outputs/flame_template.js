@@ -98,6 +98,20 @@
 			.replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 	}
 	function num(v) { return Math.round(v).toLocaleString('en-US'); }
+
+	/* the values are samples, or nanoseconds off the CPU (meta.unit "ns") */
+	var OFF_CPU = !!(D.meta && D.meta.unit === 'ns');
+	function secs(ns) {
+		var s = ns / 1e9;
+		if (s >= 1)
+			return s.toFixed(3) + ' s';
+		if (s >= 1e-3)
+			return (s * 1e3).toFixed(3) + ' ms';
+		return (s * 1e6).toFixed(1) + ' \u00b5s';
+	}
+	function amount(v) {
+		return OFF_CPU ? secs(v) + ' off-CPU' : num(v) + ' samples';
+	}
 	function pct(part, whole) {
 		if (!whole)
 			return '0%';
@@ -189,11 +203,12 @@
 		for (var c = i + 1; c < end[i]; c = end[c])
 			self -= value[c];
 		var s = name(i) + (dso(i) ? '  (' + dso(i) + ')' : '') + '  \u2014  ' +
-			KIND_NAMES[kind(i)] + ', ' + num(value[i]) + ' samples, ' +
+			KIND_NAMES[kind(i)] + ', ' + amount(value[i]) + ', ' +
 			pct(value[i], total) + ' of all';
 		if (zoom && depth[i] >= depth[zoom])
 			s += ', ' + pct(value[i], value[zoom]) + ' of zoomed';
-		s += '; self ' + num(self) + ' (' + pct(self, total) + ')';
+		s += '; self ' + (OFF_CPU ? secs(self) : num(self)) + ' (' +
+			pct(self, total) + ')';
 		return s;
 	}
 
@@ -209,7 +224,7 @@
 			return;
 		}
 		details.textContent = describe(i);
-		tip.innerHTML = '<b>' + esc(name(i)) + '</b><br>' + esc(num(value[i]) + ' samples, ' +
+		tip.innerHTML = '<b>' + esc(name(i)) + '</b><br>' + esc(amount(value[i]) + ', ' +
 			pct(value[i], total) + (dso(i) ? '  \u2014  ' + dso(i) : ''));
 		tip.hidden = false;
 		var x = ev.clientX + 14, y = ev.clientY + 16;
@@ -269,7 +284,8 @@
 			return;
 		}
 		var all = matchedSamples(0);
-		var s = 'Matched: ' + pct(all, total) + ' of all samples (' + num(all) + ')';
+		var s = 'Matched: ' + pct(all, total) + ' of all ' +
+			(OFF_CPU ? 'off-CPU time (' + secs(all) : 'samples (' + num(all)) + ')';
 		if (zoom) {
 			var inZoom = value[zoom];
 			for (var a = zoom; a >= 0; a = parent[a])
@@ -346,7 +362,7 @@
 	});
 
 	(function showMeta() {
-		var m = D.meta || {}, parts = [num(total) + ' samples'];
+		var m = D.meta || {}, parts = [amount(total)];
 		if (m.events)
 			parts[0] += ' of ' + m.events;
 		if (m.host)

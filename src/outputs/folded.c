@@ -16,6 +16,7 @@
 #define F_MISSING	(1u << 2)	/* marker; reason in bits 8.. */
 #define F_COMM		(1u << 3)	/* a process name (the tag) */
 #define F_EMPTY		(1u << 4)	/* every frame was filtered out */
+#define F_OFF_CPU	(1u << 5)	/* off-CPU leaf; state in bits 8.. */
 
 struct cs_folded {
 	struct cs_folded_opts o;
@@ -88,8 +89,9 @@ static bool frame_key(const struct cs_folded *f, const struct cs_frame *fr,
 	return true;
 }
 
-int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
-		  size_t nr, const char *comm, uint64_t period)
+static int folded_add(struct cs_folded *f, enum cs_off_cpu_state state,
+		      const struct cs_frame *frames, size_t nr, const char *comm,
+		      uint64_t period)
 {
 	struct cs_agg_key k;
 	uint32_t n = 0, tag = 0;
@@ -97,6 +99,12 @@ int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
 
 	if (nr > CS_FRAMES_MAX)
 		nr = CS_FRAMES_MAX;
+	if (state != CS_OFF_CPU_NONE) {
+		k = (struct cs_agg_key){ .flags = F_OFF_CPU | (uint32_t)state << 8 };
+		err = cs_agg_frame(f->agg, &k, NULL, &f->ids[n++]);
+		if (err)
+			return err;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		if (!frame_key(f, &frames[i], &k))
 			continue;
@@ -126,6 +134,19 @@ int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
 	if (!err)
 		f->total += f->o.use_period ? period : 1;
 	return err;
+}
+
+int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
+		  size_t nr, const char *comm, uint64_t period)
+{
+	return folded_add(f, CS_OFF_CPU_NONE, frames, nr, comm, period);
+}
+
+int cs_folded_add_off_cpu(struct cs_folded *f, const struct cs_frame *frames,
+			  size_t nr, const char *comm, uint64_t period,
+			  enum cs_off_cpu_state state)
+{
+	return folded_add(f, state, frames, nr, comm, period);
 }
 
 uint64_t cs_folded_total(const struct cs_folded *f)
@@ -229,6 +250,10 @@ static int add_frame_name(struct buf *b, const struct cs_agg_key *k)
 	}
 	if (k->flags & F_EMPTY)
 		return buf_add(b, "[kernel]", 8);
+	if (k->flags & F_OFF_CPU) {
+		const char *s = cs_out_off_cpu_name((enum cs_off_cpu_state)(k->flags >> 8));
+		return buf_add(b, s, strlen(s));
+	}
 	if (k->sym) {
 		err = add_tidy(b, k->sym, false);
 	} else if (k->dso && !(k->flags & F_COOKIE)) {
@@ -292,9 +317,15 @@ int cs_folded_write(struct cs_folded *f, FILE *out)
 			else
 				lines[w++] = lines[i];
 		}
-		for (size_t i = 0; i < w; i++)
-			fprintf(out, "%s %" PRIu64 "\n", b.p + lines[i].off,
-				lines[i].count);
+		for (size_t i = 0; i < w; i++) {
+			uint64_t c = lines[i].count;
+
+			/* a stack whose time rounds to nothing is not drawn */
+			if (f->o.period_div > 1 &&
+			    !(c = (c + f->o.period_div / 2) / f->o.period_div))
+				continue;
+			fprintf(out, "%s %" PRIu64 "\n", b.p + lines[i].off, c);
+		}
 		if (fflush(out) || ferror(out))
 			err = -EIO;
 	}

@@ -13,6 +13,11 @@
  * "[user stack missing: lost]".
  *
  * Lines are sorted, so the output of one profile is always the same.
+ *
+ * Off-CPU time (record --off-cpu) folds the same way with the time as the
+ * count (microseconds: period_div 1000) and a last frame saying why the
+ * task waited, "[off-cpu: sleeping]", "[off-cpu: blocked on I/O]" or
+ * "[off-cpu: preempted]".
  */
 #ifndef CS_FOLDED_H
 #define CS_FOLDED_H
@@ -35,6 +40,9 @@ struct cs_folded_opts {
 	bool comm;			/* the process name as the root frame */
 	bool annotate;			/* "_[k]" after kernel frames' names */
 	bool use_period;		/* count the period, not samples */
+	uint32_t period_div;		/* written periods are divided by this
+					 * (1000: off-CPU ns as microseconds);
+					 * 0 means 1 */
 	const struct cs_id_list *pids;	/* only these processes (NULL: all) */
 	const struct cs_id_list *tids;	/* only these threads (NULL: all) */
 };
@@ -49,6 +57,12 @@ void cs_folded_free(struct cs_folded *f);
  * must outlive f. Returns 0 or -ENOMEM. */
 int cs_folded_add(struct cs_folded *f, const struct cs_frame *frames,
 		  size_t nr, const char *comm, uint64_t period);
+
+/* The same for off-CPU time: the stack gets a leaf frame saying why its
+ * task waited ("[off-cpu: sleeping]"); period is the nanoseconds. */
+int cs_folded_add_off_cpu(struct cs_folded *f, const struct cs_frame *frames,
+			  size_t nr, const char *comm, uint64_t period,
+			  enum cs_off_cpu_state state);
 
 /* Whether a sample of pid/tid passes the --pid/--tid filters. */
 bool cs_folded_wants(const struct cs_folded *f, uint32_t pid, uint32_t tid);
@@ -67,6 +81,8 @@ struct cs_folded_run {
 	struct cs_folded *folded;
 	FILE *out;
 	bool no_inline;			/* no frames for inlined functions */
+	enum cs_cpu_view view;		/* on-CPU samples or off-CPU time */
+	uint64_t left_out;		/* samples the view left out */
 	int write_err;			/* errno of a failed write; end then
 					 * returns 1 and the command names the file */
 	struct cs_machine *machine;	/* set by begin */

@@ -26,12 +26,17 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	char tidname[16];
 	size_t n;
 
+	if (!cs_view_takes(r->view, s->off_cpu != CS_OFF_CPU_NONE)) {
+		r->left_out++;
+		return 0;
+	}
 	if (!cs_folded_wants(f, smp->pid, smp->tid))
 		return 0;
 	n = cs_out_stack_resolve(&r->stack, r->machine, s, !r->no_inline, &frames);
-	return cs_folded_add(f, frames, n, cs_folded_wants_comm(f) ?
-			     cs_out_comm(r->machine, smp->pid, smp->tid, tidname) :
-			     NULL, smp->period);
+	return cs_folded_add_off_cpu(f, frames, n, cs_folded_wants_comm(f) ?
+				     cs_out_comm(r->machine, smp->pid, smp->tid,
+						 tidname) : NULL, smp->period,
+				     s->off_cpu);
 }
 
 static int run_end(void *ctx, struct cs_session *s)

@@ -14,6 +14,17 @@ const char *cs_out_missing_user_name(enum cs_missing_reason why)
 	}
 }
 
+const char *cs_out_off_cpu_name(enum cs_off_cpu_state why)
+{
+	switch (why) {
+	case CS_OFF_CPU_SLEEPING:	return "[off-cpu: sleeping]";
+	case CS_OFF_CPU_BLOCKED:	return "[off-cpu: blocked on I/O]";
+	case CS_OFF_CPU_PREEMPTED:	return "[off-cpu: preempted]";
+	case CS_OFF_CPU_OTHER:		return "[off-cpu: other]";
+	default:			return "[off-cpu]";
+	}
+}
+
 const char *cs_out_comm(struct cs_machine *m, uint32_t pid, uint32_t tid,
 			char buf[16])
 {

@@ -14,6 +14,10 @@
  * a static string. Shared by the outputs so they name it alike. */
 const char *cs_out_missing_user_name(enum cs_missing_reason why);
 
+/* The leaf frame of an off-CPU stack, "[off-cpu: why]" with why as
+ * cs_off_cpu_state_name() says it; a static string. */
+const char *cs_out_off_cpu_name(enum cs_off_cpu_state why);
+
 /* The thread's command name, or ":TID" as perf shows a thread never named
  * (an idle task of a system-wide profile). buf holds the latter; the result
  * lives as long as the machine's strings or buf. */

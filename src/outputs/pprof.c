@@ -46,11 +46,18 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
 #define F_COOKIE	(1u << 0)
 #define F_MISSING	(1u << 1)	/* reason in bits 8.. */
 #define F_KERNEL	(1u << 2)
+#define F_OFF_CPU	(1u << 3)	/* off-CPU leaf; state in bits 8.. */
+
+/* a thread key's flags: the event, and why an off-CPU sample waited */
+#define THREAD_FLAGS(evsel, state)	((evsel) | (uint32_t)(state) << 24)
+#define THREAD_EVSEL(flags)		((flags) & 0xffffffu)
+#define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
 
 struct cs_pprof {
 	struct cs_pprof_opts o;
 	struct cs_agg *locs;		/* frames = locations, stacks = samples */
-	struct cs_agg *threads;		/* comm, addr = pid << 32 | tid, flags = event */
+	struct cs_agg *threads;		/* comm, addr = pid << 32 | tid,
+					 * flags = THREAD_FLAGS(event, state) */
 	uint32_t *ids;
 	/* functions inlined at each location, innermost first: location i
 	 * has inl_names[inl_off[i] .. inl_off[i] + inl_nr[i]) */
@@ -61,6 +68,7 @@ struct cs_pprof {
 	uint64_t samples;
 	uint64_t first_time, last_time;
 	unsigned int nr_ev;		/* highest event index seen + 1 */
+	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
 };
 
 int cs_pprof_new(const struct cs_pprof_opts *o, struct cs_pprof **out)
@@ -88,6 +96,7 @@ void cs_pprof_free(struct cs_pprof *p)
 	cs_agg_free(p->locs);
 	cs_agg_free(p->threads);
 	free(p->ids);
+	free(p->ev_off_cpu);
 	free(p->inl_off);
 	free(p->inl_nr);
 	free(p->inl_names);
@@ -173,17 +182,36 @@ int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 			 const struct cs_frame *frames, const uint8_t *inlined,
 			 size_t nr, uint64_t period)
 {
+	return cs_pprof_add_off_cpu(p, evsel, CS_OFF_CPU_NONE, pid, tid, comm,
+				    time, frames, inlined, nr, period);
+}
+
+int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period)
+{
 	struct cs_agg_key k = {
 		.sym = comm ? comm : "[unknown]",
 		.addr = (uint64_t)pid << 32 | tid,
-		.flags = evsel,
+		.flags = THREAD_FLAGS(evsel, state),
 	};
 	uint32_t thread, n = 0;
 	int err;
 
-	if (nr > CS_FRAMES_MAX)
-		nr = CS_FRAMES_MAX;
+	if (evsel > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
+	/* room for the off-CPU leaf */
+	if (nr > CS_FRAMES_MAX - 1)
+		nr = CS_FRAMES_MAX - 1;
 	err = cs_agg_frame_copy(p->threads, &k, &thread);
+	if (!err && state != CS_OFF_CPU_NONE) {
+		k = (struct cs_agg_key){ .flags = F_OFF_CPU | (uint32_t)state << 8 };
+		err = cs_agg_frame(p->locs, &k, NULL, &p->ids[n]);
+		if (!err)
+			err = note_inlines(p, p->ids[n++], NULL, 0);
+	}
 	for (size_t i = 0, first = 0; !err && i < nr; i++) {
 		size_t before = cs_agg_nr_frames(p->locs);
 
@@ -201,9 +229,18 @@ int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 		err = cs_agg_add(p->locs, thread, p->ids, n, 1, period, NULL);
 	if (err)
 		return err;
-	p->samples++;
-	if (evsel >= p->nr_ev)
+	if (evsel >= p->nr_ev) {
+		bool *o = realloc(p->ev_off_cpu, (evsel + 1) * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		memset(o + p->nr_ev, 0, (evsel + 1 - p->nr_ev) * sizeof(*o));
+		p->ev_off_cpu = o;
 		p->nr_ev = evsel + 1;
+	}
+	if (state != CS_OFF_CPU_NONE)
+		p->ev_off_cpu[evsel] = true;
+	p->samples++;
 	if (time < p->first_time)
 		p->first_time = time;
 	if (time > p->last_time)
@@ -261,9 +298,11 @@ static void value_type(struct enc *e, uint32_t field, const char *type,
 }
 
 static void event_type(struct enc *e, uint32_t field,
-		       const struct cs_pprof_event *ev)
+		       const struct cs_pprof_event *ev, bool off_cpu)
 {
-	if (is_clock(ev->name))
+	if (off_cpu)
+		value_type(e, field, "off_cpu", "nanoseconds");
+	else if (is_clock(ev->name))
 		value_type(e, field, "cpu", "nanoseconds");
 	else
 		value_type(e, field, ev->name ? ev->name : "events", "count");
@@ -275,6 +314,8 @@ static const char *location_name(const struct cs_agg_key *k)
 		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
 	if (k->flags & F_COOKIE)
 		return "[cookie]";
+	if (k->flags & F_OFF_CPU)
+		return cs_out_off_cpu_name((enum cs_off_cpu_state)(k->flags >> 8));
 	return k->sym;
 }
 
@@ -305,7 +346,7 @@ static void resolve_locations(struct enc *e)
 
 		if ((n < nr) == !!(k->flags & F_KERNEL))
 			continue;
-		if (k->dso && !(k->flags & (F_MISSING | F_COOKIE))) {
+		if (k->dso && !(k->flags & (F_MISSING | F_COOKIE | F_OFF_CPU))) {
 			err = cs_agg_frame(e->maps, &mk, l, &id);
 			e->loc_map[i] = id + 1;
 		}
@@ -414,7 +455,7 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 
 		cs_agg_stack(locs, (uint32_t)s, &st);
 		t = cs_agg_frame_key(e->p->threads, st.tag);
-		vi = value_of[t->flags];
+		vi = value_of[THREAD_EVSEL(t->flags)];
 		memset(values, 0, nr_values * sizeof(*values));
 		values[0] = (int64_t)st.count;
 		values[vi] = (int64_t)st.period;
@@ -433,6 +474,13 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 		pb_int64(&e->b, LABEL_KEY, str_index(e, "comm", false));
 		pb_int64(&e->b, LABEL_STR, str_index(e, t->sym, false));
 		pb_end(&e->b, SAMPLE_LABEL, packed);
+		if (THREAD_STATE(t->flags) != CS_OFF_CPU_NONE) {
+			packed = pb_begin(&e->b);
+			pb_int64(&e->b, LABEL_KEY, str_index(e, "state", false));
+			pb_int64(&e->b, LABEL_STR, str_index(e, cs_off_cpu_state_name(
+						 THREAD_STATE(t->flags)), false));
+			pb_end(&e->b, SAMPLE_LABEL, packed);
+		}
 		packed = pb_begin(&e->b);
 		pb_int64(&e->b, LABEL_KEY, str_index(e, "pid", false));
 		pb_int64(&e->b, LABEL_NUM, (int64_t)(t->addr >> 32));
@@ -522,6 +570,7 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 {
 	struct enc e = { .p = p };
 	const struct cs_pprof_event *first = NULL;
+	bool first_off_cpu = false;
 	int *value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
 	bool *used = calloc(p->nr_ev + 1, sizeof(*used));
 	struct cs_pprof_event unnamed = { 0 };
@@ -538,7 +587,7 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 
 	/* one value column per event that has samples, after the count */
 	for (size_t i = 0; i < cs_agg_nr_frames(p->threads); i++)
-		used[cs_agg_frame_key(p->threads, (uint32_t)i)->flags] = true;
+		used[THREAD_EVSEL(cs_agg_frame_key(p->threads, (uint32_t)i)->flags)] = true;
 	value_type(&e, PROFILE_SAMPLE_TYPE, "samples", "count");
 	for (unsigned int ev = 0; ev < p->nr_ev; ev++) {
 		const struct cs_pprof_event *d = ev < nr_events ? &events[ev] : &unnamed;
@@ -546,9 +595,11 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 		if (!used[ev])
 			continue;
 		value_of[ev] = (int)nr_values++;
-		event_type(&e, PROFILE_SAMPLE_TYPE, d);
-		if (!first)
+		event_type(&e, PROFILE_SAMPLE_TYPE, d, p->ev_off_cpu[ev]);
+		if (!first) {
 			first = d;
+			first_off_cpu = p->ev_off_cpu[ev];
+		}
 	}
 	resolve_locations(&e);
 	if (!e.err)
@@ -567,14 +618,16 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 		pb_int64_opt(&e.b, PROFILE_DURATION_NANOS, span);
 	}
 	if (first) {
-		uint64_t period = first->period;
+		/* off-CPU time has no sampling period */
+		uint64_t period = first_off_cpu ? 0 : first->period;
 
-		event_type(&e, PROFILE_PERIOD_TYPE, first);
+		event_type(&e, PROFILE_PERIOD_TYPE, first, first_off_cpu);
 		if (!period && first->freq && is_clock(first->name))
 			period = 1000000000ULL / first->freq;
 		pb_int64_opt(&e.b, PROFILE_PERIOD, (int64_t)period);
 		pb_int64(&e.b, PROFILE_DEFAULT_SAMPLE_TYPE,
-			 str_index(&e, is_clock(first->name) ? "cpu" :
+			 str_index(&e, first_off_cpu ? "off_cpu" :
+				   is_clock(first->name) ? "cpu" :
 				   first->name ? first->name : "events", false));
 	}
 	/* last: every string above has been interned by now */

@@ -3,9 +3,11 @@
  * What continuous-profiling services and `go tool pprof` read:
  *   sample_type   samples/count, then per event its period: cpu/nanoseconds
  *                 for cpu-clock and task-clock (their period is in ns),
- *                 else NAME/count
+ *                 off_cpu/nanoseconds for off-CPU time, else NAME/count
  *   sample        location ids (innermost first), the values, and labels
- *                 comm (string), pid and tid (numbers)
+ *                 comm (string), pid and tid (numbers), and for off-CPU
+ *                 time state (sleeping, blocked on I/O, preempted), which
+ *                 is also its stack's leaf, "[off-cpu: sleeping]"
  *   location      the address, its mapping, one line naming the function
  *                 (none when the symbol is unknown)
  *   function      name (the demangled symbol), and its dso as file name
@@ -67,6 +69,15 @@ int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 			 const struct cs_frame *frames, const uint8_t *inlined,
 			 size_t nr, uint64_t period);
 
+/* The same for a switch-out turned into off-CPU time: the stack gets a leaf
+ * location saying why its task waited and a "state" label, and its event's
+ * values are off_cpu/nanoseconds. */
+int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period);
+
 uint64_t cs_pprof_samples(const struct cs_pprof *p);
 
 /* Encodes the profile (uncompressed) into *data and *len (the caller frees
@@ -84,6 +95,7 @@ struct cs_pprof_run {
 	FILE *out;
 	const struct cs_id_list *pids, *tids;	/* filters (NULL: all) */
 	bool inline_lines;		/* --inline: locations list inlined functions */
+	enum cs_cpu_view view;		/* which samples, off-CPU time or not */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
 	struct cs_frame *expanded;

@@ -34,7 +34,8 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	char tidname[16];
 	size_t n;
 
-	if ((run->pids && !cs_id_list_has(run->pids, smp->pid)) ||
+	if (!cs_view_takes(run->view, s->off_cpu != CS_OFF_CPU_NONE) ||
+	    (run->pids && !cs_id_list_has(run->pids, smp->pid)) ||
 	    (run->tids && !cs_id_list_has(run->tids, smp->tid)))
 		return 0;
 	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
@@ -45,15 +46,16 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 						 run->frames, n, run->expanded,
 						 run->inlined, CS_FRAMES_MAX,
 						 run->inline_cache);
-		return cs_pprof_add_inlined(run->pprof, evsel, smp->pid, smp->tid,
-					    cs_out_comm(run->machine, smp->pid,
-							smp->tid, tidname),
+		return cs_pprof_add_off_cpu(run->pprof, evsel, s->off_cpu, smp->pid,
+					    smp->tid, cs_out_comm(run->machine, smp->pid,
+								  smp->tid, tidname),
 					    smp->time, run->expanded, run->inlined,
 					    n, smp->period);
 	}
-	return cs_pprof_add(run->pprof, evsel, smp->pid, smp->tid,
-			    cs_out_comm(run->machine, smp->pid, smp->tid, tidname),
-			    smp->time, run->frames, n, smp->period);
+	return cs_pprof_add_off_cpu(run->pprof, evsel, s->off_cpu, smp->pid,
+				    smp->tid, cs_out_comm(run->machine, smp->pid,
+							  smp->tid, tidname),
+				    smp->time, run->frames, NULL, n, smp->period);
 }
 
 static int run_end(void *ctx, struct cs_session *s)

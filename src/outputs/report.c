@@ -21,6 +21,11 @@
 
 #define NO_PARENT	UINT32_MAX
 
+/* a thread key's flags: the event, and why an off-CPU sample waited */
+#define THREAD_FLAGS(evsel, state)	((evsel) | (uint32_t)(state) << 24)
+#define THREAD_EVSEL(flags)		((flags) & 0xffffffu)
+#define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
+
 struct cs_report {
 	struct cs_report_opts o;
 	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
@@ -31,6 +36,7 @@ struct cs_report {
 					 * that the graphs' order needs */
 	size_t cap_sym_start;
 	uint64_t *ev_samples, *ev_period;	/* per event */
+	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
 	size_t nr_ev;
 };
 
@@ -40,7 +46,7 @@ int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
 	static const char *const names[CS_REPORT__NR_KEYS] = {
 		[CS_REPORT_COMM] = "comm", [CS_REPORT_PID] = "pid",
 		[CS_REPORT_TID] = "tid", [CS_REPORT_DSO] = "dso",
-		[CS_REPORT_SYM] = "sym",
+		[CS_REPORT_SYM] = "sym", [CS_REPORT_STATE] = "state",
 	};
 	const char *p = arg;
 	size_t nr = 0;
@@ -101,6 +107,7 @@ void cs_report_free(struct cs_report *r)
 	free(r->ids);
 	free(r->sym_start);
 	free(r->ev_samples);
+	free(r->ev_off_cpu);
 	free(r->ev_period);
 	free(r);
 }
@@ -147,9 +154,12 @@ static int ev_reserve(struct cs_report *r, unsigned int evsel)
 {
 	size_t n = (size_t)evsel + 1;
 	uint64_t *a, *b;
+	bool *c;
 
 	if (n <= r->nr_ev)
 		return 0;
+	if (n > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
 	a = realloc(r->ev_samples, n * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -158,8 +168,13 @@ static int ev_reserve(struct cs_report *r, unsigned int evsel)
 	if (!b)
 		return -ENOMEM;
 	r->ev_period = b;
+	c = realloc(r->ev_off_cpu, n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	r->ev_off_cpu = c;
 	memset(a + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*a));
 	memset(b + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*b));
+	memset(c + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*c));
 	r->nr_ev = n;
 	return 0;
 }
@@ -180,10 +195,20 @@ int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		  uint32_t tid, const char *comm, const struct cs_frame *frames,
 		  const uint8_t *inlined, size_t nr, uint64_t period)
 {
+	return cs_report_add_off_cpu(r, evsel, CS_OFF_CPU_NONE, pid, tid, comm,
+				     frames, inlined, nr, period);
+}
+
+int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
+			  enum cs_off_cpu_state state, uint32_t pid,
+			  uint32_t tid, const char *comm,
+			  const struct cs_frame *frames, const uint8_t *inlined,
+			  size_t nr, uint64_t period)
+{
 	struct cs_agg_key k = {
 		.sym = comm ? comm : ":unknown",
 		.addr = (uint64_t)pid << 32 | tid,
-		.flags = evsel,
+		.flags = THREAD_FLAGS(evsel, state),
 	};
 	uint32_t thread;
 	int err;
@@ -208,6 +233,8 @@ int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		return err;
 	r->ev_samples[evsel]++;
 	r->ev_period[evsel] += period;
+	if (state != CS_OFF_CPU_NONE)
+		r->ev_off_cpu[evsel] = true;
 	return 0;
 }
 
@@ -275,6 +302,26 @@ static uint64_t thread_pidtid(const struct cs_report *r, uint32_t t)
 	return cs_agg_frame_key(r->threads, t)->addr;
 }
 
+static enum cs_off_cpu_state thread_state(const struct cs_report *r, uint32_t t)
+{
+	return THREAD_STATE(cs_agg_frame_key(r->threads, t)->flags);
+}
+
+static const char *state_text(enum cs_off_cpu_state s)
+{
+	return s == CS_OFF_CPU_NONE ? "on-CPU" : cs_off_cpu_state_name(s);
+}
+
+/* The state column's order: its text's */
+static uint32_t state_rank(enum cs_off_cpu_state s)
+{
+	uint32_t rank = 0;
+
+	for (int o = 0; o < CS_OFF_CPU__COUNT; o++)
+		rank += strcmp(state_text((enum cs_off_cpu_state)o), state_text(s)) < 0;
+	return rank;
+}
+
 static const char *dso_short(const char *dso)
 {
 	const char *s;
@@ -302,7 +349,7 @@ static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
 	return false;
 }
 
-/* The id of what a thread's keys (comm, pid, tid) say, the same for
+/* The id of what a thread's keys (comm, pid, tid, state) say, the same for
  * threads that show the same. */
 static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 {
@@ -328,6 +375,9 @@ static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 			break;
 		case CS_REPORT_TID:
 			key[nr++] = (uint32_t)pt;
+			break;
+		case CS_REPORT_STATE:
+			key[nr++] = (uint32_t)thread_state(r, thread);
 			break;
 		default:
 			break;
@@ -513,7 +563,8 @@ static int view_build(struct view *v)
 			uint32_t depth, leaf;
 
 			cs_agg_stack(r->stacks, (uint32_t)s, &st);
-			if (cs_agg_frame_key(r->threads, st.tag)->flags != v->evsel)
+			if (THREAD_EVSEL(cs_agg_frame_key(r->threads, st.tag)->flags) !=
+			    v->evsel)
 				continue;
 			if (pass == 0) {
 				v->total_count += st.count;
@@ -690,6 +741,9 @@ static size_t entry_col_text(const struct view *v, const struct entry *e,
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_SYM:
 		return entry_sym_text(r, e->frame, buf, len);
+	case CS_REPORT_STATE:
+		s = state_text(thread_state(r, e->thread));
+		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT__NR_KEYS:
 		break;
 	}
@@ -759,7 +813,7 @@ static const struct pct_text *pct_text(struct pct_text *c, uint64_t part,
 static const char *const key_header[CS_REPORT__NR_KEYS] = {
 	[CS_REPORT_COMM] = "Command", [CS_REPORT_PID] = "Pid",
 	[CS_REPORT_TID] = "Tid", [CS_REPORT_DSO] = "Shared Object",
-	[CS_REPORT_SYM] = "Symbol",
+	[CS_REPORT_SYM] = "Symbol", [CS_REPORT_STATE] = "State",
 };
 
 /* ---- ranks: the order of the keys as integers --------------------------- */
@@ -1011,6 +1065,8 @@ static size_t col_width(const struct view *v, const struct ranks *rk,
 		return rk->dso_len[e->frame];
 	case CS_REPORT_SYM:
 		return rk->sym_len[e->frame];
+	case CS_REPORT_STATE:
+		return strlen(state_text(thread_state(v->r, e->thread)));
 	case CS_REPORT__NR_KEYS:
 		break;
 	}
@@ -1079,6 +1135,9 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 			break;
 		case CS_REPORT_SYM:
 			key[i] = rk->sym[e->frame];
+			break;
+		case CS_REPORT_STATE:
+			key[i] = state_rank(thread_state(r, e->thread));
 			break;
 		case CS_REPORT__NR_KEYS:
 			break;
@@ -1407,6 +1466,7 @@ struct table {
 	const size_t *width;
 	size_t nc;
 	bool children;
+	bool off_cpu;			/* a Seconds column */
 };
 
 static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
@@ -1441,6 +1501,12 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 			line_put(&l, " ", 1);
 			line_right(&l, pt->text, pt->len, width[c++]);
 		}
+		if (t->off_cpu) {
+			int n = snprintf(text, sizeof(text), "%.6f", weight / 1e9);
+
+			line_put(&l, "  ", 2);
+			line_right(&l, text, (size_t)n, width[c++]);
+		}
 		if (r->o.show_nr_samples) {
 			size_t n = dec_text(text, sizeof(text), t->children ?
 					    e->child_count : e->self_count);
@@ -1471,6 +1537,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 {
 	struct view v = { .r = r, .evsel = evsel };
 	bool children = !r->o.no_children;
+	bool off_cpu = r->ev_off_cpu[evsel];
 	uint32_t *order = NULL;
 	struct ranks rk = { 0 };
 	struct sort_key *keys;
@@ -1527,17 +1594,29 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 			break;
 	}
 
-	fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n", v.total_count,
-		name);
-	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", v.total_period);
+	if (off_cpu) {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s': off-CPU time "
+			"(each switch-out weighted by the time until its task ran "
+			"again)\n", v.total_count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 " ns, %.6f s off "
+			"the CPU\n#\n", v.total_period, v.total_period / 1e9);
+	} else {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n",
+			v.total_count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n",
+			v.total_period);
+	}
 
-	/* columns: percentages (and samples), then the sort keys */
+	/* columns: percentages (seconds off the CPU, samples), then the sort
+	 * keys */
 	if (children) {
 		width[nc++] = 8;
 		width[nc++] = 8;
 	} else {
 		width[nc++] = 8;
 	}
+	if (off_cpu)
+		width[nc++] = 10;
 	if (r->o.show_nr_samples)
 		width[nc++] = 7;
 	for (size_t k = 0; k < r->o.nr_sort; k++)
@@ -1545,6 +1624,12 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	for (size_t i = 0; i < nr_show; i++) {
 		const struct entry *e = &v.e[order[i]];
 
+		if (off_cpu) {
+			int n = snprintf(text, sizeof(text), "%.6f",
+					 (children ? e->child_period : e->self_period) / 1e9);
+			if ((size_t)n > width[children ? 2 : 1])
+				width[children ? 2 : 1] = (size_t)n;
+		}
 		if (r->o.show_nr_samples) {
 			int n = snprintf(text, sizeof(text), "%" PRIu64,
 					 children ? e->child_count : e->self_count);
@@ -1570,6 +1655,8 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 			fprintf(out, " %-*s", (int)width[0], "Overhead");
 			c = 1;
 		}
+		if (off_cpu)
+			fprintf(out, "  %*s", (int)width[c++], "Seconds");
 		if (r->o.show_nr_samples)
 			fprintf(out, "  %*s", (int)width[c++], "Samples");
 		for (size_t k = 0; k < r->o.nr_sort; k++)
@@ -1585,7 +1672,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	}
 	{
 		struct table t = { .v = &v, .order = order, .width = width,
-				   .nc = nc, .children = children };
+				   .nc = nc, .children = children, .off_cpu = off_cpu };
 
 		/* a few hundred entries per chunk: graphs make some long */
 		err = cs_jobs_ordered(nr_show, 256, r->o.jobs, table_lines, &t, out);

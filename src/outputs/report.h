@@ -14,7 +14,10 @@
  *     event's total hidden, drawn as perf draws it.
  *
  * Percentages are of the period (the "Event count"), as in perf; -n adds
- * sample counts, whose Self column sums to the number of samples.
+ * sample counts, whose Self column sums to the number of samples. An event
+ * whose samples are off-CPU time (cs_report_add_off_cpu) says so in its
+ * header, counts nanoseconds and shows a Seconds column; its switch-outs
+ * can be told apart by why they waited (the state sort key).
  */
 #ifndef CS_REPORT_H
 #define CS_REPORT_H
@@ -37,6 +40,7 @@ enum cs_report_key {
 	CS_REPORT_TID,
 	CS_REPORT_DSO,
 	CS_REPORT_SYM,
+	CS_REPORT_STATE,		/* off-CPU: sleeping, blocked, preempted */
 	CS_REPORT__NR_KEYS,
 };
 
@@ -58,7 +62,8 @@ struct cs_report_opts {
 					 * 0 or 1: this one. Same output. */
 };
 
-/* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym)
+/* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym,
+ * state)
  * into o->sort. Returns 0 or -EINVAL with the bad key in bad[0..len). */
 int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
 			 char *bad, size_t len);
@@ -75,6 +80,15 @@ void cs_report_free(struct cs_report *r);
 int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 		  uint32_t tid, const char *comm, const struct cs_frame *frames,
 		  const uint8_t *inlined, size_t nr, uint64_t period);
+
+/* The same for a switch-out turned into off-CPU time (period: its
+ * nanoseconds off the CPU, state: why). An event with such samples is
+ * written as off-CPU time, in seconds. */
+int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
+			  enum cs_off_cpu_state state, uint32_t pid,
+			  uint32_t tid, const char *comm,
+			  const struct cs_frame *frames, const uint8_t *inlined,
+			  size_t nr, uint64_t period);
 
 /* Samples and period added for an event. */
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel);
@@ -95,6 +109,7 @@ struct cs_report_run {
 	FILE *out;
 	const struct cs_id_list *pids, *tids;	/* filters (NULL: all) */
 	const struct cs_name_list *comms;
+	enum cs_cpu_view view;		/* which samples, off-CPU time or not */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
 	bool no_inline;			/* leave inlined functions out */

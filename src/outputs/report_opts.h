@@ -27,6 +27,19 @@ struct cs_name_list {
 };
 
 int cs_name_list_parse(struct cs_name_list *l, const char *arg);
+
+/* Which samples a summary takes when the profile has off-CPU time (switch
+ * outs delivered by a session with the off_cpu option). */
+enum cs_cpu_view {
+	CS_VIEW_ALL = 0,		/* both, each event on its own */
+	CS_VIEW_ON_CPU,			/* the ordinary samples */
+	CS_VIEW_OFF_CPU,		/* the off-CPU time */
+};
+
+static inline bool cs_view_takes(enum cs_cpu_view v, bool off_cpu)
+{
+	return v == CS_VIEW_ALL || (v == CS_VIEW_OFF_CPU) == off_cpu;
+}
 bool cs_name_list_has(const struct cs_name_list *l, const char *name);
 void cs_name_list_free(struct cs_name_list *l);
 

@@ -36,6 +36,8 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	unsigned int evsel = s->event->evsel ? s->event->evsel->index : 0;
 	size_t n;
 
+	if (!cs_view_takes(run->view, s->off_cpu != CS_OFF_CPU_NONE))
+		return 0;
 	if ((run->pids && !cs_id_list_has(run->pids, smp->pid)) ||
 	    (run->tids && !cs_id_list_has(run->tids, smp->tid)) ||
 	    (run->comms && !cs_name_list_has(run->comms, comm))) {
@@ -46,13 +48,15 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	if (run->no_inline)
-		return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
-				     run->frames, NULL, n, smp->period);
+		return cs_report_add_off_cpu(run->report, evsel, s->off_cpu, smp->pid,
+					     smp->tid, comm, run->frames, NULL, n,
+					     smp->period);
 	n = cs_out_expand_inlines_cached(run->machine, smp->pid, run->frames, n,
 				  run->expanded, run->inlined, CS_FRAMES_MAX,
 				  run->inline_cache);
-	return cs_report_add(run->report, evsel, smp->pid, smp->tid, comm,
-			     run->expanded, run->inlined, n, smp->period);
+	return cs_report_add_off_cpu(run->report, evsel, s->off_cpu, smp->pid,
+				     smp->tid, comm, run->expanded, run->inlined, n,
+				     smp->period);
 }
 
 static void header_str(FILE *out, const char *what, const char *v)
@@ -115,6 +119,18 @@ static void write_header(struct cs_report_run *run, struct cs_session *s)
 			"copies (--call-graph dwarf)\n", "user stacks", st->unwound);
 	cs_stack_health_write(out, cs_session_completeness(s),
 			      "# completeness   : ", "#                    ", 5);
+	if (st->off_cpu_samples) {
+		fprintf(out, "# %-15s: %.6f s in %" PRIu64 " switch-outs", "off-CPU",
+			st->off_cpu_ns / 1e9, st->off_cpu_samples);
+		if (st->off_cpu_at_end)
+			fprintf(out, ", %" PRIu64 " still waiting at the end",
+				st->off_cpu_at_end);
+		fputc('\n', out);
+	}
+	if (st->off_cpu_unknown)
+		fprintf(out, "# %-15s: %" PRIu64 " switch-outs without a switch-in on "
+			"record count 0 s (record with --switch-events, or -a)\n",
+			"off-CPU unknown", st->off_cpu_unknown);
 	if (run->filtered)
 		fprintf(out, "# %-15s: %" PRIu64 " samples left out by --pid,"
 			" --tid or --comm\n", "filtered", run->filtered);

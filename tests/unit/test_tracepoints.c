@@ -11,25 +11,7 @@
 
 #include "lib/trace/tracepoints.h"
 #include "lib/write/feature.h"
-
-#define WAKEUP_ID 374
-
-static const char wakeup_format[] =
-	"name: sched_wakeup\n"
-	"ID: 374\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, "
-	"REC->pid, REC->prio, REC->target_cpu\n";
+#include "tp_example.h"
 
 /* a format whose field lies far beyond any sample */
 static const char far_format[] =
@@ -41,53 +23,11 @@ static const char far_format[] =
 	"\n"
 	"print fmt: \"x=%d\", REC->x\n";
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
-static void put_file(struct cs_fbuf *b, const char *text, int size_bytes)
-{
-	size_t n = strlen(text);
-
-	if (size_bytes == 4)
-		cs_fbuf_u32(b, (uint32_t)n);
-	else
-		cs_fbuf_u64(b, n);
-	cs_fbuf_bytes(b, text, n);
-}
-
-/* perf's tracing data (version 0.6) with the sched system's formats */
-static void tracing_data(struct cs_fbuf *b, const char *const *formats, size_t nr)
-{
-	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	static const uint8_t endian_long[2] = { 0, 8 };
-
-	cs_fbuf_bytes(b, magic, sizeof(magic));
-	cs_fbuf_bytes(b, "0.6", 4);
-	cs_fbuf_bytes(b, endian_long, 2);
-	cs_fbuf_u32(b, 4096);
-	cs_fbuf_bytes(b, "header_page", 12);
-	put_file(b, header_page, 8);
-	cs_fbuf_bytes(b, "header_event", 13);
-	put_file(b, "# compressed entry header\n", 8);
-	cs_fbuf_u32(b, 0);			/* ftrace */
-	cs_fbuf_u32(b, 1);			/* one system */
-	cs_fbuf_bytes(b, "sched", 6);
-	cs_fbuf_u32(b, (uint32_t)nr);
-	for (size_t i = 0; i < nr; i++)
-		put_file(b, formats[i], 8);
-	cs_fbuf_u32(b, 0);			/* kallsyms */
-	put_file(b, "", 4);			/* printk formats */
-	put_file(b, "1234 workload\n", 8);	/* saved cmdlines */
-}
-
 /* a sched_wakeup sample's raw data: the common fields, then its own */
 static size_t wakeup_raw(uint8_t *raw, const char *comm, int32_t pid,
 			 int32_t prio, int32_t cpu)
 {
-	uint16_t type = WAKEUP_ID;
+	uint16_t type = TP_WAKEUP_ID;
 	int32_t common_pid = 77;
 
 	memset(raw, 0, 40);
@@ -111,7 +51,7 @@ static struct cs_tracepoints *parse_ok(struct cs_fbuf *b)
 
 static void fields_print_as_the_format_says(void **state)
 {
-	const char *formats[] = { wakeup_format };
+	const char *formats[] = { tp_wakeup_format };
 	struct cs_fbuf b = { 0 };
 	struct cs_tracepoints *tp;
 	uint8_t raw[64];
@@ -120,10 +60,10 @@ static void fields_print_as_the_format_says(void **state)
 	long len;
 
 	(void)state;
-	tracing_data(&b, formats, 1);
+	tp_example_tracing_data(&b, formats, 1);
 	tp = parse_ok(&b);
-	assert_string_equal(cs_tracepoints_name(tp, WAKEUP_ID), "sched:sched_wakeup");
-	len = cs_tracepoints_print(tp, WAKEUP_ID, 1, raw, n, &text);
+	assert_string_equal(cs_tracepoints_name(tp, TP_WAKEUP_ID), "sched:sched_wakeup");
+	len = cs_tracepoints_print(tp, TP_WAKEUP_ID, 1, raw, n, &text);
 	assert_string_equal(text, "comm=deepstack pid=4321 prio=120 target_cpu=001");
 	assert_int_equal(len, (long)strlen(text));
 	cs_tracepoints_free(tp);
@@ -132,7 +72,7 @@ static void fields_print_as_the_format_says(void **state)
 
 static void a_field_is_read_by_name(void **state)
 {
-	const char *formats[] = { wakeup_format };
+	const char *formats[] = { tp_wakeup_format };
 	struct cs_fbuf b = { 0 };
 	struct cs_tracepoints *tp;
 	const struct cs_tp_field *f;
@@ -141,15 +81,15 @@ static void a_field_is_read_by_name(void **state)
 	uint64_t v;
 
 	(void)state;
-	tracing_data(&b, formats, 1);
+	tp_example_tracing_data(&b, formats, 1);
 	tp = parse_ok(&b);
-	f = cs_tracepoints_field(tp, WAKEUP_ID, "pid");
+	f = cs_tracepoints_field(tp, TP_WAKEUP_ID, "pid");
 	assert_non_null(f);
 	assert_int_equal(cs_tp_field_read(f, raw, n, &v), 0);
 	assert_int_equal((int32_t)v, -5);
 	assert_int_equal(cs_tp_field_read(f, raw, 26, &v), -EBADMSG);
-	assert_null(cs_tracepoints_field(tp, WAKEUP_ID, "comm"));	/* a string */
-	assert_null(cs_tracepoints_field(tp, WAKEUP_ID, "nosuch"));
+	assert_null(cs_tracepoints_field(tp, TP_WAKEUP_ID, "comm"));	/* a string */
+	assert_null(cs_tracepoints_field(tp, TP_WAKEUP_ID, "nosuch"));
 	assert_null(cs_tracepoints_field(tp, 999, "pid"));
 	cs_tracepoints_free(tp);
 	cs_fbuf_free(&b);
@@ -157,7 +97,7 @@ static void a_field_is_read_by_name(void **state)
 
 static void unknown_or_short_samples_print_nothing(void **state)
 {
-	const char *formats[] = { wakeup_format, far_format };
+	const char *formats[] = { tp_wakeup_format, far_format };
 	struct cs_fbuf b = { 0 };
 	struct cs_tracepoints *tp;
 	uint8_t raw[64];
@@ -165,11 +105,11 @@ static void unknown_or_short_samples_print_nothing(void **state)
 	const char *text;
 
 	(void)state;
-	tracing_data(&b, formats, 2);
+	tp_example_tracing_data(&b, formats, 2);
 	tp = parse_ok(&b);
 	assert_int_equal(cs_tracepoints_print(tp, 12345, 0, raw, n, &text), -ENOENT);
 	assert_null(cs_tracepoints_name(tp, 12345));
-	assert_int_equal(cs_tracepoints_print(tp, WAKEUP_ID, 0, raw, 20, &text), -EBADMSG);
+	assert_int_equal(cs_tracepoints_print(tp, TP_WAKEUP_ID, 0, raw, 20, &text), -EBADMSG);
 	/* a format pointing a megabyte past its sample is not trusted */
 	assert_int_equal(cs_tracepoints_print(tp, 900, 0, raw, n, &text), -ENOENT);
 	assert_null(cs_tracepoints_field(tp, 900, "x"));
@@ -179,13 +119,13 @@ static void unknown_or_short_samples_print_nothing(void **state)
 
 static void damaged_tracing_data_is_refused_at_every_length(void **state)
 {
-	const char *formats[] = { wakeup_format };
+	const char *formats[] = { tp_wakeup_format };
 	struct cs_fbuf b = { 0 };
 	struct cs_tracepoints *tp;
 	const char *why;
 
 	(void)state;
-	tracing_data(&b, formats, 1);
+	tp_example_tracing_data(&b, formats, 1);
 	/* every cut before the saved cmdlines' size is an error; the whole
 	 * data parses */
 	for (size_t len = 0; len < b.len - 8 - 14; len++) {

@@ -35,6 +35,7 @@
 #include "lib/read/evlist.h"
 #include "lib/read/reader.h"
 #include "lib/stitch/stitch.h"
+#include "lib/offcpu/offcpu.h"
 #include "lib/trace/tracepoints.h"
 #include "lib/unwind/arch.h"
 #include "lib/unwind/unwind.h"
@@ -84,6 +85,7 @@ struct cs_session {
 	uint64_t pos;			/* end of the last record read */
 	bool input_done;		/* the reader has given its last record */
 
+	struct cs_offcpu *offcpu;	/* opts.off_cpu: between stitcher and output */
 	struct cs_tracepoints *tracepoints;	/* parsed on first use */
 	bool tracepoints_failed;
 	struct cs_unwind *unwind;	/* made at the first stack copy */
@@ -389,12 +391,30 @@ static int to_output(struct cs_session *s, const struct cs_event *ev)
 	return s->ops->event ? s->ops->event(s->ctx, ev) : 0;
 }
 
+/* The off-CPU stage sees events before the stitcher (an EXIT after it). */
+static int offcpu_event(struct cs_session *s, const struct cs_event *ev)
+{
+	struct cs_tracepoints *tp = NULL;
+
+	if (!s->offcpu)
+		return 0;
+	if (ev->type == CS_RECORD_SAMPLE && ev->evsel &&
+	    ev->evsel->type == CS_PERF_TYPE_TRACEPOINT)
+		tp = cs_session_tracepoints(s);
+	return cs_offcpu_event(s->offcpu, ev, tp);
+}
+
 /* Hands one decoded record to the stitcher, the machine and the output. */
 static int dispatch(struct cs_session *s, const struct cs_event *ev,
 		    bool stable)
 {
 	int err;
 
+	if (ev->type != CS_RECORD_EXIT) {
+		err = offcpu_event(s, ev);
+		if (err)
+			return err;
+	}
 	switch (ev->type) {
 	case CS_RECORD_SAMPLE:
 		/* a mapped record lives as long as the reader, which outlives
@@ -424,6 +444,8 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 	/* EXIT and LOST: the stitcher releases what they end, then the
 	 * machine and the output see them */
 	err = cs_stitch_event(s->stitch, ev);
+	if (!err && ev->type == CS_RECORD_EXIT)
+		err = offcpu_event(s, ev);
 	if (err)
 		return err;
 	return to_output(s, ev);
@@ -545,7 +567,10 @@ static int read_all(struct cs_session *s)
 		if (err)
 			return err;
 	}
-	return cs_stitch_flush(s->stitch);
+	err = cs_stitch_flush(s->stitch);
+	if (!err && s->offcpu)
+		err = cs_offcpu_flush(s->offcpu);
+	return err;
 }
 
 static int start(struct cs_session *s, const struct cs_output_ops *ops,
@@ -564,11 +589,19 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	s->ctx = ctx;
 
 	/* the stitcher calls the output itself, one call less per sample,
-	 * unless stacks are unwound or classified on the way */
+	 * unless stacks are unwound or classified on the way; with off-CPU
+	 * time, the stage that holds switch-outs comes last before it */
 	if (s->opts.completeness) {
 		err = cs_complete_new(&s->complete);
 		if (err)
 			return cs_error(&s->eb, err, "%s: out of memory", s->path);
+	}
+	if (s->opts.off_cpu) {
+		err = cs_offcpu_new(sample, sample_ctx, &s->stats, &s->offcpu);
+		if (err)
+			return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
+		sample = cs_offcpu_sample;
+		sample_ctx = s->offcpu;
 	}
 	s->sample = sample;
 	s->sample_ctx = sample_ctx;
@@ -781,6 +814,7 @@ void cs_session_free(struct cs_session *s)
 	free(s->chain);
 	cs_machine_free(s->machine);
 	cs_unpack_remove(s->archive_dir);
+	cs_offcpu_free(s->offcpu);
 	cs_tracepoints_free(s->tracepoints);
 	cs_reader_free(s->reader);
 	free(s);
