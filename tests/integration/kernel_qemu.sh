@@ -5,6 +5,9 @@
 # and while threads sit in long system calls (drain window off, then on,
 # twice), and checks the files here with `callstitch script --stats` and
 # `callstitch dump`, and the system-wide one through `callstitch inject`.
+# And off-CPU time: `record --off-cpu` of tests/workloads/offcpu, whose
+# switch-outs' user stacks are deferred, says how long each of its
+# functions waited, within 5% of the known times, with whole stacks.
 #
 # Skipped (never passed) when this machine cannot download or boot the
 # kernel. CS_KERNEL_DIR (default build/kernel) holds the cached download.
@@ -118,6 +121,54 @@ for name in task-defer syswide-defer drain-off-1 drain-on-1 drain-off-2 drain-on
 	check "$name: the workload's functions follow the kernel frames, caller->callee ($full whole stacks)" \
 		test "${full:-0}" -gt 0 -a "${bad:-1}" -eq 0
 done
+
+# off-CPU time with deferred user stacks: each measured function's time
+# within 5% of the known time; its stacks whole, the user part stitched
+# from the type-22 records, the kernel part in the scheduler
+name=offcpu-defer f=$OUT/offcpu-defer.data
+rec_rc=$(sed -n "s/^CS-RESULT: $name //p" "$OUT/guest.log")
+if [ "$rec_rc" = 0 ] && [ -s "$f" ]; then
+	ok "$name: record --off-cpu in the guest"
+	sed 's/^/#   guest: /' "$OUT/$name.out" | tail -5
+	"$CS" script -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --stats \
+		>/dev/null 2>"$T/$name.stats"
+	sed 's/^/#   /' "$T/$name.stats"
+	deferred=$(stat "$T/$name.stats" 'deferred records')
+	stitched=$(( $(stat "$T/$name.stats" stitched) + $(stat "$T/$name.stats" 'stitched late') ))
+	check "$name: the switch-outs' user stacks were deferred ($deferred type-22 records)" \
+		test "${deferred:-0}" -gt 0
+	"$CS" report -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --off-cpu \
+		-g none --sort sym >"$T/$name.report" 2>&1
+	sed -n 's/^# off-CPU/#   off-CPU/p' "$T/$name.report"
+	for fw in sleep_in_nanosleep:10 read_from_pipe:2 wait_on_futex:1; do
+		got=$(awk -v s="${fw%:*}" '$NF == s && $(NF-1) == "[.]" { print $3; exit }' \
+			"$T/$name.report")
+		check "$name: ${fw%:*} off the CPU ${got:-?} s, known ${fw#*:} s (5%)" \
+			awk -v g="${got:-0}" -v w="${fw#*:}" 'BEGIN { exit !(g >= w * 0.95 && g <= w * 1.05) }'
+	done
+	"$CS" folded -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --off-cpu \
+		>"$T/$name.folded" 2>/dev/null
+	for fn in sleeper\;sleep_in_nanosleep reader\;read_from_pipe waiter\;wait_on_futex; do
+		n=$(grep -c "$fn;" "$T/$name.folded")
+		whole=$(grep "$fn;" "$T/$name.folded" |
+			grep -c "^start_thread;$fn;.*;__schedule;\[off-cpu: [a-z /]*\] [0-9]*$")
+		echo "# $name: ${fn#*;}: $(grep "$fn;entry" "$T/$name.folded" | head -1)"
+		check "$name: ${fn#*;}'s stacks are whole: start_thread -> ... -> __schedule ($whole of $n)" \
+			test "$n" -gt 0 -a "$whole" -eq "$n"
+	done
+	# the waits in the kernel (only these functions make these calls)
+	# all have their user part
+	for k in __x64_sys_nanosleep:sleeper\;sleep_in_nanosleep ksys_read:reader\;read_from_pipe; do
+		n=$(grep -c ";${k%%:*};" "$T/$name.folded")
+		user=$(grep ";${k%%:*};" "$T/$name.folded" | grep -c "^start_thread;${k#*:};")
+		check "$name: every ${k%%:*} wait has its stitched user stack ($user of $n)" \
+			test "$n" -gt 0 -a "$user" -eq "$n"
+	done
+	check "$name: the user stacks were stitched ($stitched samples)" test "$stitched" -gt 0
+else
+	notok "$name: record --off-cpu in the guest (exit ${rec_rc:-none})"
+	sed 's/^/#   /' "$OUT/$name.out" 2>/dev/null | tail -10
+fi
 
 # inject on a fresh real-kernel recording: the system-wide one starts its
 # workload with exec, and samples taken inside execve get the new image's

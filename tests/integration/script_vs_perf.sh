@@ -20,6 +20,7 @@ CMP=$CS_ROOT/tests/integration/script_vs_perf.awk
 run() {
 	local name=$1 unres=$2 sum; shift 2
 	if ! "$PERF" record -q -o "$T/$name.data" "$@" >"$T/$name.rec" 2>&1; then
+		rm -f "$T/$name.data"	# what a crashed perf left: no -F runs on it
 		skip "$name: script equals perf script" \
 			"perf record failed: $(grep -v '^$' "$T/$name.rec" | tail -1)"
 		return

@@ -4,6 +4,8 @@
 #
 #   task-defer.data     per task:    record --call-graph fp,defer -- deepstack
 #   syswide-defer.data  system-wide: record -a --call-graph fp,defer -- deepstack
+#   offcpu-defer.data   per task:    record --off-cpu -- offcpu (waits of
+#                       known length; the switch-outs' user stacks deferred)
 #   drain-off-N.data    system-wide, stopped while longsys's threads sit in
 #   drain-on-N.data     long system calls: --drain-ms 0, then the default;
 #                       two pairs, as how many samples wait at a stop varies
@@ -35,6 +37,10 @@ run task-defer callstitch record -e cpu-clock -F "$FREQ" --call-graph fp,defer \
 	-o task-defer.data -- /cs/deepstack 2 2 40
 run syswide-defer callstitch record -a -e cpu-clock -F "$FREQ" --call-graph fp,defer \
 	-o syswide-defer.data -- /cs/deepstack 2 2 40
+# 200 x 50 ms of nanosleep, 100 pipe reads fed every 20 ms, 10 futex
+# waits of 100 ms, in three threads at once: about 10 s
+run offcpu-defer callstitch record --off-cpu -e cpu-clock -F "$FREQ" \
+	-o offcpu-defer.data -- /cs/offcpu 200 100 10
 
 # longsys keeps running across all four recordings, so each one stops
 # while its threads are in the middle of long reads and a blocked write.

@@ -68,6 +68,7 @@ mkdir -p "$R"/{bin,cs,dev,proc,sys,tmp,lib,out}
 cp "$BUSYBOX" "$R/bin/busybox"
 ${CC:-cc} "${WL_FLAGS[@]}" -o "$R/cs/deepstack" tests/workloads/deepstack.c -lpthread
 ${CC:-cc} "${WL_FLAGS[@]}" -o "$R/cs/longsys" tests/kernel/longsys.c -lpthread
+${CC:-cc} "${WL_FLAGS[@]}" -o "$R/cs/offcpu" tests/workloads/offcpu.c -lpthread
 if [ $static_ok = 1 ]; then
 	cp "$STATIC" "$R/cs/callstitch"
 else
