@@ -10,10 +10,6 @@ source "$CS_ROOT/tests/lib.sh"
 cd "$T"
 W=$CS_WORKLOADS/offcpu
 PERF=/usr/bin/perf
-# a wait ends when its task runs again: on a busy machine that includes
-# the wait for a CPU after the wake-up, which a higher priority keeps
-# short (the workload itself uses next to no CPU)
-HI="nice -n -10"
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "off-CPU recordings" "sched:sched_switch needs root (tracefs)"
@@ -38,7 +34,7 @@ times() {
 	done
 }
 
-$CS record --off-cpu -o off.data -- $HI "$W" 200 100 10 >rec.out 2>rec.err
+$CS record --off-cpu -o off.data -- "$W" 200 100 10 >rec.out 2>rec.err
 check "record --off-cpu -- offcpu exits 0" [ $? -eq 0 ]
 check "... saying the kernel records ordinary callchains" \
 	grep -q "does not support deferred callchains" rec.err
@@ -94,20 +90,20 @@ check "perf 6.1 reads the --off-cpu recording" \
 	grep -q "sched:sched_switch: prev_comm=offcpu" perf.txt
 
 # system-wide: SWITCH_CPU_WIDE records end the waits
-$CS record -a --off-cpu -o wide.data -- $HI "$W" 20 20 3 >/dev/null 2>&1
+$CS record -a --off-cpu -o wide.data -- "$W" 20 20 3 >/dev/null 2>&1
 check "record -a --off-cpu exits 0" [ $? -eq 0 ]
 times wide.data wide 20 20 3
 
 # perf's own recordings: with --switch-events, and system-wide without
 # them, where sched_switch's next_pid says who came in
 if "$PERF" record -q -a -g -e sched:sched_switch --switch-events -o pswitch.data \
-	-- $HI "$W" 20 20 3 >/dev/null 2>&1; then
+	-- "$W" 20 20 3 >/dev/null 2>&1; then
 	times pswitch.data "perf --switch-events" 20 20 3
 else
 	skip "perf --switch-events recording" "perf record failed"
 fi
 if "$PERF" record -q -a -g -e sched:sched_switch -o pnext.data \
-	-- $HI "$W" 20 20 3 >/dev/null 2>&1; then
+	-- "$W" 20 20 3 >/dev/null 2>&1; then
 	times pnext.data "perf -a, next_pid" 20 20 3
 else
 	skip "perf -a recording" "perf record failed"
