@@ -7,7 +7,8 @@
 # `callstitch dump`, and the system-wide one through `callstitch inject`.
 # And off-CPU time: `record --off-cpu` of tests/workloads/offcpu, whose
 # switch-outs' user stacks are deferred, says how long each of its
-# functions waited, within 5% of the known times, with whole stacks.
+# functions waited, within 5% of the times it measured itself, with whole
+# stacks.
 #
 # Skipped (never passed) when this machine cannot download or boot the
 # kernel. CS_KERNEL_DIR (default build/kernel) holds the cached download.
@@ -123,7 +124,7 @@ for name in task-defer syswide-defer drain-off-1 drain-on-1 drain-off-2 drain-on
 done
 
 # off-CPU time with deferred user stacks: each measured function's time
-# within 5% of the known time; its stacks whole, the user part stitched
+# within 5% of the time it measured; its stacks whole, the user part stitched
 # from the type-22 records, the kernel part in the scheduler
 name=offcpu-defer f=$OUT/offcpu-defer.data
 rec_rc=$(sed -n "s/^CS-RESULT: $name //p" "$OUT/guest.log")
@@ -140,13 +141,19 @@ if [ "$rec_rc" = 0 ] && [ -s "$f" ]; then
 	"$CS" report -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --off-cpu \
 		-g none --sort sym >"$T/$name.report" 2>&1
 	sed -n 's/^# off-CPU/#   off-CPU/p' "$T/$name.report"
+	# the workload's own clock says how long each function waited (a
+	# sleep overruns its 50 ms, more so under an emulator): the profile
+	# must say the same within 5%, and that is the nominal time within 15%
 	for fw in sleep_in_nanosleep:10 read_from_pipe:2 wait_on_futex:1; do
 		got=$(awk -v s="${fw%:*}" '$NF == s && $(NF-1) == "[.]" { print $3; exit }' \
 			"$T/$name.report")
-		check "$name: ${fw%:*} off the CPU ${got:-?} s, known ${fw#*:} s (5%)" \
-			awk -v g="${got:-0}" -v w="${fw#*:}" 'BEGIN { exit !(g >= w * 0.95 && g <= w * 1.05) }'
+		waited=$(awk -v s="${fw%:*}" '$1 == "waited" && $2 == s { print $3 }' "$OUT/$name.out")
+		check "$name: ${fw%:*} off the CPU ${got:-?} s, known ${waited:-?} s (5%)" \
+			awk -v g="${got:-0}" -v w="${waited:-0}" 'BEGIN { exit !(w > 0 && g >= w * 0.95 && g <= w * 1.05) }'
+		check "$name: ... and it waited its nominal ${fw#*:} s (15%)" \
+			awk -v g="${waited:-0}" -v w="${fw#*:}" 'BEGIN { exit !(g >= w * 0.85 && g <= w * 1.15) }'
 	done
-	"$CS" folded -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --off-cpu \
+	"$CS" folded -q -i "$f" --kallsyms "$KALLSYMS" --symfs "$SYMFS" --off-cpu --no-inline \
 		>"$T/$name.folded" 2>/dev/null
 	for fn in sleeper\;sleep_in_nanosleep reader\;read_from_pipe waiter\;wait_on_futex; do
 		n=$(grep -c "$fn;" "$T/$name.folded")
