@@ -69,7 +69,9 @@ int cmd_dump(int argc, char **argv)
 	fflush(stdout);
 	if (err < 0)
 		cli_error("%s", eb.msg[0] ? eb.msg : strerror(-err));
-	else if (cs_reader_truncated(r))
+	else if (cs_reader_warning(r))
+		cli_warn("%s", cs_reader_warning(r));
+	if (err >= 0 && cs_reader_truncated(r))
 		cli_warn("%s: the recording was cut short (its header gives no "
 			 "data size); read up to the last whole record",
 			 cs_reader_path(r));

@@ -19,8 +19,9 @@ static uint32_t fu32(struct cs_cursor *c, const char *what)
 	return (uint32_t)cs_cursor_get(c, 4, what);
 }
 
-/* perf's header string: u32 len (padding included), then the bytes.
- * Returns a malloc'd copy or NULL (c->why says whether that is an error). */
+/* perf's header string: u32 len (padding included), then the bytes, a NUL
+ * among them. Returns a malloc'd copy or NULL (c->why says whether that is
+ * an error). */
 static char *fstr(struct cs_cursor *c, const char *what)
 {
 	uint32_t len = fu32(c, what);
@@ -28,6 +29,10 @@ static char *fstr(struct cs_cursor *c, const char *what)
 
 	if (!cs_cursor_need(c, len, what))
 		return NULL;
+	if (len && !memchr(c->p, '\0', len)) {
+		c->why = "string without its terminating NUL";
+		return NULL;
+	}
 	s = strndup((const char *)c->p, len);
 	if (!s)
 		c->why = "out of memory";
@@ -93,7 +98,8 @@ static int cmdline(struct cs_feat_store *st, struct cs_cursor *c)
 }
 
 /* Names the evlist's events: by id when the description lists ids, else by
- * position (perf writes the descriptions in attr order). */
+ * position (perf writes the descriptions in attr order). With no evlist it
+ * only walks the section. */
 static int event_desc(struct cs_evlist *l, struct cs_cursor *c)
 {
 	uint32_t nr = fu32(c, "event count");
@@ -120,9 +126,9 @@ static int event_desc(struct cs_evlist *l, struct cs_cursor *c)
 			free(name);
 			break;
 		}
-		if (nr_ids && cs_evlist_count(l) > 1)
+		if (l && nr_ids && cs_evlist_count(l) > 1)
 			e = cs_evlist_find(l, cs_ld64x(c->p, c->swap));
-		if (!e)
+		if (l && !e)
 			e = cs_evlist_get(l, i);
 		c->p += (size_t)nr_ids * 8;
 		err = e && name[0] ? cs_evlist_set_name(l, e->index, name) : 0;
@@ -201,10 +207,12 @@ static int build_ids(struct cs_feat_store *st, struct cs_cursor *c)
 }
 
 int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
-		  const void *data, size_t size, bool swap, const char **why)
+		  const void *data, size_t size, bool swap, bool whole,
+		  const char **why)
 {
 	struct cs_cursor c = { data, (const uint8_t *)data + size, swap, NULL };
 	struct cs_file_info *in = &st->info;
+	bool parsed = true;
 	int err = 0;
 
 	if (feat < 0 || feat >= CS_FEAT_LAST)
@@ -226,7 +234,7 @@ int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
 		in->total_mem_kb = cs_cursor_get(&c, 8, "total memory");
 		break;
 	case CS_FEAT_EVENT_DESC:
-		err = l ? event_desc(l, &c) : 0;
+		err = event_desc(l, &c);
 		break;
 	case CS_FEAT_BUILD_ID:
 		err = build_ids(st, &c);
@@ -234,10 +242,16 @@ int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
 	case CS_FEAT_CLOCK_DATA:
 		fu32(&c, "clock data version");
 		in->clockid = fu32(&c, "clock data clockid");
+		parsed = false;		/* later versions may add fields */
 		break;
 	default:
+		parsed = false;
 		break;
 	}
+	/* a section that is not exactly its feature's bytes belongs to
+	 * another feature: the table was read shifted */
+	if (whole && parsed && !c.why && c.p != c.end)
+		c.why = "bytes left over after the feature's fields";
 	if (c.why) {
 		*why = c.why;
 		return err && err != -EBADMSG ? err : -EBADMSG;

@@ -35,6 +35,7 @@ struct cs_reader {
 	bool truncated;			/* open-ended data read to its end */
 	struct cs_errbuf *eb;
 	struct cs_errbuf own_eb;
+	struct cs_errbuf warning;	/* damage that costs no records */
 
 	/* file mode */
 	const uint8_t *map;
@@ -157,13 +158,80 @@ static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
 	return 0;
 }
 
+struct feat_section {
+	int bit;
+	uint64_t off, size;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct feat_section *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Checks the feature sections before any is believed. The table is
+ * positional: a flipped bit in the header's bitmap makes every later
+ * section be read as another feature's. Such a table shows as sections
+ * that overlap the header, the table, the data or each other, or that do
+ * not parse as their feature. Returns NULL, or what was wrong (in msg).
+ */
+static const char *check_sections(struct cs_reader *r,
+				  const struct cs_perf_file_header *h,
+				  struct feat_section *sec, uint64_t n,
+				  char *msg, size_t msg_size)
+{
+	uint64_t toff = h->data.offset + h->data.size, tend = toff + n * 16;
+	struct cs_feat_store probe = { 0 };
+	const char *why = NULL;
+
+	for (uint64_t k = 0; k < n; k++) {
+		const struct feat_section *f = &sec[k];
+		bool overlaps_data = f->off < toff && f->off + f->size > h->data.offset;
+		int err;
+
+		if (!in_file(r, f->off, f->size))
+			why = "runs past the end of the file";
+		else if (!f->size)
+			continue;
+		else if (f->off < sizeof(*h) || overlaps_data ||
+			 (f->off < tend && f->off + f->size > toff))
+			why = "overlaps the header, the data or the feature table";
+		else if ((err = cs_feat_parse(&probe, NULL, f->bit, r->map + f->off,
+					      (size_t)f->size, r->swap, true, &why)))
+			why = err == -ENOMEM ? "out of memory" : why ? why : "malformed";
+		if (why) {
+			snprintf(msg, msg_size, "feature %d section at %#" PRIx64
+				 ", %#" PRIx64 " bytes: %s", f->bit, f->off,
+				 f->size, why);
+			break;
+		}
+	}
+	cs_feat_store_free(&probe);
+	if (why)
+		return msg;
+	qsort(sec, n, sizeof(*sec), by_offset);
+	for (uint64_t k = 1; k < n; k++)
+		if (sec[k - 1].size && sec[k].off < sec[k - 1].off + sec[k - 1].size) {
+			snprintf(msg, msg_size, "feature %d section at %#" PRIx64
+				 " overlaps feature %d's", sec[k].bit, sec[k].off,
+				 sec[k - 1].bit);
+			return msg;
+		}
+	return NULL;
+}
+
 static int read_features(struct cs_reader *r, const struct cs_perf_file_header *h)
 {
 	uint64_t toff = h->data.offset + h->data.size;
+	struct feat_section sec[CS_FEAT_BITS];
 	uint64_t n = 0;
+	char msg[200];
 
-	for (int i = 0; i < 4; i++)
-		n += (uint64_t)__builtin_popcountll(h->adds_features[i]);
+	for (int bit = 0; bit < CS_FEAT_BITS; bit++)
+		if (h->adds_features[bit / 64] >> (bit % 64) & 1)
+			sec[n++].bit = bit;
 	if (!n)
 		return 0;
 	if (!in_file(r, toff, n * 16))
@@ -171,29 +239,28 @@ static int read_features(struct cs_reader *r, const struct cs_perf_file_header *
 				PRIx64 " (%" PRIu64 " entries) runs past the end "
 				"of the file (%zu bytes): truncated?", r->path,
 				toff, n, r->map_size);
-	for (int bit = 0, k = 0; bit < CS_FEAT_BITS; bit++) {
-		uint64_t off, size;
+	for (uint64_t k = 0; k < n; k++) {
+		sec[k].off = cs_ld64x(r->map + toff + k * 16, r->swap);
+		sec[k].size = cs_ld64x(r->map + toff + k * 16 + 8, r->swap);
+	}
+	/* a damaged table costs the metadata, not the samples */
+	if (check_sections(r, h, sec, n, msg, sizeof(msg))) {
+		cs_error(&r->warning, 0, "%s: feature table at offset %#" PRIx64
+			 " is damaged (%s): its metadata is dropped, the samples "
+			 "are read", r->path, toff, msg);
+		return 0;
+	}
+	for (uint64_t k = 0; k < n; k++) {
 		const char *why = NULL;
-		int err;
+		int err = cs_feat_parse(&r->feat, r->evlist, sec[k].bit,
+					r->map + sec[k].off, (size_t)sec[k].size,
+					r->swap, true, &why);
 
-		if (!(h->adds_features[bit / 64] >> (bit % 64) & 1))
-			continue;
-		off = cs_ld64x(r->map + toff + k * 16, r->swap);
-		size = cs_ld64x(r->map + toff + k * 16 + 8, r->swap);
-		k++;
-		if (!in_file(r, off, size))
-			return cs_error(r->eb, -EBADMSG, "%s: feature %d section "
-					"%#" PRIx64 "+%#" PRIx64 " runs past the "
-					"end of the file (%zu bytes)", r->path,
-					bit, off, size, r->map_size);
-		err = cs_feat_parse(&r->feat, r->evlist, bit, r->map + off,
-				    (size_t)size, r->swap, &why);
-		if (err == -ENOMEM)
-			return cs_error(r->eb, err, "%s: out of memory", r->path);
-		if (err)
+		if (err)	/* it parsed once: only memory can fail */
 			return cs_error(r->eb, err, "%s: feature %d section at "
-					"offset %#" PRIx64 ": %s", r->path, bit,
-					off, why ? why : "malformed");
+					"offset %#" PRIx64 ": %s", r->path,
+					sec[k].bit, sec[k].off,
+					err == -ENOMEM ? "out of memory" : why);
 	}
 	return 0;
 }
@@ -560,6 +627,11 @@ bool cs_reader_truncated(const struct cs_reader *r)
 	return r->truncated;
 }
 
+const char *cs_reader_warning(const struct cs_reader *r)
+{
+	return r->warning.msg[0] ? r->warning.msg : NULL;
+}
+
 int cs_reader_feature(const struct cs_reader *r, int feat, const void **data,
 		      size_t *size)
 {
@@ -663,7 +735,7 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 		free(r->feat.owned[feat]);
 		r->feat.owned[feat] = copy;
 		err = cs_feat_parse(&r->feat, r->evlist, (int)feat, copy,
-				    size - 16, r->swap, &why);
+				    size - 16, r->swap, false, &why);
 		if (err == -EBADMSG)
 			return rerr(r, type, off, why ? why : "malformed feature");
 		break;

@@ -73,6 +73,10 @@ uint64_t cs_reader_total(const struct cs_reader *r);
  * cut short. */
 bool cs_reader_truncated(const struct cs_reader *r);
 
+/* Damage found while opening that costs metadata but no records (a
+ * feature table that does not hold together): one line, or NULL. */
+const char *cs_reader_warning(const struct cs_reader *r);
+
 void cs_reader_free(struct cs_reader *r);
 
 #endif

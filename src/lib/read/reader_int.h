@@ -67,10 +67,13 @@ struct cs_feat_store {
 };
 
 /* Parses one feature section (file byte order) into st and, for
- * EVENT_DESC, names the evlist's events. Returns 0, or -EBADMSG / -ENOMEM
+ * EVENT_DESC, names the evlist's events (l may be NULL: only checked).
+ * whole: the section must be exactly the feature's fields, as perf writes
+ * them (true for file-mode sections). Returns 0, or -EBADMSG / -ENOMEM
  * with *why. */
 int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
-		  const void *data, size_t size, bool swap, const char **why);
+		  const void *data, size_t size, bool swap, bool whole,
+		  const char **why);
 /* One build id record (HEADER_BUILD_ID or an entry of the BUILD_ID
  * feature), in file byte order. */
 int cs_feat_add_build_id(struct cs_feat_store *st, const void *rec,

@@ -621,6 +621,8 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 /* The end of the input: the last progress, and what to warn about. */
 static void finish(struct cs_session *s)
 {
+	const char *damage = cs_reader_warning(s->reader);
+
 	progress(s, s->pos, true);
 	if (s->stats.unwind_refused)
 		warn(s, "%s: %" PRIu64 " sample%s not unwound, the first at "
@@ -630,6 +632,8 @@ static void finish(struct cs_session *s)
 	if (cs_reader_truncated(s->reader))
 		warn(s, "%s: the recording was cut short (its header gives no "
 		     "data size); read up to the last whole record", s->path);
+	if (damage)
+		warn(s, "%s", damage);
 }
 
 int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
