@@ -6,6 +6,8 @@
 #   make bench      speed, measured side by side with perf (bench/)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, library, header,
 #                   callstitch.pc, man pages, bash completion
+#   make fuzz       every libFuzzer harness of fuzz/ for FUZZ_SECONDS each
+#                   (clang; see docs/reliability.md)
 #
 # Sources are found by wildcard: a new .c file in a module folder is built
 # without touching this file.
@@ -103,6 +105,46 @@ $(ASN)/tests/%: $(ASN)/obj/tests/unit/%.o $(call objs,$(ASN),$(TESTLIB_SRC)) $(A
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $< $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a $(LIBS) -lcmocka
 
+# fuzz harnesses replayed without libFuzzer: the suite runs them on the
+# seed corpus and on tests/fuzz-regressions/ (fuzz/replay.c)
+FUZZ_SRC     := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_LIB_SRC := $(filter-out $(FUZZ_SRC) fuzz/replay.c,$(sort $(wildcard fuzz/*.c)))
+FUZZ_DEFS    := -DCS_SOURCE_DIR='"$(CURDIR)"'
+ASN_REPLAY   := $(patsubst fuzz/%.c,$(ASN)/fuzz/replay_%,$(FUZZ_SRC))
+$(ASN)/obj/fuzz/%.o: fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g $(SAN) $(WARN) $(CPPFLAGS) $(FUZZ_DEFS) -MMD -MP -c $< -o $@
+$(ASN)/fuzz/replay_%: $(ASN)/obj/fuzz/%.o $(ASN)/obj/fuzz/replay.o $(call objs,$(ASN),$(FUZZ_LIB_SRC)) \
+		$(ASN)/libcsapp.a $(ASN)/libcallstitch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $(filter %.o,$^) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a $(LIBS)
+
+# ---- libFuzzer: everything built again with clang's coverage hooks ----
+FUZZ_CC    ?= clang-14
+FUZZ_SECONDS ?= 30
+FZ         := build/fuzz
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZERS    := $(patsubst fuzz/%.c,$(FZ)/%,$(FUZZ_SRC))
+# warnings, not errors: gcc's -Werror build keeps the code clean, and a
+# warning that only clang knows must not stop the fuzzing
+$(FZ)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(STD) $(FUZZ_CFLAGS) -Wall -Wextra $(CPPFLAGS) $(FUZZ_DEFS) -MMD -MP -c $< -o $@
+$(FZ)/libcallstitch.a: $(call objs,$(FZ),$(LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(FZ)/libcsapp.a: $(call objs,$(FZ),$(APP_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(FZ)/fuzz_%: $(FZ)/obj/fuzz/fuzz_%.o $(call objs,$(FZ),$(FUZZ_LIB_SRC)) $(FZ)/libcsapp.a $(FZ)/libcallstitch.a
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $(filter %.o,$^) \
+		$(FZ)/libcsapp.a $(FZ)/libcallstitch.a $(LIBS)
+
+fuzzers: $(FUZZERS)
+fuzz:
+	FUZZ_CC=$(FUZZ_CC) fuzz/run.sh $(FUZZ_SECONDS)
+
 # test tools (synthetic profile generator, ...): built sanitized for the
 # suite and release for benchmarks
 TOOLS     := $(patsubst tests/tools/%.c,$(REL)/tools/%,$(TOOL_SRC))
@@ -181,7 +223,7 @@ uninstall:
 		$(patsubst $(REL)/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN_PAGES))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/callstitch
 
-check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) all
+check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) $(ASN_REPLAY) all
 	tests/run.sh
 
 demo: all
@@ -194,7 +236,7 @@ bench: all
 clean:
 	rm -rf build
 
-.PHONY: all tools workloads man install uninstall check demo bench clean
+.PHONY: all tools workloads man install uninstall check demo bench clean fuzz fuzzers
 .SECONDARY:
 
 -include $(shell find build -name '*.d' -type f 2>/dev/null)

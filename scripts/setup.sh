@@ -9,7 +9,10 @@
 #                             pprof, Chromium and Node for the flame graph
 #                             and speedscope tests, man-db and
 #                             bash-completion for the install test, qemu,
-#                             busybox and cpio for the real-kernel test
+#                             busybox and cpio for the real-kernel test,
+#                             clang with libFuzzer for make fuzz (Debian
+#                             12's own clang-14; llvm-14 measures the
+#                             fuzzers' coverage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +23,8 @@ test_pkgs=(libcmocka-dev zstd file python3 bc libc6-dbg man-db groff-base
 	   bash-completion debuginfod)
 # tests that need these say SKIP when they are missing, so a machine where
 # one cannot be installed still runs the rest of the suite
-optional_pkgs=(golang-go chromium qemu-system-x86 busybox-static cpio libbz2-dev)
+optional_pkgs=(golang-go chromium qemu-system-x86 busybox-static cpio libbz2-dev
+	       clang-14 libclang-rt-14-dev libfuzzer-14-dev llvm-14)
 
 testing=false
 [ "${1:-}" = "--test" ] && testing=true

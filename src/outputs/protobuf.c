@@ -1,5 +1,6 @@
 /* protobuf.c - protocol buffers encoding (see protobuf.h). */
 #include "outputs/protobuf.h"
+#include "outputs/utf8.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -108,9 +109,36 @@ void pb_bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)
 	b->len += len;
 }
 
+/* A string field must hold UTF-8 (decoders may refuse the message
+ * otherwise); names are bytes, so each byte that starts no well-formed
+ * sequence becomes U+FFFD. */
 void pb_string(struct pb_buf *b, uint32_t field, const char *s)
 {
-	pb_bytes(b, field, s, strlen(s));
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s), len, out = 0, bad = 0;
+
+	for (size_t i = 0; i < n; i += len ? len : 1)
+		if (!(len = cs_utf8_len(u + i, n - i)))
+			bad++;
+	if (!bad) {
+		pb_bytes(b, field, s, n);
+		return;
+	}
+	pb_key(b, field, PB_LEN);
+	pb_varint(b, n + bad * 2);	/* 1 byte becomes 3 */
+	if (reserve(b, n + bad * 2))
+		return;
+	for (size_t i = 0; i < n; i += len ? len : 1) {
+		len = cs_utf8_len(u + i, n - i);
+		if (len) {
+			memcpy(b->p + b->len + out, u + i, len);
+			out += len;
+		} else {
+			memcpy(b->p + b->len + out, CS_UTF8_REPLACEMENT, 3);
+			out += 3;
+		}
+	}
+	b->len += out;
 }
 
 size_t pb_begin(struct pb_buf *b)

@@ -35,6 +35,7 @@ void pb_int64(struct pb_buf *b, uint32_t field, int64_t v);
 void pb_int64_opt(struct pb_buf *b, uint32_t field, int64_t v);
 void pb_bool(struct pb_buf *b, uint32_t field, int v);
 void pb_bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len);
+/* s as UTF-8: a byte that starts no well-formed sequence becomes U+FFFD */
 void pb_string(struct pb_buf *b, uint32_t field, const char *s);
 
 /* A nested message or a packed repeated field: returns the body's start
