@@ -57,7 +57,7 @@ check_eq "feature section out of the file: the records are shown" 14117 \
 
 head -c 4096 /dev/urandom >"$T/random.data"
 printf 'XXXXXXXX' | dd of="$T/random.data" conv=notrunc status=none
-expect_error "not a perf.data file" "$T/random.data" 'not a perf.data file \(no PERFILE2 magic at offset 0\)'
+expect_error "not a perf.data file" "$T/random.data" 'not a perf.data file \(no PERFILE2 magic at offset 0x0\)'
 
 : >"$T/empty.data"
 expect_error "empty file" "$T/empty.data" 'too short for a perf.data header'

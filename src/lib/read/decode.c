@@ -12,6 +12,7 @@
 #include "lib/util/errbuf.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
@@ -94,15 +95,23 @@ static const void *bytes(struct cur *c, uint64_t n, const char *what)
 	return a;
 }
 
-/* A NUL-terminated string filling the rest of the body (padded to 8). */
+/* A NUL-terminated string filling the rest of the body, padded to 8
+ * bytes: more padding than that means the record's size is not its own
+ * (it swallowed what follows it). */
 static const char *str(struct cur *c, const char *what)
 {
 	const char *s = (const char *)c->p;
+	const char *nul;
 
 	if (c->why)
 		return NULL;
-	if (!memchr(c->p, '\0', (size_t)(c->end - c->p))) {
+	nul = memchr(c->p, '\0', (size_t)(c->end - c->p));
+	if (!nul) {
 		c->why = what;
+		return NULL;
+	}
+	if ((const uint8_t *)nul + 1 + 8 <= c->end) {
+		c->why = "padded by more than 8 bytes: its size is not its own";
 		return NULL;
 	}
 	c->p = c->end;
@@ -326,6 +335,12 @@ static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
 	}
 	out->misc = cs_ld16((const uint8_t *)rec + 4);
 	err = sample_body(attr, &c, out, id);
+	/* the kernel writes exactly the fields: bytes left over mean a
+	 * damaged size (when every sample_type bit is one we know) */
+	if (!err && c.p != c.end && attr->sample_type < CS_SAMPLE_MAX) {
+		c.why = "longer than its fields: its size is not its own";
+		err = -EBADMSG;
+	}
 	*why = c.why;
 	return err;
 }
@@ -539,6 +554,29 @@ static void kernel_body(uint32_t type, uint16_t misc, struct cur *c,
 	}
 }
 
+/* Kernel records whose body kernel_body() reads to its last byte (READ
+ * is not: its layout depends on the event, which may be unknown). */
+static bool exact_body(uint32_t type)
+{
+	switch (type) {
+	case CS_RECORD_LOST:
+	case CS_RECORD_LOST_SAMPLES:
+	case CS_RECORD_EXIT:
+	case CS_RECORD_FORK:
+	case CS_RECORD_THROTTLE:
+	case CS_RECORD_UNTHROTTLE:
+	case CS_RECORD_AUX:
+	case CS_RECORD_ITRACE_START:
+	case CS_RECORD_SWITCH:
+	case CS_RECORD_SWITCH_CPU_WIDE:
+	case CS_RECORD_NAMESPACES:
+	case CS_RECORD_AUX_OUTPUT_HW_ID:
+	case CS_RECORD_CALLCHAIN_DEFERRED:
+		return true;
+	}
+	return false;
+}
+
 int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	      uint64_t offset, const char *path, struct cs_event *ev,
 	      struct cs_errbuf *eb)
@@ -583,22 +621,40 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 
 	if (type < CS_RECORD_HEADER_ATTR) {
 		struct cur c = { b + 8, b + size, NULL };
+		/* every event of a file has a trailer of the same size: one
+		 * whose id names no event (perf's own records carry id 0)
+		 * still has it */
+		const struct cs_evsel *first = cs_evlist_get(l, 0);
+		size_t tsize = lay ? lay->trailer_size : first ?
+			cs_evsel_layout(first)->trailer_size : 0;
 
-		if (lay && lay->trailer_size) {
-			struct cur t;
+		if (tsize > size - 8) {
+			why = "too short for its sample_id trailer";
+			goto bad;
+		}
+		c.end = b + size - tsize;
+		if (lay && tsize) {
+			struct cur t = { c.end, b + size, NULL };
 
-			if (lay->trailer_size > size - 8) {
-				why = "too short for its sample_id trailer";
-				goto bad;
-			}
-			c.end = b + size - lay->trailer_size;
-			t.p = c.end;
-			t.end = b + size;
-			t.why = NULL;
 			trailer(lay->sample_type, &t, &ev->id);
 			ev->has_id = true;
+		} else if (tsize) {
+			/* the kernel writes only ids of the file's events; perf's
+			 * own records say 0. Another id is a damaged record, or
+			 * a damaged ids section that lost the event */
+			struct cs_sample_id id = { 0 };
+			struct cur t = { c.end, b + size, NULL };
+
+			trailer(cs_evsel_layout(first)->sample_type, &t, &id);
+			if (id.id) {
+				why = "its sample id names no event of the file";
+				goto bad;
+			}
 		}
 		kernel_body(type, misc, &c, ev, lay);
+		/* a body we walk to its end must end where the record does */
+		if (!c.why && c.p != c.end && (lay || first) && exact_body(type))
+			c.why = "longer than its fields: its size is not its own";
 		if (c.why) {
 			why = c.why;
 			goto bad;

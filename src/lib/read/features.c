@@ -207,7 +207,7 @@ static int build_ids(struct cs_feat_store *st, struct cs_cursor *c)
 }
 
 int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
-		  const void *data, size_t size, bool swap, bool whole,
+		  const void *data, size_t size, bool swap, size_t slack,
 		  const char **why)
 {
 	struct cs_cursor c = { data, (const uint8_t *)data + size, swap, NULL };
@@ -248,9 +248,9 @@ int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
 		parsed = false;
 		break;
 	}
-	/* a section that is not exactly its feature's bytes belongs to
-	 * another feature: the table was read shifted */
-	if (whole && parsed && !c.why && c.p != c.end)
+	/* a section that is not its feature's bytes (a file's section read
+	 * shifted, a stream's record whose size swallowed what followed) */
+	if (parsed && !c.why && (size_t)(c.end - c.p) > slack)
 		c.why = "bytes left over after the feature's fields";
 	if (c.why) {
 		*why = c.why;

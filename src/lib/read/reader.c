@@ -93,6 +93,54 @@ static bool in_file(const struct cs_reader *r, uint64_t off, uint64_t size)
 	return off <= r->map_size && size <= r->map_size - off;
 }
 
+static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One id naming two events makes records of one event look like the
+ * other's: a damaged ids section (or a stream's HEADER_ATTR at off whose
+ * size swallowed what followed). Sorts a copy (ids are bounded by the
+ * input's size). */
+static int check_unique_ids(struct cs_reader *r, uint64_t off)
+{
+	size_t n = 0, nr_ev = cs_evlist_count(r->evlist);
+	uint64_t *all;
+	int err = 0;
+
+	for (size_t i = 0; i < nr_ev; i++)
+		n += cs_evlist_get(r->evlist, i)->nr_ids;
+	if (n < 2)
+		return 0;
+	all = malloc(n * sizeof(*all));
+	if (!all)
+		return cs_error(r->eb, -ENOMEM, "%s: out of memory", r->path);
+	n = 0;
+	for (size_t i = 0; i < nr_ev; i++) {
+		const struct cs_evsel *e = cs_evlist_get(r->evlist, i);
+
+		if (e->nr_ids)
+			memcpy(all + n, e->ids, e->nr_ids * sizeof(*all));
+		n += e->nr_ids;
+	}
+	qsort(all, n, sizeof(*all), by_value);
+	for (size_t i = 1; i < n && !err; i++)
+		if (all[i] == all[i - 1])
+			err = cs_error(r->eb, -EBADMSG, "%s: id %" PRIu64 " is "
+				       "listed twice in the ids at offset %#" PRIx64
+				       " and on: a damaged ids section", r->path,
+				       all[i], off);
+	free(all);
+	return err;
+}
+
 static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
 {
 	uint64_t esz = h->attr_size, nr;
@@ -103,10 +151,11 @@ static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
 				" bytes at offset 0x18: at least 80 expected",
 				r->path, esz);
 	if (!in_file(r, h->attrs.offset, h->attrs.size) || h->attrs.size % esz)
-		return cs_error(r->eb, -EBADMSG, "%s: attr section %#" PRIx64
-				"+%#" PRIx64 " does not fit the file (%zu bytes)"
-				" or its %" PRIu64 "-byte entries", r->path,
-				h->attrs.offset, h->attrs.size, r->map_size, esz);
+		return cs_error(r->eb, -EBADMSG, "%s: attr section at offset %#"
+				PRIx64 ", %#" PRIx64 " bytes, does not fit the file"
+				" (%zu bytes) or its %" PRIu64 "-byte entries",
+				r->path, h->attrs.offset, h->attrs.size,
+				r->map_size, esz);
 	nr = h->attrs.size / esz;
 	if (!nr)
 		return cs_error(r->eb, -EBADMSG, "%s: no events in the attr "
@@ -139,8 +188,19 @@ static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
 			a->size = (uint32_t)copy;
 		if (!in_file(r, ioff, isz) || isz % 8)
 			return cs_error(r->eb, -EBADMSG, "%s: ids of attr %" PRIu64
-					" at %#" PRIx64 "+%#" PRIx64 " do not fit "
-					"the file", r->path, i, ioff, isz);
+					" at offset %#" PRIx64 ", %#" PRIx64 " bytes,"
+					" do not fit the file (%zu bytes)", r->path,
+					i, ioff, isz, r->map_size);
+		/* perf puts them between the header and the attrs: ids read
+		 * from elsewhere are a damaged offset, and would silently
+		 * tie records to no event */
+		if (isz && (ioff % 8 || overlaps(ioff, isz, 0, sizeof(*h)) ||
+			    overlaps(ioff, isz, h->attrs.offset, h->attrs.size) ||
+			    overlaps(ioff, isz, h->data.offset, h->data.size)))
+			return cs_error(r->eb, -EBADMSG, "%s: ids of attr %" PRIu64
+					" at offset %#" PRIx64 " are misaligned or "
+					"overlap the header, the attrs or the data",
+					r->path, i, ioff);
 		ids = malloc(isz ? isz : 1);
 		if (!ids)
 			return -ENOMEM;
@@ -155,7 +215,7 @@ static int read_attrs(struct cs_reader *r, const struct cs_perf_file_header *h)
 		if (err)
 			return cs_error(r->eb, err, "%s: %s", r->path, strerror(-err));
 	}
-	return 0;
+	return check_unique_ids(r, sizeof(*h));
 }
 
 struct feat_section {
@@ -199,7 +259,7 @@ static const char *check_sections(struct cs_reader *r,
 			 (f->off < tend && f->off + f->size > toff))
 			why = "overlaps the header, the data or the feature table";
 		else if ((err = cs_feat_parse(&probe, NULL, f->bit, r->map + f->off,
-					      (size_t)f->size, r->swap, true, &why)))
+					      (size_t)f->size, r->swap, 0, &why)))
 			why = err == -ENOMEM ? "out of memory" : why ? why : "malformed";
 		if (why) {
 			snprintf(msg, msg_size, "feature %d section at %#" PRIx64
@@ -254,7 +314,7 @@ static int read_features(struct cs_reader *r, const struct cs_perf_file_header *
 		const char *why = NULL;
 		int err = cs_feat_parse(&r->feat, r->evlist, sec[k].bit,
 					r->map + sec[k].off, (size_t)sec[k].size,
-					r->swap, true, &why);
+					r->swap, 0, &why);
 
 		if (err)	/* it parsed once: only memory can fail */
 			return cs_error(r->eb, err, "%s: feature %d section at "
@@ -297,8 +357,9 @@ static int open_file(struct cs_reader *r, size_t size)
 	void *m;
 
 	if (size < sizeof(h))
-		return cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too short for a "
-				"perf.data header (104)", r->path, size);
+		return cs_error(r->eb, -EBADMSG, "%s: ends at offset %#zx, too "
+				"short for a perf.data header (104 bytes)",
+				r->path, size);
 	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (m == MAP_FAILED)
 		return cs_error(r->eb, -errno, "%s: mmap: %s", r->path,
@@ -453,8 +514,9 @@ static int open_pipe(struct cs_reader *r)
 	if (err < 0)
 		return err;
 	if (!err)
-		return cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too short for a "
-				"perf.data header", r->path, r->buf_len);
+		return cs_error(r->eb, -EBADMSG, "%s: ends at offset %#zx, too "
+				"short for a perf.data header", r->path,
+				r->buf_len);
 	hsize = cs_ld64x(r->buf + 8, r->swap);
 	if (hsize != 16)
 		return cs_error(r->eb, -EBADMSG, "%s: header at offset 0x8 claims "
@@ -526,9 +588,9 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 		ssize_t got = pread(r->fd, head, sizeof(head), 0);
 
 		if (got < 16) {
-			err = cs_error(r->eb, -EBADMSG, "%s: %zd bytes, too short "
-				       "for a perf.data header", r->path,
-				       got < 0 ? (ssize_t)0 : got);
+			err = cs_error(r->eb, -EBADMSG, "%s: ends at offset %#zx, "
+				       "too short for a perf.data header", r->path,
+				       got < 0 ? (size_t)0 : (size_t)got);
 			goto fail;
 		}
 	} else {
@@ -537,9 +599,9 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 		err = r->buf ? fill(r, 16) : -ENOMEM;
 		if (err <= 0) {
 			if (!err)
-				err = cs_error(r->eb, -EBADMSG, "%s: %zu bytes, too "
-					       "short for a perf.data header",
-					       r->path, r->buf_len);
+				err = cs_error(r->eb, -EBADMSG, "%s: ends at offset "
+					       "%#zx, too short for a perf.data "
+					       "header", r->path, r->buf_len);
 			goto fail;
 		}
 		memcpy(head, r->buf, 16);
@@ -548,7 +610,7 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 		r->swap = true;
 	} else if (cs_ld64(head) != CS_PERF_MAGIC2) {
 		err = cs_error(r->eb, -EBADMSG, "%s: not a perf.data file (no "
-			       "PERFILE2 magic at offset 0)", r->path);
+			       "PERFILE2 magic at offset 0x0)", r->path);
 		goto fail;
 	}
 	r->feat.info.big_endian = r->swap !=
@@ -657,6 +719,55 @@ int cs_reader_for_each_build_id(const struct cs_reader *r, cs_build_id_fn fn,
 
 /* ---- records ------------------------------------------------------------- */
 
+/* perf's cpu map (CPU_MAP records, EVENT_UPDATE of type CPUS): a u16
+ * type, then cpus, a mask or a range. The bytes it takes, or 0 when it
+ * cannot be told. */
+static size_t cpu_map_size(const uint8_t *p, size_t n)
+{
+	if (n < 4)
+		return 0;
+	switch (cs_ld16(p)) {
+	case 0:				/* u16 nr, u16 cpu[nr] */
+		return 4 + 2 * (size_t)cs_ld16(p + 2);
+	case 1:				/* u16 nr, u16 long_size, masks */
+		if (n < 6)
+			return 0;
+		if (cs_ld16(p + 4) == 4)
+			return 6 + 4 * (size_t)cs_ld16(p + 2);
+		if (cs_ld16(p + 4) == 8)
+			return 8 + 8 * (size_t)cs_ld16(p + 2);
+		return 0;
+	case 2:				/* u8 any, u8 pad, u16 start, u16 end */
+		return 8;
+	}
+	return 0;
+}
+
+/* The bytes of an EVENT_UPDATE's payload (after type and id), or 0. */
+static size_t event_update_size(const uint8_t *rec, size_t size)
+{
+	const uint8_t *nul;
+
+	switch (cs_ld64(rec + 8)) {
+	case 0:				/* UNIT, NAME: a string */
+	case 2:
+		nul = memchr(rec + 24, '\0', size - 24);
+		return nul ? (size_t)(nul - (rec + 24)) + 1 : 0;
+	case 1:				/* SCALE: a double */
+		return 8;
+	case 3:				/* CPUS */
+		return cpu_map_size(rec + 24, size - 24);
+	}
+	return 0;
+}
+
+/* A body of have bytes holds a payload of need (0: unknown) and less than
+ * slack bytes of padding: more than that is a damaged size. */
+static bool padded_within(size_t have, size_t need, size_t slack)
+{
+	return !need || (need <= have && have - need < slack);
+}
+
 /* Records that change what the reader knows: events, names, features,
  * build ids. rec is native and aligned here. */
 static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
@@ -667,6 +778,28 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 	int err = 0;
 
 	switch (type) {
+	/* records of a fixed shape: another size is a damaged one that
+	 * swallowed what followed it (or stops inside itself) */
+	case CS_RECORD_FINISHED_ROUND:
+	case CS_RECORD_FINISHED_INIT:
+		if (size != 8)
+			return rerr(r, type, off, "claims more than its 8 bytes");
+		break;
+	case CS_RECORD_TIME_CONV:	/* 3 u64s, 5 and 8 flag bytes since 5.16 */
+		if (size != 32 && size != 56)
+			return rerr(r, type, off, "neither 32 nor 56 bytes");
+		break;
+	case CS_RECORD_ID_INDEX:	/* 32-byte entries, then 16 more each */
+	case CS_RECORD_THREAD_MAP: {	/* 24-byte entries */
+		uint64_t nr = size >= 16 ? cs_ld64(rec + 8) : UINT64_MAX;
+		uint64_t body = size >= 16 ? size - 16 : 1;
+		uint64_t entry = type == CS_RECORD_ID_INDEX ? 32 : 24;
+
+		if (nr > body / entry || (body != nr * entry &&
+		    (type != CS_RECORD_ID_INDEX || body != nr * 48)))
+			return rerr(r, type, off, "entries do not fill its size");
+		break;
+	}
 	case CS_RECORD_HEADER_ATTR: {
 		struct cs_perf_attr a;
 		uint32_t asz;
@@ -692,10 +825,16 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 		if (err == -EINVAL)
 			return rerr(r, type, off, "places its sample id "
 				    "differently from the first event");
+		if (!err && (err = check_unique_ids(r, off)))
+			return err;
 		if (!err)
 			clockid_from_attr(r);
 		break;
 	}
+	case CS_RECORD_CPU_MAP:
+		if (size > 8 && !padded_within(size - 8, cpu_map_size(rec + 8, size - 8), 8))
+			return rerr(r, type, off, "cpu map does not fill its size");
+		break;
 	case CS_RECORD_EVENT_UPDATE: {
 		/* type NAME (2): the name string follows type and id */
 		const struct cs_evsel *e;
@@ -703,6 +842,9 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 
 		if (size < 24)
 			return rerr(r, type, off, "shorter than 24 bytes");
+		/* perf sizes it with its payload union (16 bytes) as well */
+		if (!padded_within(size - 24, event_update_size(rec, size), 24))
+			return rerr(r, type, off, "its payload does not fill its size");
 		if (cs_ld64(rec + 8) != 2)
 			return 0;
 		e = cs_evlist_find(r->evlist, cs_ld64(rec + 16));
@@ -735,7 +877,7 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 		free(r->feat.owned[feat]);
 		r->feat.owned[feat] = copy;
 		err = cs_feat_parse(&r->feat, r->evlist, (int)feat, copy,
-				    size - 16, r->swap, false, &why);
+				    size - 16, r->swap, 7, &why);
 		if (err == -EBADMSG)
 			return rerr(r, type, off, why ? why : "malformed feature");
 		break;
@@ -754,6 +896,28 @@ static int absorb(struct cs_reader *r, const uint8_t *rec, size_t size,
 		return cs_error(r->eb, err, "%s: %s record at offset %#" PRIx64
 				": %s", r->path, cs_record_type_name(type), off,
 				strerror(-err));
+	return 0;
+}
+
+/*
+ * What every record header must hold, wherever it comes from: a kernel
+ * record's size is a multiple of 8 (the kernel aligns every record), and
+ * no type reaches 128 (perf's own go to 86). A header that breaks this is
+ * where the data went wrong: reading on would take garbage for records.
+ */
+static int check_header(struct cs_reader *r, uint32_t type, size_t size,
+			uint64_t off)
+{
+	char m[64];
+
+	if (type < CS_RECORD_HEADER_ATTR && (size & 7)) {
+		snprintf(m, sizeof(m), "size %zu is not a multiple of 8", size);
+		return rerr(r, type, off, m);
+	}
+	if (type >= 128)
+		return cs_error(r->eb, -EBADMSG, "%s: record at offset %#" PRIx64
+				" has type %u, which no perf.data has: the data "
+				"is damaged here", r->path, off, type);
 	return 0;
 }
 
@@ -895,6 +1059,9 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
 	rec = nativize(r, raw, true, size, r->z_offset, &stable, &err);
 	if (!rec)
 		return err;
+	err = check_header(r, cs_ld32(rec), size, r->z_offset);
+	if (err)
+		return err;
 	err = payload_after(r, rec, size, r->z_offset, &n);
 	if (err)
 		return err;
@@ -919,7 +1086,7 @@ static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 		return 0;
 	type = cs_ld32(rec);
 	size = cs_ld16(rec + 6);
-	if (type >= CS_RECORD_HEADER_ATTR || size < 8 || size > left)
+	if (type >= CS_RECORD_HEADER_ATTR || size < 8 || size > left || (size & 7))
 		return 0;
 	r->pos += size;
 	out->bytes = rec;
@@ -989,6 +1156,9 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		return err;
 	if (wrapped)
 		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
+	err = check_header(r, type, size, off);
+	if (err)
+		return err;
 	err = payload_after(r, rec, size, off, &n);
 	if (err)
 		return err;
@@ -1063,6 +1233,9 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 		return err;
 	if (wrapped)
 		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
+	err = check_header(r, type, size, off);
+	if (err)
+		return err;
 	err = payload_after(r, rec, size, off, &n);
 	if (!err)
 		err = keep_pipe_payload(r, type, n, off);

@@ -68,11 +68,11 @@ struct cs_feat_store {
 
 /* Parses one feature section (file byte order) into st and, for
  * EVENT_DESC, names the evlist's events (l may be NULL: only checked).
- * whole: the section must be exactly the feature's fields, as perf writes
- * them (true for file-mode sections). Returns 0, or -EBADMSG / -ENOMEM
- * with *why. */
+ * At most slack bytes may follow the feature's fields: 0 for a file's
+ * sections (perf writes them exactly), 7 for a stream's HEADER_FEATURE
+ * records (padded to 8). Returns 0, or -EBADMSG / -ENOMEM with *why. */
 int cs_feat_parse(struct cs_feat_store *st, struct cs_evlist *l, int feat,
-		  const void *data, size_t size, bool swap, bool whole,
+		  const void *data, size_t size, bool swap, size_t slack,
 		  const char **why);
 /* One build id record (HEADER_BUILD_ID or an entry of the BUILD_ID
  * feature), in file byte order. */
