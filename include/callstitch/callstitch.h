@@ -337,6 +337,8 @@ struct cs_stats {
 	uint64_t samples;		/* PERF_RECORD_SAMPLE */
 	uint64_t samples_deferred;	/* samples whose user part was deferred */
 	uint64_t deferred_records;	/* PERF_RECORD_CALLCHAIN_DEFERRED */
+	uint64_t deferred_used;		/* completed waiting samples (unmerged:
+					 * handed out as they are) */
 	uint64_t stitched;
 	uint64_t stitched_late;
 	uint64_t kernel_only;
@@ -522,6 +524,12 @@ const struct cs_stats *cs_session_stats(const struct cs_session *s);
  * opts.completeness was set. Owned by the session; valid until the next
  * call or cs_session_free(). */
 const struct cs_completeness *cs_session_completeness(struct cs_session *s);
+
+/* The accounting every run keeps: samples = stitched + stitched late +
+ * kernel-only (= the sum by reason) + as recorded, and deferred records =
+ * used + duplicate + orphan. Returns NULL, or which sum does not hold
+ * (a static string). cs_session_run() fails with -EPROTO if one does not. */
+const char *cs_stats_mismatch(const struct cs_stats *st);
 /* The session's machine (threads, maps, symbols); owned by the session. */
 struct cs_machine *cs_session_machine(struct cs_session *s);
 /* The profile's events: index i < cs_session_nr_evsels(), else NULL.
@@ -607,7 +615,9 @@ struct cs_frame {
  * out[0..cap) (the caller's array) and returns how many frames the stack
  * has, which may exceed cap. A sample without a callchain yields its ip; a
  * chain holding a context value the ABI does not define is corrupt and
- * yields none (as in perf).
+ * yields none (as in perf), except in the user part of a stitched chain:
+ * it came from a deferred record, which holds addresses only (JIT code may
+ * sit at or above PERF_CONTEXT_MAX).
  */
 size_t cs_frames_resolve(struct cs_machine *m, const struct cs_stitched *s,
 			 struct cs_frame *out, size_t cap);

@@ -316,11 +316,15 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  unwound (dwarf)", st->unwound);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  not unwound: bad copy", st->unwind_refused);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "deferred records", st->deferred_records);
+	fprintf(f, "  %-28s %12" PRIu64 "\n", "  used", st->deferred_used);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  duplicate", st->duplicate_records);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "  orphan", st->orphan_records);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost events", st->lost_events);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost samples", st->lost_samples);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "most samples waiting", st->max_pending);
+	fprintf(f, "  accounting: %s\n", cs_stats_mismatch(st) ? cs_stats_mismatch(st) :
+		"samples = stitched + late + kernel-only + as recorded; "
+		"records = used + duplicate + orphan");
 }
 
 bool cli_output_replaceable(const char *path)

@@ -629,6 +629,21 @@ static void frames_follow_markers_cookies_and_missing_parts(void **state)
 	s.state = CS_CHAIN_ORIGINAL;
 	assert_int_equal(cs_frames_resolve(m, &s, f, 8), 0);
 
+	/* ... except in the user part of a stitched chain, which came from a
+	 * deferred record: JIT code at or above CONTEXT_MAX is an address */
+	uint64_t jit[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010,
+			   CS_CONTEXT_USER, 0xfffffffffffff100, (uint64_t)-1 };
+	s.chain = jit;
+	s.chain_nr = 5;
+	s.state = CS_CHAIN_STITCHED;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[1].kind, CS_FRAME_ADDR);
+	assert_int_equal(f[1].addr, 0xfffffffffffff100);
+	assert_int_equal(f[1].cpumode, CS_MISC_USER);
+	assert_int_equal(f[2].addr, (uint64_t)-1);
+	assert_null(f[2].loc.sym);
+
 	/* no callchain: the ip */
 	s.chain = NULL;
 	s.chain_nr = 0;

@@ -212,6 +212,29 @@ static void assert_stats_add_up(const struct cs_stats *s)
 	assert_int_equal(by, s->kernel_only);
 	assert_int_equal(s->samples, s->stitched + s->stitched_late +
 			 s->kernel_only + s->original);
+	assert_int_equal(s->deferred_records, s->deferred_used +
+			 s->duplicate_records + s->orphan_records);
+	assert_null(cs_stats_mismatch(s));
+}
+
+static void a_count_off_by_one_is_a_mismatch(void **state)
+{
+	struct cs_stats s = { .samples = 10, .stitched = 4, .stitched_late = 1,
+			      .kernel_only = 2, .original = 3,
+			      .deferred_records = 5, .deferred_used = 3,
+			      .duplicate_records = 1, .orphan_records = 1 };
+
+	(void)state;
+	s.kernel_only_by[CS_MISSING_END] = 2;
+	assert_null(cs_stats_mismatch(&s));
+	s.samples++;
+	assert_non_null(strstr(cs_stats_mismatch(&s), "samples read"));
+	s.samples--;
+	s.orphan_records++;
+	assert_non_null(strstr(cs_stats_mismatch(&s), "deferred records"));
+	s.orphan_records--;
+	s.kernel_only_by[CS_MISSING_LOST] = 1;
+	assert_non_null(strstr(cs_stats_mismatch(&s), "by reason"));
 }
 
 static const uint64_t K[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL,
@@ -507,6 +530,22 @@ static void marker_first_ips_get_no_second_marker(void **state)
 	fix_free(f);
 }
 
+/* JITs may put code at or above PERF_CONTEXT_MAX: in a deferred record
+ * those are user addresses, never markers */
+static void deferred_ips_above_context_max_are_addresses(void **state)
+{
+	struct fix *f = fix_new(true);
+	const uint64_t jit[] = { 0xfffffffffffff100ULL, 0x401000,
+				 (uint64_t)-1, CS_CONTEXT_KERNEL };
+
+	(void)state;
+	feed_sample(f, TID, COOKIE, K, 3);
+	feed_deferred(f, TID, COOKIE, jit, 4);
+	assert_int_equal(delivered(f, 0)->state, CS_CHAIN_STITCHED);
+	assert_chain_eq(delivered(f, 0), K, 3, jit, 4);
+	fix_free(f);
+}
+
 static void user_mode_sample_gets_the_user_stack_alone(void **state)
 {
 	struct fix *f = fix_new(true);
@@ -760,7 +799,7 @@ static void model_out(struct model *m, const struct mwait *w,
 	memcpy(o->chain, w->k, w->nk * 8);
 	o->chain_nr = w->nk;
 	if (st == CS_CHAIN_STITCHED || st == CS_CHAIN_STITCHED_LATE) {
-		if (nr && !cs_is_context_marker(ips[0]))
+		if (nr && ips[0] != CS_CONTEXT_USER)
 			o->chain[o->chain_nr++] = CS_CONTEXT_USER;
 		memcpy(o->chain + o->chain_nr, ips, nr * 8);
 		o->chain_nr += nr;
@@ -966,6 +1005,8 @@ int main(void)
 		cmocka_unit_test(record_from_another_cpu_later_in_time_stitches),
 		cmocka_unit_test(samples_without_deferral_pass_through),
 		cmocka_unit_test(marker_first_ips_get_no_second_marker),
+		cmocka_unit_test(a_count_off_by_one_is_a_mismatch),
+		cmocka_unit_test(deferred_ips_above_context_max_are_addresses),
 		cmocka_unit_test(user_mode_sample_gets_the_user_stack_alone),
 		cmocka_unit_test(waiting_sample_is_copied),
 		cmocka_unit_test(arrays_outside_the_record_are_copied_too),

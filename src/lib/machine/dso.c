@@ -4,6 +4,7 @@
 #include "lib/symbols/inlines.h"
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/open_regular.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,12 +136,16 @@ static bool is_perf_map(const char *name)
 
 static void load_perf_map(struct cs_dso *d, const char *path)
 {
-	FILE *f = path ? fopen(path, "r") : NULL;
+	int fd = path ? cs_open_regular(path, 0) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char line[4096];
 
 	d->status = CS_DSO_NO_FILE;
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	if (cs_symtab_new(&d->syms)) {
 		fclose(f);
 		return;
@@ -176,6 +181,16 @@ static bool pseudo_name(const char *name)
 	return name[0] == '[' || !strncmp(name, "//anon", 6) ||
 	       !strncmp(name, "/memfd:", 7) || !strncmp(name, "anon_inode:", 11) ||
 	       !strncmp(name, "/dev/", 5) || name[0] != '/';
+}
+
+/* The kernel records resolved paths: a ".." component is a hostile one,
+ * which joined to --symfs would reach outside it. */
+static bool has_dotdot(const char *name)
+{
+	for (const char *p = name; (p = strstr(p, "..")); p += 2)
+		if ((p == name || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			return true;
+	return false;
 }
 
 /* ---- the symfs build-id index ------------------------------------------ */
@@ -723,6 +738,10 @@ void cs_dso_locate(struct cs_dso_table *t, struct cs_dso *d)
 		}
 	} else if (pseudo_name(d->name)) {
 		d->status = CS_DSO_NOT_A_FILE;
+		return;
+	}
+	if (has_dotdot(d->name)) {
+		d->status = CS_DSO_NO_FILE;
 		return;
 	}
 	if (is_perf_map(d->name)) {

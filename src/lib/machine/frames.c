@@ -2,6 +2,7 @@
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static uint8_t marker_mode(uint64_t ip)
@@ -36,6 +37,9 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 {
 	const struct cs_sample *smp = &s->event->sample;
 	uint8_t mode = smp->misc & CS_MISC_CPUMODE_MASK;
+	bool stitched = s->state == CS_CHAIN_STITCHED ||
+			s->state == CS_CHAIN_STITCHED_LATE;
+	bool deferred_user = false;
 	size_t n = 0;
 
 	if (!s->chain_nr) {
@@ -48,11 +52,16 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 	for (uint64_t i = 0; i < s->chain_nr; i++) {
 		uint64_t ip = s->chain[i];
 
-		if (!cs_is_context_marker(ip)) {
+		/* the user part of a stitched chain came from a deferred
+		 * record: addresses only, even at or above CONTEXT_MAX (JIT
+		 * code), where perf shows no stack at all */
+		if (!cs_is_context_marker(ip) || deferred_user) {
 			put(out, cap, n++, ip, mode, CS_FRAME_ADDR,
 			    CS_MISSING_NONE);
 			continue;
 		}
+		if (stitched && ip == CS_CONTEXT_USER)
+			deferred_user = true;
 		if (ip != CS_CONTEXT_GUEST &&
 		    marker_mode(ip) == CS_MISC_CPUMODE_UNKNOWN) {
 			/* not a context the ABI defines: the chain is corrupt

@@ -618,11 +618,17 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	return 0;
 }
 
-/* The end of the input: the last progress, and what to warn about. */
-static void finish(struct cs_session *s)
+/* The end of the input: the check of the counts, the last progress, and
+ * what to warn about. Returns 0 or -EPROTO. */
+static int finish(struct cs_session *s)
 {
 	const char *damage = cs_reader_warning(s->reader);
 
+	/* every sample and record was counted once: a bug here must not
+	 * pass as a profile */
+	if (cs_stats_mismatch(&s->stats))
+		return cs_error(&s->eb, -EPROTO, "%s: internal error: %s",
+				s->path, cs_stats_mismatch(&s->stats));
 	progress(s, s->pos, true);
 	if (s->stats.unwind_refused)
 		warn(s, "%s: %" PRIu64 " sample%s not unwound, the first at "
@@ -634,6 +640,7 @@ static void finish(struct cs_session *s)
 		     "data size); read up to the last whole record", s->path);
 	if (damage)
 		warn(s, "%s", damage);
+	return 0;
 }
 
 int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
@@ -655,7 +662,9 @@ int cs_session_run(struct cs_session *s, const struct cs_output_ops *ops,
 		cs_error(&s->eb, err, "%s: out of memory", s->path);
 	if (err)
 		return err;
-	finish(s);
+	err = finish(s);
+	if (err)
+		return err;
 	if (s->ops->end)
 		return s->ops->end(s->ctx, s);
 	return 0;
@@ -740,7 +749,9 @@ int cs_session_next(struct cs_session *s, const struct cs_stitched **out)
 			/* everything is read; what the stitcher released last
 			 * is still queued */
 			q->ended = true;
-			finish(s);
+			err = finish(s);
+			if (err)
+				return err;
 		}
 		if (q->head == q->tail)
 			return 0;

@@ -452,7 +452,10 @@ static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
 {
 	const struct cs_sample *s = &ev->sample;
 	uint64_t nk = s->callchain_nr - 2;
-	bool marker = nr && !cs_is_context_marker(ips[0]);
+	/* drafts of the feature put a USER marker first; released kernels
+	 * only addresses, which a JIT may place at or above CONTEXT_MAX */
+	bool marker = nr && ips[0] != CS_CONTEXT_USER &&
+		      ips[0] != CS_CONTEXT_USER_DEFERRED;
 	size_t n = nk + marker + nr;
 	struct cs_stitched out = {
 		.event = ev,
@@ -653,8 +656,10 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 	int err;
 
 	st->stats->deferred_records++;
-	if (!st->merge)
+	if (!st->merge) {
+		st->stats->deferred_used++;	/* the output shows it */
 		return 0;
+	}
 	if (!ev->has_id) {
 		/* no sample_id trailer: no tid to match on */
 		st->stats->orphan_records++;
@@ -664,6 +669,7 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 	if (!t)
 		return -ENOMEM;
 	if (t->head && t->wait_cookie == d->cookie) {
+		st->stats->deferred_used++;
 		err = remember(t, d->cookie, d->ips, d->nr);
 		if (err)
 			return err;
@@ -795,4 +801,23 @@ void cs_stitch_free(struct cs_stitch *st)
 	free(st->tab);
 	free(st->chain);
 	free(st);
+}
+
+const char *cs_stats_mismatch(const struct cs_stats *st)
+{
+	uint64_t by = 0;
+
+	for (int r = 0; r < CS_MISSING__COUNT; r++)
+		by += st->kernel_only_by[r];
+	if (by != st->kernel_only)
+		return "kernel-only samples differ from their sum by reason";
+	if (st->samples != st->stitched + st->stitched_late +
+	    st->kernel_only + st->original)
+		return "samples read differ from stitched + stitched late + "
+		       "kernel-only + as recorded";
+	if (st->deferred_records != st->deferred_used +
+	    st->duplicate_records + st->orphan_records)
+		return "deferred records read differ from used + duplicate + "
+		       "orphan";
+	return NULL;
 }

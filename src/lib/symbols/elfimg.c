@@ -1,6 +1,7 @@
 /* elfimg.c - build id, segments and function symbols of an ELF file. */
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/open_regular.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,15 +15,23 @@
 static int elf_open(const char *path, int *fd, Elf **elf)
 {
 	static int ready;
+	char magic[SELFMAG];
 
 	if (!ready) {
 		if (elf_version(EV_CURRENT) == EV_NONE)
 			return -ENOSYS;
 		ready = 1;
 	}
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a name from a profile may be anything: only a regular file that
+	 * starts like an ELF header is handed to libelf */
+	*fd = cs_open_regular(path, sizeof(Elf64_Ehdr));
 	if (*fd < 0)
-		return -errno;
+		return *fd == -EINVAL || *fd == -ENODATA ? -ENOEXEC : *fd;
+	if (pread(*fd, magic, sizeof(magic), 0) != sizeof(magic) ||
+	    memcmp(magic, ELFMAG, SELFMAG)) {
+		close(*fd);
+		return -ENOEXEC;
+	}
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
 		if (*elf)
