@@ -33,14 +33,23 @@ check "two busy CPUs for a second give thousands of samples ($n)" [ "${n:-0}" -g
 $CS script -q --no-inline -i wide.data >cs.txt 2>cs.err
 check "callstitch script reads it" [ $? -eq 0 ]
 $PERF script -i wide.data >perf.txt 2>perf.err
-check "perf 6.1 script reads it" [ $? -eq 0 ]
-check_eq "perf script sees every sample the recorder wrote" "$n" "$($STACKS count perf.txt)"
+rc=$? broke=$(perf_broken perf.err)
+perf_ok=true
+if [ -n "$broke" ]; then
+	perf_ok=false
+	skip "perf 6.1 script reads it, and agrees" "perf 6.1 itself fails here: $broke"
+else
+	check "perf 6.1 script reads it" [ $rc -eq 0 ]
+	check_eq "perf script sees every sample the recorder wrote" "$n" "$($STACKS count perf.txt)"
+fi
 check_eq "callstitch script sees every sample the recorder wrote" "$n" "$($STACKS count cs.txt)"
 # perf 6.1 prints a few samples of short-lived tasks (dd, a shell between
 # fork and exec) without their stack: allow 1% of those, nothing else.
 # Symbol names are compared for the workload (whatever else runs here may
 # have symbol tables the two readers read differently); addresses for all.
-if $STACKS compare --empty-ok $((n / 100)) --names-of deepstack perf.txt cs.txt >cmp.txt; then
+if ! $perf_ok; then
+	:
+elif $STACKS compare --empty-ok $((n / 100)) --names-of deepstack perf.txt cs.txt >cmp.txt; then
 	ok "both readers agree on every sample's time, tid and stack: $(cat cmp.txt)"
 else
 	notok "both readers agree on every sample's time, tid and stack"
@@ -52,10 +61,13 @@ good=${ord%/*} total=${ord#*/}
 check "the workload's deep stacks are there ($ord)" [ "$total" -gt 100 ]
 check "every one reads worker -> deep_a .. deep_h -> recurse -> leaf ($ord)" [ "$good" -eq "$total" ]
 
-cpus=$(grep -o '^[^ 	].* \[[0-9]*\] ' perf.txt | grep -o '\[[0-9]*\]' | sort -u | wc -l)
-check_eq "samples come from every CPU's ring" "$ncpu" "$cpus"
+# perf's text shows the CPU; ours does not print it by default
+if $perf_ok; then
+	cpus=$(grep -o '^[^ 	].* \[[0-9]*\] ' perf.txt | grep -o '\[[0-9]*\]' | sort -u | wc -l)
+	check_eq "samples come from every CPU's ring" "$ncpu" "$cpus"
+fi
 check "tasks other than the workload are sampled" \
-	[ "$(grep -c -v -e '^deepstack ' -e '^[[:space:]]' -e '^$' perf.txt)" -gt 0 ]
+	[ "$(grep -c -v -e '^deepstack ' -e '^[[:space:]]' -e '^$' cs.txt)" -gt 0 ]
 
 # the pre-existing process was named and mapped from /proc
 pre=$(grep -c -E "^deepstack +($tids) " cs.txt)

@@ -18,7 +18,7 @@ CMP=$CS_ROOT/tests/integration/script_vs_perf.awk
 
 # run NAME UNRESOLVED_OK perf-record-args...
 run() {
-	local name=$1 unres=$2 sum; shift 2
+	local name=$1 unres=$2 sum rc broke; shift 2
 	if ! "$PERF" record -q -o "$T/$name.data" "$@" >"$T/$name.rec" 2>&1; then
 		rm -f "$T/$name.data"	# what a crashed perf left: no -F runs on it
 		skip "$name: script equals perf script" \
@@ -26,6 +26,12 @@ run() {
 		return
 	fi
 	"$PERF" script -i "$T/$name.data" >"$T/$name.perf" 2>"$T/$name.perf.err"
+	rc=$? broke=$(perf_broken "$T/$name.perf.err")
+	if [ $rc -ne 0 ] || [ -n "$broke" ]; then
+		skip "$name: script equals perf script" \
+			"perf 6.1 itself fails on this recording here: ${broke:-exit $rc}"
+		return
+	fi
 	if ! $CS script -q --no-inline -i "$T/$name.data" >"$T/$name.ours" 2>"$T/$name.err"; then
 		notok "$name: script failed: $(tail -1 "$T/$name.err")"
 		return
