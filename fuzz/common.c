@@ -37,12 +37,13 @@ FILE *fuzz_devnull(void)
 
 struct cs_session_opts fuzz_session_opts(int fd)
 {
-	struct cs_session_opts o = {
+	CS_SESSION_OPTS(o,
 		.path = "fuzz.data",
 		.fd = fd,
 		.kallsyms = CS_SOURCE_DIR "/fuzz/symfs/kallsyms",
 		.symfs = CS_SOURCE_DIR "/fuzz/symfs",
-	};
+		.no_debuginfod = true,
+	);
 
 	return o;
 }

@@ -337,8 +337,6 @@ struct cs_stats {
 	uint64_t samples;		/* PERF_RECORD_SAMPLE */
 	uint64_t samples_deferred;	/* samples whose user part was deferred */
 	uint64_t deferred_records;	/* PERF_RECORD_CALLCHAIN_DEFERRED */
-	uint64_t deferred_used;		/* completed waiting samples (unmerged:
-					 * handed out as they are) */
 	uint64_t stitched;
 	uint64_t stitched_late;
 	uint64_t kernel_only;
@@ -358,6 +356,9 @@ struct cs_stats {
 	uint64_t off_cpu_ns;		/* their time off the CPU */
 	uint64_t off_cpu_unknown;	/* no switch-in on record: 0 ns */
 	uint64_t off_cpu_at_end;	/* still off the CPU when it stopped */
+	uint64_t deferred_used;		/* deferred records that completed
+					 * waiting samples (unmerged: every one,
+					 * handed out as it is) */
 };
 
 /* ---- stack completeness ------------------------------------------------- */

@@ -142,7 +142,7 @@ static void read_image(int fd, const char *name, struct seen *w,
 		       struct result *r)
 {
 	static const struct cs_output_ops ops = { .sample = on_sample };
-	struct cs_session_opts o = { .path = name, .fd = fd };
+	CS_SESSION_OPTS(o, .path = name, .fd = fd, .no_debuginfod = true);
 	struct cs_session *s = NULL;
 	int err;
 
