@@ -258,11 +258,15 @@ static void regs_with_abi_zero_have_no_values(void **state)
 	put(&b, 7);		/* PERIOD */
 	put(&b, 0);		/* abi none: no registers follow */
 	put(&b, 0);		/* stack size 0: no data, no dyn_size */
-	put(&b, 0x5151);	/* would be read as a register or dyn_size */
 	size = rb_end(&b);
 	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), 0);
 	assert_null(s.user_regs);
 	assert_int_equal(s.stack_user_size, 0);
+	/* one more word would be a register or a dyn_size if either were
+	 * read: it is a word past the fields */
+	put(&b, 0x5151);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_sample(&a, b.w, size, &s), -EBADMSG);
 	assert_int_equal(s.stack_user_dyn_size, 0);
 	assert_int_equal(s.period, 7);
 }
@@ -681,23 +685,23 @@ static void sample_ids_are_the_same_on_both_paths(void **state)
 	struct rb b;
 	size_t size;
 
-	rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
-	put(&b, 7);				/* IDENTIFIER */
-	put(&b, 0x401000);			/* IP */
-	pair(&b, 40, 41);
-	put(&b, 9999);
-	put(&b, 7);				/* ID */
-	put(&b, 70);				/* STREAM_ID */
-	pair(&b, 3, 0);
-	put(&b, 4000);				/* PERIOD */
-	size = rb_end(&b);
-	assert_true(size - 8 < 72);
-	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &small, &f->eb), 0);
-	put(&b, 0);				/* bytes nobody asked for */
-	put(&b, 0);
-	size = rb_end(&b);
-	assert_true(size - 8 >= 72);
-	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &big, &f->eb), 0);
+	for (int nr = 0; nr <= 2; nr += 2) {
+		rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
+		put(&b, 7);			/* IDENTIFIER */
+		put(&b, 0x401000);		/* IP */
+		pair(&b, 40, 41);
+		put(&b, 9999);
+		put(&b, 7);			/* ID */
+		pair(&b, 3, 0);
+		put(&b, 4000);			/* PERIOD */
+		put(&b, (uint64_t)nr);		/* CALLCHAIN */
+		for (int i = 0; i < nr; i++)
+			put(&b, 0x401000 + (uint64_t)i);
+		size = rb_end(&b);
+		assert_true(nr ? size - 8 >= 72 : size - 8 < 72);
+		assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t",
+					   nr ? &big : &small, &f->eb), 0);
+	}
 	for (int i = 0; i < 2; i++) {
 		const struct cs_event *e = i ? &big : &small;
 
@@ -709,11 +713,41 @@ static void sample_ids_are_the_same_on_both_paths(void **state)
 		assert_int_equal(e->id.tid, 41);
 		assert_int_equal(e->id.time, 9999);
 		assert_int_equal(e->id.id, 7);
-		assert_int_equal(e->id.stream_id, 70);
 		assert_int_equal(e->id.cpu, 3);
 		assert_int_equal(e->sample.period, 4000);
 		assert_true(e->has_id);
 	}
+	assert_int_equal(big.sample.callchain_nr, 2);
+}
+
+/* The kernel writes a sample's fields and nothing more: bytes past them
+ * mean its size is not its own (it swallowed what followed). */
+static void bytes_past_a_samples_fields_are_ebadmsg(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
+	put(&b, 7);
+	put(&b, 0x401000);
+	pair(&b, 40, 41);
+	put(&b, 9999);
+	put(&b, 7);
+	pair(&b, 3, 0);
+	put(&b, 4000);
+	put(&b, 0);				/* CALLCHAIN nr 0 */
+	put(&b, 0);				/* bytes nobody asked for */
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &ev, &f->eb), -EBADMSG);
+	assert_non_null(strstr(f->eb.msg, "SAMPLE record at offset 0x100: longer "
+			       "than its fields"));
+}
+
+static int setup_ids_and_chain(void **state)
+{
+	return one_event(state, (WIDE & ~CS_SAMPLE_STREAM_ID) | CS_SAMPLE_CALLCHAIN, 0);
 }
 
 int main(void)
@@ -739,7 +773,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(user_and_unknown_types_are_counted_not_refused, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(header_size_disagreeing_with_size_is_ebadmsg, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(sample_ids_are_the_same_on_both_paths,
-						setup_wide, teardown),
+						setup_ids_and_chain, teardown),
+		cmocka_unit_test_setup_teardown(bytes_past_a_samples_fields_are_ebadmsg,
+						setup_ids_and_chain, teardown),
 		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
 	};
 

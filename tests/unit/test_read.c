@@ -1002,7 +1002,9 @@ static void auxtrace_payload_is_skipped(void **state)
  * it is still read (from an aligned copy). */
 static void odd_data(struct em *e, void *ctx)
 {
-	size_t at = rbegin(e, CS_RECORD_FINISHED_INIT, 0);
+	/* a user record of no fixed shape: FINISHED_INIT, the one this
+	 * test used, must be 8 bytes */
+	size_t at = rbegin(e, CS_RECORD_AUXTRACE_INFO, 0);
 
 	(void)ctx;
 	eb(e, "abcd", 4);
