@@ -12,8 +12,8 @@ source "$CS_ROOT/tests/lib.sh"
 M=$CS_TOOLS/corrupt_matrix
 G=$CS_TOOLS/gen_synth
 "$G" -n 2000 -s 11 -o "$T/synth.data" >/dev/null &&
-"$G" -n 800 -s 12 --pipe -o "$T/stream.data" >/dev/null &&
-"$G" -n 2000 -s 13 -z -o "$T/zstd.data" >/dev/null || notok "gen_synth makes the inputs"
+"$G" -n 400 -s 12 --pipe -o "$T/stream.data" >/dev/null &&
+"$G" -n 800 -s 13 -z -o "$T/zstd.data" >/dev/null || notok "gen_synth makes the inputs"
 
 cases=0 errors=0 warnings=0 clean=0
 for f in "$FIXTURES"/linux-7.3.4/*.data "$T/synth.data" "$T/stream.data" "$T/zstd.data"; do

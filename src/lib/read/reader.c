@@ -93,9 +93,10 @@ static bool in_file(const struct cs_reader *r, uint64_t off, uint64_t size)
 	return off <= r->map_size && size <= r->map_size - off;
 }
 
+/* [a, a + alen) and [b, b + blen) share a byte; no sum can wrap */
 static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
-	return a < b + blen && b < a + alen;
+	return a >= b ? a - b < blen : b - a < alen;
 }
 
 static int by_value(const void *a, const void *b)
@@ -242,21 +243,21 @@ static const char *check_sections(struct cs_reader *r,
 				  struct feat_section *sec, uint64_t n,
 				  char *msg, size_t msg_size)
 {
-	uint64_t toff = h->data.offset + h->data.size, tend = toff + n * 16;
+	uint64_t toff = h->data.offset + h->data.size;
 	struct cs_feat_store probe = { 0 };
 	const char *why = NULL;
 
 	for (uint64_t k = 0; k < n; k++) {
 		const struct feat_section *f = &sec[k];
-		bool overlaps_data = f->off < toff && f->off + f->size > h->data.offset;
 		int err;
 
 		if (!in_file(r, f->off, f->size))
 			why = "runs past the end of the file";
 		else if (!f->size)
 			continue;
-		else if (f->off < sizeof(*h) || overlaps_data ||
-			 (f->off < tend && f->off + f->size > toff))
+		else if (overlaps(f->off, f->size, 0, sizeof(*h)) ||
+			 overlaps(f->off, f->size, h->data.offset, h->data.size) ||
+			 overlaps(f->off, f->size, toff, n * 16))
 			why = "overlaps the header, the data or the feature table";
 		else if ((err = cs_feat_parse(&probe, NULL, f->bit, r->map + f->off,
 					      (size_t)f->size, r->swap, 0, &why)))
