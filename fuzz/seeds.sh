@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 rm -rf "$C"
-mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof}
+mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof,unwind}
 
 # file mode: real recordings, shrunk; synthetic ones in every layout
 for f in task-defer syswide-defer task-nodefer; do
@@ -52,5 +52,33 @@ printf '%s\n' \
 	$'u;a;b;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q;r;s;t;u;v;w;x;y;z' \
 	>"$C/flame/hostile.txt"
 cp "$C"/flame/* "$C/pprof/"
+
+# unwind: the 24 registers and a stack copy, the ip in the fixture's
+# program (mapped at 0x555555554000 by fuzz_unwind.c) at the start of a
+# function or inside one, return addresses of its callers on the stack
+python3 - "$C/unwind" "$FIX/bin/workload" <<'PY'
+import struct, subprocess, sys
+out, exe = sys.argv[1], sys.argv[2]
+syms = {}
+for line in subprocess.run(['nm', exe], capture_output=True, text=True).stdout.split('\n'):
+    f = line.split()
+    if len(f) == 3 and f[1] in 'tT':
+        syms[f[2]] = int(f[0], 16)
+base, sp = 0x555555554000, 0x7ffd00001000
+def seed(name, ip, stack):
+    regs = [0] * 24
+    regs[6] = sp + 0x40         # bp
+    regs[7] = sp                # sp
+    regs[8] = ip                # ip
+    with open('%s/%s' % (out, name), 'wb') as f:
+        f.write(struct.pack('<24Q', *regs) + struct.pack('<%dQ' % len(stack), *stack))
+ra = base + syms['main'] + 0x30
+seed('entry', base + syms['do_getppid'], [ra, 0, sp + 0x80, ra])
+seed('inside', base + syms['do_getppid'] + 8, [sp + 0x40, ra] + [0] * 6 + [sp + 0x90, base + syms['_start'] + 0x20])
+seed('deep', base + syms['pp_l1'] + 4, [base + syms['pp_l2'] + 0x20, base + syms['pp_l3'] + 0x20,
+     base + syms['pp_l4'] + 0x20, sp + 0x100, ra] * 4)
+seed('libc', 0x7f0000000000 + 0x27000, [ra] * 8)
+seed('nofile', 0x10100, [ra] * 4)
+PY
 
 du -sh "$C"
