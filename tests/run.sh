@@ -31,8 +31,14 @@ pattern=${1:-}
 passed=0 failed=0 skipped=0
 failures=()
 
+# each test's line says how long it took; the slowest are listed at the end
+now_us() { echo "${EPOCHREALTIME/[.,]/}"; }
+since() { local d=$((($(now_us) - $1) / 100000)); echo "$((d / 10)).$((d % 10))"; }
+times=()
+
 run_unit() {
-	local t=$1 out
+	local t=$1 out start
+	start=$(now_us)
 	out=$("$t" 2>&1)
 	local rc=$?
 	local p f
@@ -45,11 +51,12 @@ run_unit() {
 		failures+=("$(basename "$t")")
 		printf '%s\n' "$out" | grep -E 'FAILED|ERROR|error|Assert|Sanitizer|runtime error' | head -20
 	fi
-	printf '%-40s %3d passed, %d failed\n' "unit/$(basename "$t")" "$p" "$f"
+	printf '%-40s %3d passed, %d failed  %ss\n' "unit/$(basename "$t")" "$p" "$f" "$(since "$start")"
 }
 
 run_script() {
-	local t=$1 log="$CS_TMP/$(basename "$t").log"
+	local t=$1 log="$CS_TMP/$(basename "$t").log" start took
+	start=$(now_us)
 	bash "$t" >"$log" 2>&1
 	local rc=$?
 	local p f s
@@ -68,9 +75,12 @@ run_script() {
 	if $own_tmp && [ "$f" -eq 0 ]; then
 		rm -rf "$CS_TMP/$(basename "$t" .sh)".*/
 	fi
-	printf '%-40s %3d passed, %d failed, %d skipped\n' "$(basename "$t")" "$p" "$f" "$s"
+	took=$(since "$start")
+	times+=("$took $(basename "$t")")
+	printf '%-40s %3d passed, %d failed, %d skipped  %ss\n' "$(basename "$t")" "$p" "$f" "$s" "$took"
 }
 
+suite_start=$(now_us)
 for t in build/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
@@ -82,6 +92,8 @@ for t in tests/integration/*.sh; do
 	run_script "$t"
 done
 
+echo "took $(since "$suite_start")s; the slowest: $(printf '%s\n' "${times[@]}" |
+	sort -rn | head -5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
 if [ ${#failures[@]} -ne 0 ]; then
 	echo "failed: ${failures[*]}"
 fi
