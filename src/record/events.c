@@ -357,7 +357,7 @@ static int choose_cpus(const struct cs_rec_evopts *o, struct cs_rec_evlist *l,
 
 /* Opens every event of (cpu c, thread t); the first fd of the CPU maps its
  * ring, the others write into it. Returns 0, -ESRCH when the thread is
- * gone (only past the first open), or a negative errno with eb filled. */
+ * gone, or a negative errno with eb filled. */
 static int open_one(const struct cs_rec_evopts *o, struct cs_rec_evlist *l,
 		    int c, size_t t, int *ring_fd, struct cs_errbuf *eb,
 		    bool *refused)
@@ -368,12 +368,13 @@ static int open_one(const struct cs_rec_evopts *o, struct cs_rec_evlist *l,
 
 	for (size_t k = 0; k < l->nr_evsels; k++) {
 		struct cs_rec_evsel *e = &l->evsels[k];
-		bool was_opened = e->opened;
 		int fd = e->tracking ? open_tracking(l, e, pid, l->cpus[c], eb) :
 				       open_sampling(l, e, pid, l->cpus[c], eb);
 
-		if (fd == -ESRCH && was_opened && !o->system_wide && !k) {
-			/* the thread exited since we listed it */
+		if (fd == -ESRCH && !o->system_wide && !k) {
+			/* the thread exited since we listed it, or is a main
+			 * thread that left before the others (a zombie until
+			 * the last one ends) */
 			cs_error_clear(eb);
 			return -ESRCH;
 		}
@@ -460,7 +461,7 @@ static int evlist_open_pages(const struct cs_rec_evopts *o, size_t pages,
 
 		for (size_t t = 0; t < l->nr_threads; t++) {
 			err = open_one(o, l, c, t, &ring_fd, eb, refused);
-			if (err == -ESRCH && l->evsels[0].nr_ids)
+			if (err == -ESRCH)
 				continue;
 			if (err)
 				goto fail;

@@ -76,14 +76,16 @@ static long read_small(const char *path, char *buf, size_t cap)
 	return (long)n;
 }
 
-static int synth_maps(struct cs_synth *s, pid_t pid)
+/* The maps of process pid as thread tid sees them. Returns how many it
+ * wrote, or a negative errno. */
+static int synth_maps(struct cs_synth *s, pid_t pid, pid_t tid)
 {
-	char path[64], *line = NULL;
+	char path[96], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
-	int err = 0;
+	int err = 0, nr = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)pid, (int)tid);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;	/* gone, or a kernel thread */
@@ -131,10 +133,11 @@ static int synth_maps(struct cs_synth *s, pid_t pid)
 					      sizeof(s->buf)));
 		if (err)
 			break;
+		nr++;
 	}
 	free(line);
 	fclose(f);
-	return err;
+	return err ? err : nr;
 }
 
 static int synth_thread(struct cs_synth *s, pid_t pid, pid_t tid, pid_t ppid)
@@ -201,7 +204,7 @@ int cs_synth_process(struct cs_synth *s, pid_t pid)
 {
 	char path[64];
 	struct dirent *de;
-	pid_t ppid = parent_of(pid);
+	pid_t ppid = parent_of(pid), other = 0;
 	DIR *d;
 	int err = 0;
 
@@ -217,13 +220,19 @@ int cs_synth_process(struct cs_synth *s, pid_t pid)
 		if (!is_number(de->d_name))
 			continue;
 		tid = strtol(de->d_name, NULL, 10);
-		if (tid != pid)
+		if (tid != pid) {
 			err = synth_thread(s, pid, (pid_t)tid, ppid);
+			other = (pid_t)tid;
+		}
 	}
 	closedir(d);
 	if (!err)
-		err = synth_maps(s, pid);
-	return err;
+		err = synth_maps(s, pid, pid);
+	/* a main thread that left before the others has no memory left to
+	 * show: the maps are those of a thread still running */
+	if (!err && other)
+		err = synth_maps(s, pid, other);
+	return err < 0 ? err : 0;
 }
 
 int cs_synth_all(struct cs_synth *s)

@@ -35,6 +35,22 @@ wait $pid
 check "-p stays while a thread outlives the main thread (${ms} ms)" [ "$ms" -gt 900 ]
 check "and records that thread" [ "$($PERF script -i mainexit.data 2>/dev/null | grep -c outlive_main)" -gt 0 ]
 
+# -p after the main thread left: it is a zombie that takes no event and
+# shows no maps until the last thread ends; the others are recorded, with
+# the maps they see
+"$CS_WORKLOADS/mainexit" 2 &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(sed -n 's/^State:\s*\(.\).*/\1/p' /proc/$pid/status)" = Z ] && break
+	sleep 0.1
+done
+state=$(sed -n 's/^State:\s*\(.\).*/\1/p' /proc/$pid/status)
+timeout 20 $CS record -e cpu-clock -p $pid -o zombie.data 2>zombie.err
+check "-p of a process whose main thread left (state $state) records" [ $? -eq 0 ]
+wait $pid
+check "its other thread, named from the maps it sees" \
+	[ "$($PERF script -i zombie.data 2>/dev/null | grep -c outlive_main)" -gt 0 ]
+
 # -t: one thread of it
 "$W" 1.5 2 20 &
 pid=$!
