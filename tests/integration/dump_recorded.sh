@@ -8,12 +8,15 @@ source "$CS_ROOT/tests/lib.sh"
 PERF=/usr/bin/perf
 W=$CS_WORKLOADS/deepstack
 count() { awk -v t="$1" '$1 == t && $2 == "events:" { print $3 }' "$2"; }
-perf_samples() { "$PERF" report -D -i "$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('; }
 
 if [ ! -x "$PERF" ]; then skip "recorded files" "no $PERF"; exit 0; fi
 if [ ! -x "$W" ]; then skip "recorded files" "no workload $W (make workloads)"; exit 0; fi
-if ! "$PERF" record -q -e cpu-clock -F 1000 -o "$T/probe.data" -- true >/dev/null 2>&1; then
-	skip "recorded files" "perf record cannot run here (perf_event_paranoid?)"
+if ! "$PERF" record -q -e cpu-clock -F 1000 -o "$T/probe.data" -- true >/dev/null 2>"$T/probe.err"; then
+	if why=$(perf_broken "$T/probe.err"); then
+		skip "recorded files" "perf 6.1 itself fails here: $why"
+	else
+		skip "recorded files" "perf record cannot run here (perf_event_paranoid?)"
+	fi
 	exit 0
 fi
 
@@ -28,6 +31,10 @@ rec pipe -g -o - >"$T/pipe.data"
 
 for name in g z pipe; do
 	f=$T/$name.data
+	if why=$(perf_broken "$T/$name.rec.err"); then
+		skip "$name: perf record wrote $f" "perf 6.1 itself fails here: $why"
+		continue
+	fi
 	if [ ! -s "$f" ]; then
 		notok "$name: perf record wrote $f"; sed 's/^/#   /' "$T/$name.rec.err" | head -3
 		continue
@@ -39,7 +46,13 @@ for name in g z pipe; do
 		continue
 	fi
 	n=$(count SAMPLE "$T/$name.dump")
-	check_eq "$name: as many samples as perf reads" "$(perf_samples "$f")" "$n"
+	"$PERF" report -D -i "$f" >"$T/$name.perf" 2>"$T/$name.perf.err"
+	if why=$(perf_broken "$T/$name.perf.err"); then
+		skip "$name: as many samples as perf reads" "perf 6.1 itself fails here: $why"
+	else
+		check_eq "$name: as many samples as perf reads" \
+			"$(grep -c 'PERF_RECORD_SAMPLE(' "$T/$name.perf")" "$n"
+	fi
 	if [ "${n:-0}" -gt 0 ]; then ok "$name: has samples ($n)"; else notok "$name: has samples"; fi
 	check_eq "$name: callchains shown" "$n" "$(grep -c '^\.\.\. FP chain: nr:' "$T/$name.dump")"
 	check_eq "$name: user frames marked" "1" \
