@@ -33,7 +33,8 @@ struct cs_report {
 					 * flags = event */
 	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
 	uint64_t *sym_start;		/* per frame id: all of its location
-					 * that the graphs' order needs */
+					 * that the graphs' order needs (the
+					 * address without a symbol) */
 	size_t cap_sym_start;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
@@ -223,8 +224,10 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 		err = cs_agg_frame(r->stacks, &k, NULL, &r->ids[i]);
 		if (!err && r->ids[i] >= r->cap_sym_start)
 			err = grow_sym_start(r);
+		/* perf compares a frame without a symbol by its address */
 		if (!err)
-			r->sym_start[r->ids[i]] = frames[i].loc.sym_start;
+			r->sym_start[r->ids[i]] = frames[i].loc.sym ?
+				frames[i].loc.sym_start : frames[i].addr;
 	}
 	if (!err)
 		err = cs_agg_add(r->stacks, thread, r->ids, (uint32_t)nr, 1,
@@ -1188,9 +1191,12 @@ static uint64_t node_count(const struct graph *g, uint32_t id)
 	return st.count;
 }
 
-/* Siblings of equal weight: perf keeps them in the order of its callchain
- * keys (dso, then symbol address); user before kernel and then the
- * symbol's address comes closest without its pointer order. */
+/* Siblings of equal weight: perf keeps them in the descending order of its
+ * callchain keys (its rbtree of a node's children puts a greater key to
+ * the left), the dso and then the symbol's address. Within a dso that is
+ * the symbols' order, highest address first; between dsos it is the order
+ * of perf's dso objects in its memory, where the kernel's, made first,
+ * mostly comes last: user before kernel, then the addresses. */
 static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
 {
 	uint32_t pa, pb, fa, fb;
@@ -1204,7 +1210,7 @@ static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
 	if ((ka->flags & F_KERNEL) != (kb->flags & F_KERNEL))
 		return ka->flags & F_KERNEL ? 1 : -1;
 	if (g->r->sym_start[fa] != g->r->sym_start[fb])
-		return g->r->sym_start[fa] < g->r->sym_start[fb] ? -1 : 1;
+		return g->r->sym_start[fa] > g->r->sym_start[fb] ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
