@@ -164,9 +164,12 @@ struct cs_perf_event_header {
 
 /* cpumodes (CS_MISC_KERNEL, ...) and record types are in callstitch.h */
 #define CS_MISC_PROC_MAP_PARSE_TIMEOUT (1 << 12)
-#define CS_MISC_MMAP_DATA       (1 << 13)	/* also COMM_EXEC, SWITCH_OUT */
+#define CS_MISC_MMAP_DATA       (1 << 13)	/* also COMM_EXEC, SWITCH_OUT, FORK_EXEC */
 #define CS_MISC_COMM_EXEC       (1 << 13)
 #define CS_MISC_SWITCH_OUT      (1 << 13)
+/* on a FORK that a recorder synthesised for a task running before the
+ * recording: the task's own MMAPs follow, its parent's maps are not its */
+#define CS_MISC_FORK_EXEC       (1 << 13)
 #define CS_MISC_MMAP_BUILD_ID   (1 << 14)
 #define CS_MISC_EXACT_IP        (1 << 14)
 #define CS_MISC_SWITCH_OUT_PREEMPT (1 << 14)

@@ -165,8 +165,18 @@ static int synth_thread(struct cs_synth *s, pid_t pid, pid_t tid, pid_t ppid)
 		fk.ppid = fk.ptid = (uint32_t)ppid;
 	else
 		fk.ppid = fk.ptid = (uint32_t)pid;
-	err = emit(s, cs_encode_fork_exit(s->attr, CS_RECORD_FORK, &fk, &id, s->buf,
-					  sizeof(s->buf)));
+	n = cs_encode_fork_exit(s->attr, CS_RECORD_FORK, &fk, &id, s->buf,
+				sizeof(s->buf));
+	/* as perf marks it: readers take the maps that follow, not the
+	 * parent's (stale ones of a parent outside the child's would stay) */
+	if (n > 0) {
+		struct cs_perf_event_header h;
+
+		memcpy(&h, s->buf, sizeof(h));
+		h.misc |= CS_MISC_FORK_EXEC;
+		memcpy(s->buf, &h, sizeof(h));
+	}
+	err = emit(s, n);
 	if (err)
 		return err;
 	c.pid = (uint32_t)pid;

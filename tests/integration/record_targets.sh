@@ -23,6 +23,11 @@ check "-p: the process was named and mapped from /proc ($ord)" \
 	[ "${ord#*/}" -gt 50 -a "${ord%/*}" -eq "${ord#*/}" ]
 check "-p follows every thread (both workers)" \
 	[ "$($PERF script -i p.data -F tid 2>/dev/null | sort -u | wc -l)" -ge 2 ]
+# the FORKs made from /proc carry FORK_EXEC (misc 0x2000), as perf's do: a
+# reader gives the process the maps that follow, not its parent's
+forks=$($PERF report -D -i p.data 2>/dev/null | grep -A3 ': event: 7$' |
+	awk '$2 == "0000:" { print $7 $8 }' | sort | uniq -c | tr -s ' ')
+check_eq "-p: the FORK records made from /proc are marked so" " 3 0020" "$forks"
 
 # -p goes on while any thread lives, even after the main thread left
 "$CS_WORKLOADS/mainexit" 1 &

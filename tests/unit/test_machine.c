@@ -175,6 +175,32 @@ static void fork_copies_comm_and_maps_threads_share_them(void **state)
 	cs_machine_free(m);
 }
 
+/* A recorder's FORK for a process that ran before the recording (perf's
+ * and ours carry FORK_EXEC): its MMAPs follow, its parent's maps are not
+ * its own. A parent map outside the child's would name garbage addresses
+ * of the child after the parent's binary. */
+static void synthesised_fork_copies_no_maps(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_event fk = fork_event(PID + 1, PID, PID + 1, PID);
+	struct cs_location loc;
+
+	(void)state;
+	feed(m, comm_event(PID, PID, "gcc", false));
+	feed(m, mmap_event(PID, 0x400000, 0x1000, 0, "/usr/bin/gcc", NULL));
+	fk.misc = CS_MISC_FORK_EXEC;
+	feed(m, fk);
+	feed(m, comm_event(PID + 1, PID + 1, "cc1", false));
+	feed(m, mmap_event(PID + 1, 0x600000, 0x1000, 0, "/usr/lib/cc1", NULL));
+	cs_machine_resolve(m, PID + 1, CS_MISC_USER, 0x600010, &loc);
+	assert_string_equal(loc.dso_name, "/usr/lib/cc1");
+	cs_machine_resolve(m, PID + 1, CS_MISC_USER, 0x400010, &loc);
+	assert_null(loc.dso_name);
+	cs_machine_resolve(m, PID, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/usr/bin/gcc");
+	cs_machine_free(m);
+}
+
 static void exec_keeps_maps_until_the_new_image_replaces_them(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
@@ -661,6 +687,7 @@ int main(void)
 		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
 		cmocka_unit_test(many_maps_are_found_by_binary_search),
 		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
+		cmocka_unit_test(synthesised_fork_copies_no_maps),
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
 		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
 		cmocka_unit_test(build_id_mismatch_is_refused),

@@ -358,7 +358,7 @@ static int on_fork(struct cs_machine *m, const struct cs_event *ev)
 		if (!p)
 			return -ENOMEM;
 		p->maps.space = m->next_space++;
-		if (pp) {
+		if (pp && !(ev->misc & CS_MISC_FORK_EXEC)) {
 			if (cs_maps_copy(&p->maps, &pp->maps))
 				return -ENOMEM;
 		} else {
