@@ -16,9 +16,10 @@ if [ ! -x "$W" ]; then skip "script vs perf" "no $W (make workloads)"; exit 0; f
 
 CMP=$CS_ROOT/tests/integration/script_vs_perf.awk
 
-# run NAME UNRESOLVED_OK perf-record-args...
+# run NAME UNRESOLVED_OK NAMES_OF perf-record-args...: NAMES_OF, when not
+# empty, is the command whose symbols are compared (script_vs_perf.awk)
 run() {
-	local name=$1 unres=$2 sum rc broke; shift 2
+	local name=$1 unres=$2 names=$3 sum rc broke; shift 3
 	if ! "$PERF" record -q -o "$T/$name.data" "$@" >"$T/$name.rec" 2>&1; then
 		rm -f "$T/$name.data"	# what a crashed perf left: no -F runs on it
 		skip "$name: script equals perf script" \
@@ -36,8 +37,8 @@ run() {
 		notok "$name: script failed: $(tail -1 "$T/$name.err")"
 		return
 	fi
-	sum=$(awk -v ours="$T/$name.ours" -v unresolved_ok="$unres" -f "$CMP" \
-		"$T/$name.perf" 2>"$T/$name.diff")
+	sum=$(awk -v ours="$T/$name.ours" -v unresolved_ok="$unres" -v names_of="$names" \
+		-f "$CMP" "$T/$name.perf" 2>"$T/$name.diff")
 	set -- $sum
 	if [ "${10}" = 0 ] && [ $# = 10 ] && [ "$2" -gt 0 ] &&
 	   grep -q 'deep_h+' "$T/$name.ours"; then
@@ -50,8 +51,8 @@ run() {
 		"$(grep -c '^$' "$T/$name.perf")" "$(grep -c '^$' "$T/$name.ours")"
 }
 
-run task 0 -g -e cpu-clock -F 2000 -- "$W" 1
-run syswide 1 -a -g -e cpu-clock -F 1000 -- "$W" 1
+run task 0 "" -g -e cpu-clock -F 2000 -- "$W" 1
+run syswide 1 deepstack -a -g -e cpu-clock -F 1000 -- "$W" 1
 
 # -F picks fields as perf script -F does
 if [ -f "$T/task.data" ]; then
