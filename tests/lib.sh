@@ -59,3 +59,16 @@ fixture() {
 perf_broken() {
 	grep -a -m1 -E 'assertion failed|stack smashing detected|Segmentation fault|Aborted|core dumped' "$1"
 }
+
+# recording FILE: waits up to 20 s until the callstitch recorder writing
+# FILE has put its first samples there (it writes them at once, then once
+# a second): from then on it records, however long its set-up took on a
+# loaded machine. Tests that stop a recording time it from here.
+recording() {
+	local i
+	for i in $(seq 400); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

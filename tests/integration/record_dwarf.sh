@@ -100,11 +100,18 @@ check "-a: perf 6.1 script reads it" [ $? -eq 0 ]
 check_whole "-a" sys.txt
 
 # -p: the process was mapped before the recording began, so perf 6.1
-# unwinds through the maps synthesised from /proc, data maps included
-"$W" 1.5 2 &
+# unwinds through the maps synthesised from /proc, data maps included. It
+# ends a second after the recording's first samples, however long the
+# recorder took to attach on a loaded machine.
+"$W" 60 2 &
 pid=$!
 sleep 0.3
-$CS record -q -e cpu-clock --call-graph dwarf -p $pid -o pid.data 2>pid.err
+$CS record -q -e cpu-clock --call-graph dwarf -p $pid -o pid.data 2>pid.err &
+rec=$!
+recording pid.data
+sleep 1
+kill $pid
+wait $rec
 check "-p: record exits 0 when the process does" [ $? -eq 0 ]
 wait $pid
 $PERF script --no-inline -i pid.data >pid.txt 2>pid.perf.err

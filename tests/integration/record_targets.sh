@@ -8,11 +8,27 @@ W=$CS_WORKLOADS/deepstack
 PERF=/usr/bin/perf
 STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 
-# -p: every thread of a running process, until it exits
-"$W" 1.5 2 20 &
+# started PID: waits until the workload PID has its main thread and its
+# two workers, so that a recording sees them all from /proc
+started() {
+	for _ in $(seq 100); do
+		[ "$(ls /proc/$1/task 2>/dev/null | wc -l)" -ge 3 ] && return
+		sleep 0.1
+	done
+}
+
+# -p: every thread of a running process, until it exits: here a second
+# after the recording's first samples, however long the recorder took to
+# attach on a loaded machine
+"$W" 60 2 20 &
 pid=$!
-sleep 0.3
-timeout 20 $CS record -g -e cpu-clock -p $pid -o p.data 2>p.err
+started $pid
+timeout 20 $CS record -g -e cpu-clock -p $pid -o p.data 2>p.err &
+rec=$!
+recording p.data
+sleep 1
+kill $pid
+wait $rec
 check "-p stops by itself when the process exits" [ $? -eq 0 ]
 wait $pid
 $PERF script -i p.data -F pid >p.pids 2>/dev/null
@@ -29,15 +45,16 @@ forks=$($PERF report -D -i p.data 2>/dev/null | grep -A3 ': event: 7$' |
 	awk '$2 == "0000:" { print $7 $8 }' | sort | uniq -c | tr -s ' ')
 check_eq "-p: the FORK records made from /proc are marked so" " 3 0020" "$forks"
 
-# -p goes on while any thread lives, even after the main thread left
-"$CS_WORKLOADS/mainexit" 1 &
+# -p goes on while any thread lives, even after the main thread left: the
+# worker runs until 2.3 s after it started, itself after $start
+start=$(date +%s%N)
+"$CS_WORKLOADS/mainexit" 2 &
 pid=$!
 sleep 0.1
-start=$(date +%s%N)
 timeout 20 $CS record -e cpu-clock -p $pid -o mainexit.data 2>mainexit.err
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 wait $pid
-check "-p stays while a thread outlives the main thread (${ms} ms)" [ "$ms" -gt 900 ]
+check "-p stays while a thread outlives the main thread (${ms} ms)" [ "$ms" -ge 2300 ]
 check "and records that thread" [ "$($PERF script -i mainexit.data 2>/dev/null | grep -c outlive_main)" -gt 0 ]
 
 # -p after the main thread left: it is a zombie that takes no event and
@@ -57,11 +74,16 @@ check "its other thread, named from the maps it sees" \
 	[ "$($PERF script -i zombie.data 2>/dev/null | grep -c outlive_main)" -gt 0 ]
 
 # -t: one thread of it
-"$W" 1.5 2 20 &
+"$W" 60 2 20 &
 pid=$!
-sleep 0.3
+started $pid
 tid=$(ls /proc/$pid/task | sort -n | tail -1)
-timeout 20 $CS record -g -e cpu-clock -t $tid -o t.data 2>t.err
+timeout 20 $CS record -g -e cpu-clock -t $tid -o t.data 2>t.err &
+rec=$!
+recording t.data
+sleep 1
+kill $pid
+wait $rec
 check "-t stops by itself when the thread exits" [ $? -eq 0 ]
 wait $pid
 check_eq "-t records only that thread" "$tid" \
