@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# symbol_cache.sh - finished symbol tables kept in $XDG_CACHE_HOME/callstitch
-# between runs (docs/symbols.md): a run with the cache answers byte for
-# byte as one without, a damaged cache file is rebuilt, and a cache that
-# cannot be written changes nothing.
+# symbol_cache.sh - finished symbol tables and inflated debug sections
+# (the inline lookups' images) kept in $XDG_CACHE_HOME/callstitch between
+# runs (docs/symbols.md): a run with the cache answers byte for byte as one
+# without, a damaged cache file is rebuilt, and a cache that cannot be
+# written changes nothing.
 source "$CS_ROOT/tests/lib.sh"
 
 if [ ! -x /usr/bin/perf ]; then
@@ -23,12 +24,26 @@ run cold
 n=$(find "$XDG_CACHE_HOME/callstitch" -name 'symtab-*' 2>/dev/null | wc -l)
 if [ "$n" -gt 0 ]; then ok "a first run saves symbol tables ($n)"; else
 	notok "a first run saves symbol tables"; fi
+# libc's and ld.so's debug files (libc6-dbg) compress their sections
+n=$(find "$XDG_CACHE_HOME/callstitch" -name 'debugimg-*' 2>/dev/null | wc -l)
+if [ "$n" -gt 0 ]; then ok "a first run saves inflated debug sections ($n)"; else
+	notok "a first run saves inflated debug sections"; fi
 run warm
 same_file "a run from the cache prints what a first run printed" "$T/cold" "$T/warm"
 
 # damage every saved table: each is refused and made again
 for f in "$XDG_CACHE_HOME"/callstitch/symtab-*; do
 	head -c 100 "$f" >"$f.cut" && mv "$f.cut" "$f"
+done
+# a debug image cut after its header page, and one with a wrong key
+first=true
+for f in "$XDG_CACHE_HOME"/callstitch/debugimg-*; do
+	if $first; then
+		head -c 10000 "$f" >"$f.cut" && mv "$f.cut" "$f"
+	else
+		sed -i '1s/^callstitch debug image 1$/callstitch debug image 0/' "$f"
+	fi
+	first=false
 done
 run damaged
 same_file "damaged cache files are rebuilt, not trusted" "$T/cold" "$T/damaged"

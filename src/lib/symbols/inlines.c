@@ -3,6 +3,7 @@
 #include "lib/util/hash.h"
 #include "lib/symbols/symtab.h"
 #include "lib/symbols/debugimg.h"
+#include "lib/symbols/symcache.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -49,7 +50,8 @@ struct cs_inlines {
 	Dwarf *dw;
 	Elf *elf;			/* the file, when dw is made of image */
 	Elf *img_elf;
-	char *image;			/* see debugimg.h */
+	char *image;			/* see debugimg.h; malloc'd, or: */
+	struct cs_symcache_image saved;	/* the image saved by an earlier run */
 	struct cu_range *ranges;
 	size_t nr_ranges, cap_ranges;
 	char **owned;			/* interned strings */
@@ -109,17 +111,39 @@ static int index_cus(struct cs_inlines *in)
 	return 0;
 }
 
-/* From the image of the sections we read when the file compresses them
- * (debugimg.h), else as libdw opens any file. */
-static void open_dwarf(struct cs_inlines *in)
+/* The image of the sections we read, from the cache (symcache.h), else
+ * built from the file's compressed sections (debugimg.h) and saved. 0, or
+ * nonzero when the file is better opened as it is. */
+static int open_image(struct cs_inlines *in, const char *path)
 {
+	char key[4600];
+	bool keyed = !cs_symcache_file_key(path, key, sizeof(key));
 	size_t size;
+	int err;
 
-	if (elf_version(EV_CURRENT) != EV_NONE &&
-	    (in->elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL)) &&
-	    elf_kind(in->elf) == ELF_K_ELF &&
-	    cs_debugimg_build(in->elf, &in->image, &size) == 0 &&
-	    (in->img_elf = elf_memory(in->image, size)) &&
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 1;
+	if (keyed && !cs_symcache_image_open(key, &in->saved)) {
+		in->img_elf = elf_memory(in->saved.image, in->saved.size);
+		return !in->img_elf;
+	}
+	if (!(in->elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL)) ||
+	    elf_kind(in->elf) != ELF_K_ELF)
+		return 1;
+	err = cs_debugimg_build(in->elf, &in->image, &size);
+	if (err)
+		return err;
+	if (keyed)
+		cs_symcache_image_store(key, in->image, size);
+	in->img_elf = elf_memory(in->image, size);
+	return !in->img_elf;
+}
+
+/* From the image (open_image) when the file compresses its sections, else
+ * as libdw opens any file. */
+static void open_dwarf(struct cs_inlines *in, const char *path)
+{
+	if (!open_image(in, path) &&
 	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
 		return;
 	if (in->img_elf)
@@ -127,6 +151,7 @@ static void open_dwarf(struct cs_inlines *in)
 	if (in->elf)
 		elf_end(in->elf);
 	free(in->image);
+	cs_symcache_image_close(&in->saved);
 	in->img_elf = in->elf = NULL;
 	in->image = NULL;
 	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
@@ -147,7 +172,7 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 		free(in);
 		return err;
 	}
-	open_dwarf(in);
+	open_dwarf(in, path);
 	if (!in->dw) {
 		cs_inlines_free(in);
 		return -ENODATA;
@@ -471,6 +496,7 @@ void cs_inlines_free(struct cs_inlines *in)
 	if (in->elf)
 		elf_end(in->elf);
 	free(in->image);
+	cs_symcache_image_close(&in->saved);
 	if (in->fd >= 0)
 		close(in->fd);
 	for (size_t i = 0; i < 256; i++) {

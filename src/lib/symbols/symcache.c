@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,9 +148,11 @@ int cs_symcache_file_key(const char *path, char *buf, size_t len)
 	return r > 0 && (size_t)r < len ? 0 : -ENAMETOOLONG;
 }
 
-/* The cache file of key's source (its first line: what it was read
- * from), in the cache directory (created with mkdir_too). */
-static int cache_path(const char *key, char *buf, size_t len, int mkdir_too)
+/* The cache file of what (symtab, debugimg) for key's source (its first
+ * line: what it was read from), in the cache directory (created with
+ * mkdir_too). */
+static int cache_path(const char *what, const char *key, char *buf,
+		      size_t len, int mkdir_too)
 {
 	uint64_t h = 14695981039346656037ULL;
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -176,33 +179,146 @@ static int cache_path(const char *key, char *buf, size_t len, int mkdir_too)
 	}
 	for (const char *p = key; *p && *p != '\n'; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	r = snprintf(buf, len, "%s/symtab-%016llx", dir, (unsigned long long)h);
+	r = snprintf(buf, len, "%s/%s-%016llx", dir, what, (unsigned long long)h);
 	return r > 0 && (size_t)r < len ? 0 : -ENAMETOOLONG;
 }
 
 int cs_symcache_open(const char *key, struct cs_symtab **out)
 {
 	char path[4200];
-	int err = cache_path(key, path, sizeof(path), 0);
+	int err = cache_path("symtab", key, path, sizeof(path), 0);
 
 	*out = NULL;
 	return err ? err : cs_symtab_open_saved(path, key, out);
 }
 
-void cs_symcache_store(const char *key, const struct cs_symtab *t)
+/* A new cache file beside path, to be renamed over it when whole: its
+ * descriptor, and its name in tmp; or -1. */
+static int cache_temp(const char *path, char *tmp, size_t len)
 {
-	char path[4200], tmp[4300];
-	int fd, err;
+	if (snprintf(tmp, len, "%s.XXXXXX", path) >= (int)len)
+		return -1;
+	return mkstemp(tmp);
+}
 
-	if (cache_path(key, path, sizeof(path), 1) ||
-	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return;
-	err = cs_symtab_save(t, fd, key);
+/* Ends what cache_temp() began: the file replaces path if err is 0 and it
+ * was all written, else it goes. */
+static void cache_commit(int fd, const char *tmp, const char *path, int err)
+{
 	if (close(fd))
 		err = -EIO;
 	if (err || rename(tmp, path))
 		unlink(tmp);
+}
+
+void cs_symcache_store(const char *key, const struct cs_symtab *t)
+{
+	char path[4200], tmp[4300];
+	int fd;
+
+	if (cache_path("symtab", key, path, sizeof(path), 1) ||
+	    (fd = cache_temp(path, tmp, sizeof(tmp))) < 0)
+		return;
+	cache_commit(fd, tmp, path, cs_symtab_save(t, fd, key));
+}
+
+/* A saved debug image: a page of header (IMAGE_MAGIC, the key and a NUL,
+ * the image's size as a uint64_t, zeros), then the image, page-aligned as
+ * libelf likes it. The size tells a cut file from a whole one. */
+#define IMAGE_MAGIC "callstitch debug image 1\n"
+#define IMAGE_HEADER 4096
+
+int cs_symcache_image_open(const char *key, struct cs_symcache_image *out)
+{
+	size_t magic = sizeof(IMAGE_MAGIC) - 1, klen = strlen(key);
+	char path[4200];
+	struct stat st;
+	uint64_t size;
+	char *map;
+	int fd, err = cache_path("debugimg", key, path, sizeof(path), 0);
+
+	memset(out, 0, sizeof(*out));
+	if (err)
+		return err;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size <= IMAGE_HEADER) {
+		close(fd);
+		return -EBADMSG;
+	}
+	/* private and writable: libelf may write to an elf_memory() image;
+	 * such pages are copied, the file never changes */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -errno;
+	if (memcmp(map, IMAGE_MAGIC, magic) ||
+	    magic + klen + 1 + sizeof(size) > IMAGE_HEADER ||
+	    memcmp(map + magic, key, klen + 1)) {
+		munmap(map, (size_t)st.st_size);
+		return -ESTALE;
+	}
+	memcpy(&size, map + magic + klen + 1, sizeof(size));
+	if (size != (uint64_t)st.st_size - IMAGE_HEADER) {
+		munmap(map, (size_t)st.st_size);
+		return -EBADMSG;
+	}
+	out->map = map;
+	out->map_len = (size_t)st.st_size;
+	out->image = map + IMAGE_HEADER;
+	out->size = out->map_len - IMAGE_HEADER;
+	return 0;
+}
+
+void cs_symcache_image_close(struct cs_symcache_image *img)
+{
+	if (img->map)
+		munmap(img->map, img->map_len);
+	memset(img, 0, sizeof(*img));
+}
+
+/* Writes all of buf to fd: 0 or -EIO. */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void cs_symcache_image_store(const char *key, const void *image, size_t size)
+{
+	size_t magic = sizeof(IMAGE_MAGIC) - 1, klen = strlen(key);
+	char path[4200], tmp[4300];
+	char *header;
+	uint64_t size64 = size;
+	int fd, err;
+
+	if (magic + klen + 1 + sizeof(size64) > IMAGE_HEADER ||
+	    cache_path("debugimg", key, path, sizeof(path), 1) ||
+	    !(header = calloc(1, IMAGE_HEADER)))
+		return;
+	memcpy(header, IMAGE_MAGIC, magic);
+	memcpy(header + magic, key, klen);
+	memcpy(header + magic + klen + 1, &size64, sizeof(size64));
+	fd = cache_temp(path, tmp, sizeof(tmp));
+	if (fd >= 0) {
+		err = write_all(fd, header, IMAGE_HEADER);
+		if (!err)
+			err = write_all(fd, image, size);
+		cache_commit(fd, tmp, path, err);
+	}
+	free(header);
 }

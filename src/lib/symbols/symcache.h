@@ -7,6 +7,10 @@
  * under a key that changes whenever the answer could; a run with the same
  * key maps the file and parses nothing (cs_symtab_open_saved).
  *
+ * The inflated DWARF sections that inline lookups read (debugimg.h) are
+ * kept the same way, keyed like a file's table: a run maps them instead
+ * of inflating a debug file's sections again.
+ *
  * Keys name this callstitch build (its build id: another build may choose
  * symbols differently) and the source: for the kernel its build id
  * (/sys/kernel/notes), the boot (KASLR moves it every boot) and the loaded
@@ -37,5 +41,25 @@ int cs_symcache_open(const char *key, struct cs_symtab **out);
  * source atomically. Best effort: a cache that cannot be written is no
  * error. */
 void cs_symcache_store(const char *key, const struct cs_symtab *t);
+
+/* A saved debug image, mapped. */
+struct cs_symcache_image {
+	char *image;			/* the image: elf_memory(image, size) */
+	size_t size;
+	void *map;			/* the whole file's mapping */
+	size_t map_len;
+};
+
+/* The debug image saved for key (a cs_symcache_file_key() of the debug
+ * file): 0 and *out (the caller closes it with cs_symcache_image_close()
+ * after the Elf made of it is ended), or a negative errno (-ENOENT: none
+ * yet, -ESTALE: made for another key). */
+int cs_symcache_image_open(const char *key, struct cs_symcache_image *out);
+
+void cs_symcache_image_close(struct cs_symcache_image *img);
+
+/* Saves image[0..size) for key, replacing an older one of the same file
+ * atomically. Best effort, as cs_symcache_store(). */
+void cs_symcache_image_store(const char *key, const void *image, size_t size);
 
 #endif
