@@ -41,7 +41,7 @@ for f in "$XDG_CACHE_HOME"/callstitch/debugimg-*; do
 	if $first; then
 		head -c 10000 "$f" >"$f.cut" && mv "$f.cut" "$f"
 	else
-		sed -i '1s/^callstitch debug image 1$/callstitch debug image 0/' "$f"
+		sed -i "1s/^callstitch debug image /callstitch debug imagX /" "$f"
 	fi
 	first=false
 done

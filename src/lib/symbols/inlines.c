@@ -51,6 +51,7 @@ struct cs_inlines {
 	Elf *elf;			/* the file, when dw is made of image */
 	Elf *img_elf;
 	char *image;			/* see debugimg.h; malloc'd, or: */
+	size_t image_size;
 	struct cs_symcache_image saved;	/* the image saved by an earlier run */
 	struct cu_range *ranges;
 	size_t nr_ranges, cap_ranges;
@@ -111,39 +112,72 @@ static int index_cus(struct cs_inlines *in)
 	return 0;
 }
 
-/* The image of the sections we read, from the cache (symcache.h), else
- * built from the file's compressed sections (debugimg.h) and saved. 0, or
- * nonzero when the file is better opened as it is. */
-static int open_image(struct cs_inlines *in, const char *path)
+/* A CU range as saved with the image (symcache.h). */
+struct saved_range {
+	uint64_t lo, hi, cu;
+};
+
+/* The CUs' ranges as indexed by the run that saved the image; -ENODATA
+ * if it saved none that fit. */
+static int load_ranges(struct cs_inlines *in)
 {
-	char key[4600];
-	bool keyed = !cs_symcache_file_key(path, key, sizeof(key));
-	size_t size;
+	const struct saved_range *v = in->saved.index;
+	size_t n = in->saved.index_size / sizeof(*v);
+
+	if (!n || in->saved.index_size % sizeof(*v))
+		return -ENODATA;
+	in->ranges = calloc(n, sizeof(*in->ranges));
+	if (!in->ranges)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		in->ranges[i] = (struct cu_range){ v[i].lo, v[i].hi, v[i].cu, NULL };
+	in->nr_ranges = in->cap_ranges = n;
+	return 0;
+}
+
+/* Saves the image and the CUs' ranges for key. Best effort. */
+static void save_image(struct cs_inlines *in, const char *key)
+{
+	struct saved_range *v = calloc(in->nr_ranges, sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < in->nr_ranges; i++)
+		v[i] = (struct saved_range){ in->ranges[i].lo, in->ranges[i].hi,
+					     in->ranges[i].cu };
+	cs_symcache_image_store(key, in->image, in->image_size, v,
+				in->nr_ranges * sizeof(*v));
+	free(v);
+}
+
+/* The image of the sections we read, from the cache (symcache.h), else
+ * built from the file's compressed sections (debugimg.h). 0, or nonzero
+ * when the file is better opened as it is. */
+static int open_image(struct cs_inlines *in, const char *key)
+{
 	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 1;
-	if (keyed && !cs_symcache_image_open(key, &in->saved)) {
+	if (*key && !cs_symcache_image_open(key, &in->saved)) {
 		in->img_elf = elf_memory(in->saved.image, in->saved.size);
 		return !in->img_elf;
 	}
 	if (!(in->elf = elf_begin(in->fd, ELF_C_READ_MMAP, NULL)) ||
 	    elf_kind(in->elf) != ELF_K_ELF)
 		return 1;
-	err = cs_debugimg_build(in->elf, &in->image, &size);
+	err = cs_debugimg_build(in->elf, &in->image, &in->image_size);
 	if (err)
 		return err;
-	if (keyed)
-		cs_symcache_image_store(key, in->image, size);
-	in->img_elf = elf_memory(in->image, size);
+	in->img_elf = elf_memory(in->image, in->image_size);
 	return !in->img_elf;
 }
 
 /* From the image (open_image) when the file compresses its sections, else
  * as libdw opens any file. */
-static void open_dwarf(struct cs_inlines *in, const char *path)
+static void open_dwarf(struct cs_inlines *in, const char *key)
 {
-	if (!open_image(in, path) &&
+	if (!open_image(in, key) &&
 	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
 		return;
 	if (in->img_elf)
@@ -160,6 +194,7 @@ static void open_dwarf(struct cs_inlines *in, const char *path)
 int cs_inlines_open(const char *path, struct cs_inlines **out)
 {
 	struct cs_inlines *in;
+	char key[4600];
 	int err;
 
 	*out = NULL;
@@ -172,12 +207,19 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 		free(in);
 		return err;
 	}
-	open_dwarf(in, path);
+	if (cs_symcache_file_key(path, key, sizeof(key)))
+		key[0] = '\0';
+	open_dwarf(in, key);
 	if (!in->dw) {
 		cs_inlines_free(in);
 		return -ENODATA;
 	}
-	err = index_cus(in);
+	err = in->saved.map ? load_ranges(in) : -ENODATA;
+	if (err == -ENODATA) {
+		err = index_cus(in);
+		if (!err && in->image && *key && in->nr_ranges)
+			save_image(in, key);
+	}
 	if (!err && !in->nr_ranges)
 		err = -ENODATA;
 	if (err) {
@@ -187,7 +229,6 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 	*out = in;
 	return 0;
 }
-
 
 static size_t hash_ptr(const char *p, bool demangle)
 {

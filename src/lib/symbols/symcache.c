@@ -223,17 +223,23 @@ void cs_symcache_store(const char *key, const struct cs_symtab *t)
 }
 
 /* A saved debug image: a page of header (IMAGE_MAGIC, the key and a NUL,
- * the image's size as a uint64_t, zeros), then the image, page-aligned as
- * libelf likes it. The size tells a cut file from a whole one. */
-#define IMAGE_MAGIC "callstitch debug image 1\n"
+ * the sizes of the image and of the index as uint64_t, zeros), the image,
+ * page-aligned as libelf likes it, zeros up to a multiple of 8, the index.
+ * The sizes tell a cut file from a whole one. */
+#define IMAGE_MAGIC "callstitch debug image 2\n"
 #define IMAGE_HEADER 4096
+
+static uint64_t align8(uint64_t x)
+{
+	return (x + 7) & ~(uint64_t)7;
+}
 
 int cs_symcache_image_open(const char *key, struct cs_symcache_image *out)
 {
 	size_t magic = sizeof(IMAGE_MAGIC) - 1, klen = strlen(key);
 	char path[4200];
 	struct stat st;
-	uint64_t size;
+	uint64_t sizes[2];
 	char *map;
 	int fd, err = cache_path("debugimg", key, path, sizeof(path), 0);
 
@@ -256,20 +262,23 @@ int cs_symcache_image_open(const char *key, struct cs_symcache_image *out)
 	if (map == MAP_FAILED)
 		return -errno;
 	if (memcmp(map, IMAGE_MAGIC, magic) ||
-	    magic + klen + 1 + sizeof(size) > IMAGE_HEADER ||
+	    magic + klen + 1 + sizeof(sizes) > IMAGE_HEADER ||
 	    memcmp(map + magic, key, klen + 1)) {
 		munmap(map, (size_t)st.st_size);
 		return -ESTALE;
 	}
-	memcpy(&size, map + magic + klen + 1, sizeof(size));
-	if (size != (uint64_t)st.st_size - IMAGE_HEADER) {
+	memcpy(sizes, map + magic + klen + 1, sizeof(sizes));
+	if (sizes[0] > (uint64_t)st.st_size || sizes[1] > (uint64_t)st.st_size ||
+	    IMAGE_HEADER + align8(sizes[0]) + sizes[1] != (uint64_t)st.st_size) {
 		munmap(map, (size_t)st.st_size);
 		return -EBADMSG;
 	}
 	out->map = map;
 	out->map_len = (size_t)st.st_size;
 	out->image = map + IMAGE_HEADER;
-	out->size = out->map_len - IMAGE_HEADER;
+	out->size = (size_t)sizes[0];
+	out->index = map + IMAGE_HEADER + align8(sizes[0]);
+	out->index_size = (size_t)sizes[1];
 	return 0;
 }
 
@@ -298,26 +307,32 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-void cs_symcache_image_store(const char *key, const void *image, size_t size)
+void cs_symcache_image_store(const char *key, const void *image, size_t size,
+			     const void *index, size_t index_size)
 {
+	static const char zeros[8];
 	size_t magic = sizeof(IMAGE_MAGIC) - 1, klen = strlen(key);
 	char path[4200], tmp[4300];
 	char *header;
-	uint64_t size64 = size;
+	uint64_t sizes[2] = { size, index_size };
 	int fd, err;
 
-	if (magic + klen + 1 + sizeof(size64) > IMAGE_HEADER ||
+	if (magic + klen + 1 + sizeof(sizes) > IMAGE_HEADER ||
 	    cache_path("debugimg", key, path, sizeof(path), 1) ||
 	    !(header = calloc(1, IMAGE_HEADER)))
 		return;
 	memcpy(header, IMAGE_MAGIC, magic);
 	memcpy(header + magic, key, klen);
-	memcpy(header + magic + klen + 1, &size64, sizeof(size64));
+	memcpy(header + magic + klen + 1, sizes, sizeof(sizes));
 	fd = cache_temp(path, tmp, sizeof(tmp));
 	if (fd >= 0) {
 		err = write_all(fd, header, IMAGE_HEADER);
 		if (!err)
 			err = write_all(fd, image, size);
+		if (!err)
+			err = write_all(fd, zeros, align8(size) - size);
+		if (!err)
+			err = write_all(fd, index, index_size);
 		cache_commit(fd, tmp, path, err);
 	}
 	free(header);

@@ -8,8 +8,9 @@
  * key maps the file and parses nothing (cs_symtab_open_saved).
  *
  * The inflated DWARF sections that inline lookups read (debugimg.h) are
- * kept the same way, keyed like a file's table: a run maps them instead
- * of inflating a debug file's sections again.
+ * kept the same way, with the lookups' index of them, keyed like a file's
+ * table: a run maps them instead of inflating and indexing a debug file's
+ * sections again.
  *
  * Keys name this callstitch build (its build id: another build may choose
  * symbols differently) and the source: for the kernel its build id
@@ -46,6 +47,8 @@ void cs_symcache_store(const char *key, const struct cs_symtab *t);
 struct cs_symcache_image {
 	char *image;			/* the image: elf_memory(image, size) */
 	size_t size;
+	const void *index;		/* what the caller saved with it, */
+	size_t index_size;		/* 8-aligned */
 	void *map;			/* the whole file's mapping */
 	size_t map_len;
 };
@@ -53,13 +56,15 @@ struct cs_symcache_image {
 /* The debug image saved for key (a cs_symcache_file_key() of the debug
  * file): 0 and *out (the caller closes it with cs_symcache_image_close()
  * after the Elf made of it is ended), or a negative errno (-ENOENT: none
- * yet, -ESTALE: made for another key). */
+ * yet, -ESTALE: made for another key, -EBADMSG: cut). */
 int cs_symcache_image_open(const char *key, struct cs_symcache_image *out);
 
 void cs_symcache_image_close(struct cs_symcache_image *img);
 
-/* Saves image[0..size) for key, replacing an older one of the same file
- * atomically. Best effort, as cs_symcache_store(). */
-void cs_symcache_image_store(const char *key, const void *image, size_t size);
+/* Saves image[0..size) and the caller's index[0..index_size) of it for
+ * key, replacing an older one of the same file atomically. Best effort,
+ * as cs_symcache_store(). */
+void cs_symcache_image_store(const char *key, const void *image, size_t size,
+			     const void *index, size_t index_size);
 
 #endif
