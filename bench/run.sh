@@ -7,7 +7,8 @@
 # Environment: BENCH_BIG_MB (default 2048) the size of the profile whose
 # peak memory is measured, 0 to skip it; BENCH_REAL=FILE a real profile to
 # use instead of recording one; BENCH_RUNS (default 5) runs per timing;
-# BENCH_CS=BINARY measures another callstitch build (a before/after).
+# BENCH_CS=BINARY measures another callstitch build (a before/after);
+# BENCH_BEFORE=BINARY adds its dwarf-mode script row beside BENCH_CS's.
 #
 # Timings are CPU time (user + system, children included), the best of
 # BENCH_RUNS runs, files in the page cache, output to /dev/null: on a
@@ -29,7 +30,9 @@
 #                                 goal <= 256 MiB + what waiting samples need
 #   distinct   report on gen_synth --no-defer -n 500000, stacks nearly all
 #              distinct                             goal <= 512 MiB, <= 5 s
-#   dwarf      a --call-graph dwarf recording of dwarfmix: both unwind
+#   dwarf      a --call-graph dwarf recording of dwarfmix: both unwind;
+#              also --no-inline, and callstitch's first run (empty
+#              caches)                                          goal >= 10x
 #   threads    -j 1 against -j 2 (when the binary has -j)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -182,9 +185,25 @@ if "$perf" record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$dwarf" \
 	header "dwarf-mode recording ($n_dwarf samples, $(( $(stat -c %s "$dwarf") >> 20 )) MB)"
 	t_perfd=$(best "$perf" script -i "$dwarf")
 	t_csd=$(best "$cs" script -q -i "$dwarf")
+	# a first run: no saved symbol tables or debug images (a new cache
+	# directory each run; its mktemp is counted too)
+	t_csd_cold=$(best bash -c 'd=$(mktemp -d "$1/cold.XXXXXX") &&
+		XDG_CACHE_HOME=$d exec "${@:2}"' _ "$B" "$cs" script -q -i "$dwarf")
+	t_perfdn=$(best "$perf" script --no-inline -i "$dwarf")
+	t_csdn=$(best "$cs" script -q --no-inline -i "$dwarf")
 	line "perf script" "$t_perfd" "$(rate "$n_dwarf" "$t_perfd") smp/s" ""
 	line "callstitch script" "$t_csd" "$(rate "$n_dwarf" "$t_csd") smp/s" \
 		"$(ratio "$t_perfd" "$t_csd")x perf"
+	line "callstitch script, first run (empty caches)" "$t_csd_cold" \
+		"$(rate "$n_dwarf" "$t_csd_cold") smp/s" "$(ratio "$t_perfd" "$t_csd_cold")x perf"
+	if [ -n "${BENCH_BEFORE:-}" ]; then
+		t_csd_before=$(best "$BENCH_BEFORE" script -q -i "$dwarf")
+		line "callstitch script, BENCH_BEFORE build" "$t_csd_before" \
+			"$(rate "$n_dwarf" "$t_csd_before") smp/s" "$(ratio "$t_perfd" "$t_csd_before")x perf"
+	fi
+	line "perf script --no-inline" "$t_perfdn" "$(rate "$n_dwarf" "$t_perfdn") smp/s" ""
+	line "callstitch script --no-inline" "$t_csdn" "$(rate "$n_dwarf" "$t_csdn") smp/s" \
+		"$(ratio "$t_perfdn" "$t_csdn")x perf"
 else
 	echo "bench: perf record --call-graph dwarf failed: no dwarf-mode row" >&2
 fi
