@@ -34,6 +34,8 @@ static bool find(void *ctx, uint64_t addr, struct cs_unwind_module *m)
 		m->name = "workload";
 		m->path = workload;
 		m->bias = BASE;
+		m->start = BASE;		/* frames here skip find() */
+		m->end = BASE + 0x5000;
 	} else if (addr >= LIBC_BASE && addr < LIBC_BASE + 0x200000) {
 		m->key = libc;
 		m->name = "libc.so.6";

@@ -362,6 +362,54 @@ static void frames_are_walked_to_the_root(void **state)
 	cs_unwind_free(u);
 }
 
+/* find_self with the range its answer holds for, counting its calls */
+static bool find_self_ranged(void *ctx, uint64_t addr,
+			     struct cs_unwind_module *mod)
+{
+	int *calls = ctx;
+
+	++*calls;
+	if (!find_self(NULL, addr, mod))
+		return false;
+	mod->start = A(uw_root);
+	mod->end = A(uw_sigtramp) + 64;
+	return true;
+}
+
+static bool find_self_counted(void *ctx, uint64_t addr,
+			      struct cs_unwind_module *mod)
+{
+	++*(int *)ctx;
+	return find_self(NULL, addr, mod);
+}
+
+static void frames_in_the_range_of_an_answer_skip_the_finder(void **state)
+{
+	struct cs_unwind *u = unwinder();
+	struct cs_unwind_result res;
+	struct sample s;
+	uint64_t ips[16], again[16];
+	int ranged = 0, counted = 0;
+
+	(void)state;
+	sample_init(&s, A(uw_leaf_body), SP);
+	AT(SP) = A(uw_mid_ret);
+	AT(SP + 8 + 24) = A(uw_root_ret);
+	assert_int_equal(cs_unwind_sample(u, &s.in, find_self_ranged, &ranged,
+					  ips, 16, &res), 0);
+	assert_int_equal(res.stop, CS_UNWIND_ROOT);
+	assert_int_equal(res.nr, 3);
+	assert_int_equal(ranged, 1);		/* one binary: asked once */
+	/* a finder that gives no range is asked for every frame, and the
+	 * walk is the same */
+	assert_int_equal(cs_unwind_sample(u, &s.in, find_self_counted, &counted,
+					  again, 16, &res), 0);
+	assert_int_equal(res.nr, 3);
+	assert_int_equal(counted, 3);
+	assert_memory_equal(ips, again, 3 * sizeof(ips[0]));
+	cs_unwind_free(u);
+}
+
 static void the_copy_ends_where_dyn_size_says(void **state)
 {
 	struct cs_unwind *u = unwinder();
@@ -504,6 +552,7 @@ int main(void)
 		cmocka_unit_test(the_signal_trampoline_and_the_root_are_marked),
 		cmocka_unit_test(no_cfi_and_no_file_are_answers_too),
 		cmocka_unit_test(frames_are_walked_to_the_root),
+		cmocka_unit_test(frames_in_the_range_of_an_answer_skip_the_finder),
 		cmocka_unit_test(the_copy_ends_where_dyn_size_says),
 		cmocka_unit_test(the_plt_cfa_follows_the_pc),
 		cmocka_unit_test(a_signal_frame_resumes_the_interrupted_pc),

@@ -766,6 +766,30 @@ static const char *unwind_debug_file(const void *key, void *ctx)
 	return cs_dso_debug_file(ctx, (struct cs_dso *)key);
 }
 
+/* The load bias of addr in map, and the addresses around it that share
+ * it: the map's part of the segment that holds addr. */
+static void unwind_module_bias(const struct cs_map *map,
+			       const struct cs_elf_info *info, uint64_t addr,
+			       struct cs_unwind_module *mod)
+{
+	uint64_t off = addr - map->start + map->pgoff;
+
+	mod->bias = addr - cs_elf_offset_to_vaddr(info, off);
+	for (size_t i = 0; i < info->nr_segs; i++) {
+		const struct cs_elf_seg *s = &info->segs[i];
+		uint64_t lo, hi;
+
+		if (off < s->offset || off - s->offset >= s->filesz)
+			continue;
+		/* the segment's file range, as addresses of this map */
+		lo = addr - (off - s->offset);
+		hi = lo + s->filesz;
+		mod->start = lo > map->start ? lo : map->start;
+		mod->end = hi < map->end && hi > lo ? hi : map->end;
+		return;
+	}
+}
+
 bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
 			      uint64_t addr, struct cs_unwind_module *mod)
 {
@@ -789,8 +813,7 @@ bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
 		.debug_ctx = m->dsos,
 	};
 	if (d->found)
-		mod->bias = addr - cs_elf_offset_to_vaddr(&d->info,
-				addr - map->start + map->pgoff);
+		unwind_module_bias(map, &d->info, addr, mod);
 	return true;
 }
 

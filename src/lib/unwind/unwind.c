@@ -194,6 +194,7 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 	const struct cs_unwind_arch *a = u->arch;
 	struct cs_stack_copy stack;
 	struct frame frames[2], *cur = &frames[0], *caller = &frames[1];
+	struct cs_unwind_module mod = { .start = 0, .end = 0 };
 	bool exact = true;		/* cur's pc is not a return address */
 	enum cs_unwind_stop stop;
 
@@ -219,7 +220,6 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 		/* a return address may be the first byte after the function
 		 * that called: the call instruction is what holds its row */
 		uint64_t at = exact ? pc : pc - 1;
-		struct cs_unwind_module mod;
 		const struct cs_cfi_row *row;
 		struct frame *t;
 		int err;
@@ -233,10 +233,14 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 			res->stop = CS_UNWIND_ROOT;
 			return 0;
 		}
-		if (!find(ctx, at, &mod)) {
-			ips[res->nr++] = at;
-			res->stop = CS_UNWIND_NO_MAP;
-			return 0;
+		/* callers often lie in the binary of the frame before */
+		if (at < mod.start || at >= mod.end) {
+			mod = (struct cs_unwind_module){ .start = 0, .end = 0 };
+			if (!find(ctx, at, &mod)) {
+				ips[res->nr++] = at;
+				res->stop = CS_UNWIND_NO_MAP;
+				return 0;
+			}
 		}
 		row = cs_cfi_find(u->cfi, &mod, at - mod.bias, &stop, &err);
 		if (err)

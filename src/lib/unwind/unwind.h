@@ -32,6 +32,10 @@ struct cs_unwind_module {
 	const char *name;		/* what messages call it; lives with key */
 	const char *path;		/* the binary's file, or NULL: not found */
 	uint64_t bias;			/* address - bias = address in the file */
+	/* [start, end): the addresses this same answer holds for during
+	 * the sample (a mapping's part of one segment), so that the other
+	 * frames in it skip the finder; left 0, 0: only the address asked */
+	uint64_t start, end;
 	/* Its separate debug file (for .debug_frame), or NULL; asked for
 	 * once, and only when the binary's own CFI has no answer for a pc:
 	 * finding it may cost a lookup, even a download. May be NULL. */
