@@ -543,6 +543,37 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	cs_unwind_free(u);
 }
 
+/* The one list of perf's registers (src/abi/perf_regs.h) gives what perf
+ * asks for and the psABI's map, checked here against both written out. */
+static void perf_and_dwarf_numbers_come_from_one_list(void **state)
+{
+	/* DWARF rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip -> perf's bits */
+	static const int want[17] = { 0, 3, 2, 1, 4, 5, 6, 7,
+				      16, 17, 18, 19, 20, 21, 22, 23, 8 };
+	const struct cs_unwind_arch *a = cs_unwind_arch_find("x86_64");
+	int got[17];
+
+	(void)state;
+	assert_int_equal(CS_PERF_REGS_X86_64_USER_MASK, 0xff0fffULL);
+	assert_int_equal(CS_PERF_REGS_X86_64_MASK, 0xffffffULL);
+	assert_int_equal(CS_PERF_REGS_ARM64_USER_MASK, 0x1ffffffffULL);
+	assert_int_equal(CS_PERF_REG_ARM64_PC, 32);
+	assert_ptr_equal(cs_unwind_arch_find("amd64"), a);
+	assert_int_equal(a->perf_mask, CS_PERF_REGS_X86_64_MASK);
+	assert_int_equal(a->pc_bit, PERF_IP);
+	memset(got, -1, sizeof(got));
+	for (size_t i = 0; i < a->nr_regs; i++) {
+		int d = a->regs[i].dwarf;
+
+		if (d >= 0 && d < 17) {
+			assert_int_equal(got[d], -1);	/* named once */
+			got[d] = a->regs[i].bit;
+		}
+	}
+	for (int d = 0; d < 17; d++)
+		assert_int_equal(got[d], want[d]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +589,7 @@ int main(void)
 		cmocka_unit_test(a_signal_frame_resumes_the_interrupted_pc),
 		cmocka_unit_test(bad_input_is_refused_before_any_read),
 		cmocka_unit_test(where_a_walk_cannot_go_it_says_why),
+		cmocka_unit_test(perf_and_dwarf_numbers_come_from_one_list),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

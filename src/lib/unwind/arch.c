@@ -3,20 +3,22 @@
 
 #include <string.h>
 
-/* perf's x86 bits (arch/x86/include/uapi/asm/perf_regs.h): AX 0, BX 1,
- * CX 2, DX 3, SI 4, DI 5, BP 6, SP 7, IP 8, FLAGS 9, CS 10, SS 11,
- * DS..GS 12-15 (never sampled for user space), R8..R15 16-23. DWARF's
- * x86_64 numbers (the psABI): rax rdx rcx rbx rsi rdi rbp rsp, r8-r15,
- * then 16, the return address column, which holds rip. */
+/* perf's x86_64 registers with their DWARF numbers (src/abi/perf_regs.h).
+ * The walk tracks DWARF's rax..r15 and the return-address column, 16,
+ * which holds rip. */
+static const struct cs_perf_reg x86_64_regs[] = {
+	CS_PERF_REGS_X86_64(CS_PERF_REG_ENTRY_)
+};
+
 static const struct cs_unwind_arch x86_64 = {
 	.name = "x86_64",
 	.nregs = 17,
 	.ra = 16,
 	.sp = 7,
-	.perf_bit = { 0, 3, 2, 1, 4, 5, 6, 7,
-		      16, 17, 18, 19, 20, 21, 22, 23,
-		      8 },
-	.perf_mask = 0xffffff,
+	.pc_bit = CS_PERF_REG_X86_IP,
+	.regs = x86_64_regs,
+	.nr_regs = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]),
+	.perf_mask = CS_PERF_REGS_X86_64_MASK,
 };
 
 const struct cs_unwind_arch *cs_unwind_arch_find(const char *name)

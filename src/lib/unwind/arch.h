@@ -1,15 +1,18 @@
 /* arch.h - what the unwinder must know of an architecture: which DWARF
  * registers it tracks and where each comes from in a perf sample.
  *
- * perf numbers the registers of PERF_SAMPLE_REGS_USER one way (its
- * arch/.../perf_regs.h bits), DWARF another; this table is the only place
- * that maps one to the other. Adding an architecture is adding a table.
+ * perf numbers the registers of PERF_SAMPLE_REGS_USER one way, DWARF
+ * another; both numbers of every register come from one list per
+ * architecture in src/abi/perf_regs.h. Adding an architecture is adding
+ * its list there and its entry in arch.c (docs/unwind.md says how).
  */
 #ifndef CS_UNWIND_ARCH_H
 #define CS_UNWIND_ARCH_H
 
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "abi/perf_regs.h"
 
 /* the most DWARF registers any supported architecture tracks */
 #define CS_UNWIND_MAX_REGS 33
@@ -19,8 +22,10 @@ struct cs_unwind_arch {
 	unsigned int nregs;		/* DWARF registers 0..nregs-1 */
 	unsigned int ra;		/* DWARF column of the return address */
 	unsigned int sp;		/* DWARF number of the stack pointer */
-	/* perf register bit of each DWARF register, -1: not sampled */
-	int8_t perf_bit[CS_UNWIND_MAX_REGS];
+	unsigned int pc_bit;		/* perf bit of the sampled pc */
+	/* each register perf samples: its perf bit and DWARF number */
+	const struct cs_perf_reg *regs;
+	size_t nr_regs;
 	uint64_t perf_mask;		/* every perf register bit this arch has */
 };
 

@@ -13,10 +13,14 @@ struct cs_unwind {
 	struct cs_cfi *cfi;
 	uint64_t mask;			/* the register mask index[] is for */
 	int8_t index[CS_UNWIND_MAX_REGS];	/* DWARF reg -> slot, -1 none */
+	int pc_index;			/* slot of the pc, -1 none */
 };
 
-/* One frame's registers, DWARF numbering. */
+/* One frame: its pc and its registers, DWARF numbering. The pc is apart
+ * because not every architecture gives it a DWARF number (arm64's has
+ * none); a caller's pc is its callee's return-address column. */
 struct frame {
+	uint64_t pc;
 	uint64_t regs[CS_UNWIND_MAX_REGS];
 	uint64_t known;			/* bit r: regs[r] holds a value */
 };
@@ -62,9 +66,10 @@ void cs_unwind_free(struct cs_unwind *u)
 	free(u);
 }
 
-/* The sample's registers in DWARF numbering; false if the two the walk
- * cannot start without (pc, sp) are missing. Where each register sits
- * among the sampled ones depends on the mask only: worked out once. */
+/* The sample's pc and registers in DWARF numbering; false if the two the
+ * walk cannot start without (pc, sp) are missing. Where each register
+ * sits among the sampled ones depends on the mask only: worked out once,
+ * from the architecture's list of perf bits and DWARF numbers. */
 static bool load_regs(struct cs_unwind *u, const struct cs_unwind_input *in,
 		      struct frame *f)
 {
@@ -72,13 +77,15 @@ static bool load_regs(struct cs_unwind *u, const struct cs_unwind_input *in,
 
 	if (u->mask != in->regs_mask || !u->mask) {
 		u->mask = in->regs_mask;
-		for (unsigned int r = 0; r < a->nregs; r++) {
-			int bit = a->perf_bit[r];
+		memset(u->index, -1, sizeof(u->index));
+		for (size_t i = 0; i < a->nr_regs; i++) {
+			const struct cs_perf_reg *r = &a->regs[i];
 
-			u->index[r] = bit < 0 || !(u->mask >> bit & 1) ? -1 :
-				(int8_t)__builtin_popcountll(u->mask &
-							     ((1ULL << bit) - 1));
+			if (r->dwarf >= 0 && (unsigned int)r->dwarf < a->nregs)
+				u->index[r->dwarf] =
+					(int8_t)cs_perf_reg_slot(u->mask, r->bit);
 		}
+		u->pc_index = cs_perf_reg_slot(u->mask, a->pc_bit);
 	}
 	f->known = 0;
 	for (unsigned int r = 0; r < a->nregs; r++) {
@@ -87,7 +94,10 @@ static bool load_regs(struct cs_unwind *u, const struct cs_unwind_input *in,
 		f->regs[r] = in->regs[u->index[r]];
 		f->known |= 1ULL << r;
 	}
-	return (f->known >> a->ra & 1) && (f->known >> a->sp & 1);
+	if (u->pc_index < 0)
+		return false;
+	f->pc = in->regs[u->pc_index];
+	return f->known >> a->sp & 1;
 }
 
 static const char *check_input(const struct cs_unwind_arch *a,
@@ -184,6 +194,9 @@ static enum cs_unwind_stop step(const struct cs_unwind_arch *a,
 		else		/* lost; fine until a rule needs it */
 			caller->known &= ~(1ULL << r);
 	}
+	if (!(caller->known >> a->ra & 1))
+		return CS_UNWIND_BAD_FRAME;
+	caller->pc = caller->regs[a->ra];
 	return CS_UNWIND__COUNT;	/* no stop: go on */
 }
 
@@ -216,7 +229,7 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 		.size = in->stack_dyn_size,
 	};
 	for (;;) {
-		uint64_t pc = cur->regs[a->ra];
+		uint64_t pc = cur->pc;
 		/* a return address may be the first byte after the function
 		 * that called: the call instruction is what holds its row */
 		uint64_t at = exact ? pc : pc - 1;
