@@ -55,7 +55,9 @@ static void usage(FILE *f)
 		"                        'syscalls:sys_enter_*'), each with :u :k :p ...\n"
 		"  -F, --freq FREQ       samples per second (default %d)\n"
 		"  -c, --count PERIOD    a sample every PERIOD events\n"
-		"  -g                    record callchains (frame pointers)\n"
+		"  -g                    record callchains: frame pointers, or the mode\n"
+		"                        a --call-graph gives, before or after -g (as\n"
+		"                        perf: --call-graph dwarf -g records dwarf)\n"
 		"      --call-graph MODE fp; fp,defer for deferred user callchains;\n"
 		"                        dwarf[,SIZE] for DWARF unwinding from SIZE\n"
 		"                        bytes of user stack per sample (default %u, at\n"
@@ -314,6 +316,8 @@ int cmd_record(int argc, char **argv)
 			o.period_given = true;
 			break;
 		case 'g':
+			/* as perf: callchains in the mode given so far, fp
+			 * if none; a later --call-graph sets the mode */
 			o.callchain = true;
 			break;
 		case 'G':

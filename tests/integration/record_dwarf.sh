@@ -60,8 +60,28 @@ $CS record --call-graph lbr -o bad.data -- "$W" 0.1 1 2>bad.err
 check "lbr is refused, naming the modes" grep -q "fp, fp,defer, dwarf or dwarf,SIZE.*lbr is not supported" bad.err
 $CS record -q -e cpu-clock --call-graph dwarf -G -o g.data -- "$W" 0.1 1
 check "a later -G replaces dwarf" sh -c "! $PERF evlist -v -i g.data | grep -q STACK_USER"
+# -g asks for callchains in the mode given so far (frame pointers if
+# none), whichever side of --call-graph it stands: what perf 6.1 records
+# for the same options is what we record
+mode_of() {
+	$PERF evlist -v -i "$1" 2>/dev/null | sed -n '/^cpu-clock:/{
+		s/.*sample_stack_user: \([0-9]*\).*/dwarf,\1/p; t
+		s/.*sample_type: [A-Z_|]*CALLCHAIN.*/fp/p; t
+		s/.*/none/p
+	}'
+}
+for opts in "--call-graph dwarf -g" "-g --call-graph dwarf" "--call-graph dwarf,4096 -g" \
+	    "-g" "--call-graph fp -g"; do
+	if ! $PERF record -q -e cpu-clock $opts -o perf_g.data -- true >/dev/null 2>&1; then
+		skip "$opts: the mode perf 6.1 records" "perf record fails here"
+		continue
+	fi
+	$CS record -q -e cpu-clock $opts -o cs_g.data -- true
+	check_eq "$opts: the mode perf 6.1 records" "$(mode_of perf_g.data)" "$(mode_of cs_g.data)"
+done
 $CS record --help >help.txt
 check "--help explains dwarf,SIZE" grep -q "dwarf\[,SIZE\] for DWARF unwinding" help.txt
+check "--help says what -g does after --call-graph" grep -q "call-graph dwarf -g records dwarf" help.txt
 
 # ---- perf 6.1 unwinds what we recorded ----
 # every sample of the workload with user frames ends in a root (_start,
