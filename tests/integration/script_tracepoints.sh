@@ -26,7 +26,7 @@ same() {
 	local sum
 	sum=$(awk -v ours="$3" -v unresolved_ok=0 -f "$CMP" "$2" 2>"$1.diff")
 	set -- "$1" $sum
-	if [ $# = 11 ] && [ "${11}" = 0 ] && [ "$3" -gt 0 ]; then
+	if [ $# = 13 ] && [ "${13}" = 0 ] && [ "$3" -gt 0 ]; then
 		ok "$1: script prints what perf script prints ($sum)"
 	else
 		notok "$1: ${*:2}"

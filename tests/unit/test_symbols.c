@@ -267,7 +267,7 @@ static void plt_entries_are_named_for_their_targets(void **state)
 	/* load bias: runtime address minus symbol address */
 	bias = here - cs_elf_offset_to_vaddr(&info, here - start + pgoff);
 	assert_int_equal(cs_symtab_new(&t), 0);
-	assert_true(cs_elf_load_plt("/proc/self/exe", t) > 0);
+	assert_true(cs_elf_load_plt("/proc/self/exe", NULL, t) > 0);
 	assert_int_equal(cs_symtab_finish(t), 0);
 	for (i = 0; (s = cs_symtab_at(t, i)); i++)
 		if (!strcmp(s->name, "elf_version@plt"))
@@ -299,7 +299,7 @@ static void plt_entries_of_cpp_targets_are_demangled(void **state)
 	if (access(lib, R_OK))
 		skip();
 	assert_int_equal(cs_symtab_new(&t), 0);
-	assert_true(cs_elf_load_plt(lib, t) > 0);
+	assert_true(cs_elf_load_plt(lib, NULL, t) > 0);
 	assert_int_equal(cs_symtab_finish(t), 0);
 	for (size_t i = 0; (s = cs_symtab_at(t, i)); i++) {
 		assert_false(!strncmp(s->name, "_Z", 2));

@@ -795,7 +795,7 @@ static void load_plt(struct cs_dso *d)
 	d->plt_tried = true;
 	if (!d->found || cs_symtab_new(&d->plt))
 		return;
-	if (cs_elf_load_plt(d->found, d->plt) < 0 ||
+	if (cs_elf_load_plt(d->found, d->syms, d->plt) < 0 ||
 	    cs_symtab_finish(d->plt) || !cs_symtab_count(d->plt)) {
 		cs_symtab_free(d->plt);
 		d->plt = NULL;

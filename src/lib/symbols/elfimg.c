@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -417,7 +418,23 @@ static size_t rela_of_slot(const struct slot_rela *v, size_t n, uint64_t slot,
 	return lo < n && v[lo].slot == slot ? v[lo].idx : fallback;
 }
 
-long cs_elf_load_plt(const char *path, struct cs_symtab *t)
+/* The name an IFUNC's PLT entry is shown with: the symbol at the
+ * relocation's addend (its resolver, which the IFUNC symbol and its
+ * aliases name), else the entry's file offset. Returns the length, or -1
+ * if it does not fit. */
+static int ifunc_plt_name(struct cs_symtab *syms, const GElf_Rela *r,
+			  uint64_t file_off, char *name, size_t size)
+{
+	const struct cs_sym *sym = syms ? cs_symtab_find(syms, (uint64_t)r->r_addend) :
+				   NULL;
+
+	if (sym && sym->start == (uint64_t)r->r_addend)
+		return snprintf(name, size, "%s@plt", sym->name);
+	return snprintf(name, size, "offset_%#" PRIx64 "@plt", file_off);
+}
+
+long cs_elf_load_plt(const char *path, struct cs_symtab *syms,
+		     struct cs_symtab *t)
 {
 	struct slot_rela *slots = NULL;
 	GElf_Shdr sh_plt, sh_rela, sh_dyn;
@@ -468,16 +485,22 @@ long cs_elf_load_plt(const char *path, struct cs_symtab *t)
 		/* the entry says which GOT slot, hence which relocation, it
 		 * serves; the relocations need not be in PLT order */
 		r_idx = slot ? rela_of_slot(slots, n, slot, i) : i;
-		if (r_idx >= n || !gelf_getrela(rd, (int)r_idx, &r) ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &ds))
+		if (r_idx >= n || !gelf_getrela(rd, (int)r_idx, &r))
 			continue;
-		sym = elf_strptr(elf, sh_dyn.sh_link, ds.st_name);
-		if (!sym || !*sym)
-			continue;
-		/* perf names a C++ target demangled: "operator delete@plt" */
-		dem = cs_demangle(sym);
-		len = snprintf(name, sizeof(name), "%s@plt", dem ? dem : sym);
-		free(dem);
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+			len = ifunc_plt_name(syms, &r, sh_plt.sh_offset + off,
+					     name, sizeof(name));
+		} else {
+			if (!gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &ds))
+				continue;
+			sym = elf_strptr(elf, sh_dyn.sh_link, ds.st_name);
+			if (!sym || !*sym)
+				continue;
+			/* perf names a C++ target demangled: "operator delete@plt" */
+			dem = cs_demangle(sym);
+			len = snprintf(name, sizeof(name), "%s@plt", dem ? dem : sym);
+			free(dem);
+		}
 		if (len < 0 || (size_t)len >= sizeof(name))
 			continue;
 		err = cs_symtab_add(t, addr, entsize, CS_SYM_GLOBAL, name,

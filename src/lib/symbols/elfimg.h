@@ -38,9 +38,14 @@ long cs_elf_load_symbols(const char *path, struct cs_symtab *t);
 
 /* Adds "name@plt" symbols for the PLT entries of path (x86-64 layout:
  * .plt.sec, or .plt after its header; info->plt_start..plt_end), as perf
- * shows calls through the PLT. Returns the number added or a negative
- * errno. */
-long cs_elf_load_plt(const char *path, struct cs_symtab *t);
+ * shows calls through the PLT: each entry named after the relocation of
+ * the GOT slot it jumps through. An IFUNC's slot (R_X86_64_IRELATIVE, no
+ * symbol) is named after the symbol of syms (the binary's finished table,
+ * may be NULL) that starts at its resolver, else "offset_0xOFF@plt" (OFF:
+ * the entry's file offset), as perf 6.3 and later name them. Returns the
+ * number added or a negative errno. */
+long cs_elf_load_plt(const char *path, struct cs_symtab *syms,
+		     struct cs_symtab *t);
 
 /* The debug file name path's .gnu_debuglink section gives, and the CRC-32
  * of that file's contents, which it also records. Returns 0, -ENOENT if
