@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"  -F, --fields LIST     comm,pid,tid,cpu,time,period,event,trace,ip,sym,\n"
 		"                        symoff,dso (exactly these), or +NAME,-NAME to\n"
 		"                        change perf's defaults\n"
-		"      --max-stack N     print at most N frames per stack (default 127)\n"
+		"      --max-stack N     print at most N frames per stack, per part of one\n"
+		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -h, --help            this text\n");
 }

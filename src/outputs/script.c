@@ -588,39 +588,47 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 	return lines;
 }
 
+/* --max-stack, as perf applies it: to the whole chain, but a sample
+ * unwound from its stack copy has two, the kernel's and the unwound user
+ * part (perf resolves the first up to max_stack frames, then unwinds up to
+ * max_stack more), and each has its own count. */
 static void put_frames(struct cs_script *sc, uint32_t pid,
-		       struct cs_frame *f, size_t n)
+		       struct cs_frame *f, size_t n, bool unwound)
 {
 	uint64_t uspace = cs_machine_user_space(sc->machine, pid);
 	uint64_t kspace = cs_machine_kernel_space(sc->machine);
-	size_t lines = 0, max = sc->max_stack;
+	size_t used[2] = { 0, 0 }, max = sc->max_stack;
 
-	for (size_t i = 0; i < n && lines < max; i++) {
+	for (size_t i = 0; i < n && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
+		bool kernel = f[i].kind == CS_FRAME_ADDR &&
+			      cs_machine_is_kernel(f[i].cpumode, f[i].addr);
+		size_t *lines = &used[unwound && !kernel];
 		uint64_t space;
 		size_t len;
 		char *p;
 
+		if (*lines >= max)
+			continue;
 		if (f[i].kind != CS_FRAME_ADDR) {
 			cs_frame_resolve(sc->machine, pid, &f[i]);
 			put_frame(sc, &f[i], '\t');
 			put_ch(sc, '\n');
-			lines++;
+			++*lines;
 			continue;
 		}
-		space = cs_machine_is_kernel(f[i].cpumode, f[i].addr) ?
-			kspace : uspace;
+		space = kernel ? kspace : uspace;
 		e = line_lookup(sc, space, f[i].addr);
 		if (!e) {
-			lines += put_addr_slow(sc, pid, &f[i], space, max - lines);
+			*lines += put_addr_slow(sc, pid, &f[i], space, max - *lines);
 			continue;
 		}
 		len = e->len;
-		if (e->lines > max - lines) {
-			len = prefix_len(sc->arena + e->off, len, max - lines);
-			lines = max;
+		if (e->lines > max - *lines) {
+			len = prefix_len(sc->arena + e->off, len, max - *lines);
+			*lines = max;
 		} else {
-			lines += e->lines;
+			*lines += e->lines;
 		}
 		p = room(sc, len);
 		memcpy(p, sc->arena + e->off, len);
@@ -850,7 +858,8 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		n = CS_FRAMES_MAX;
 	if (st & CS_SAMPLE_CALLCHAIN) {
 		put_ch(sc, '\n');
-		put_frames(sc, smp->pid, sc->frames, n);
+		put_frames(sc, smp->pid, sc->frames, n,
+			   s->state == CS_CHAIN_UNWOUND);
 	} else if (n) {
 		cs_frame_resolve(sc->machine, smp->pid, &sc->frames[0]);
 		put_ch(sc, ' ');
@@ -897,7 +906,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	n = d->nr ? cs_frames_walk(&as_chain, sc->frames, CS_FRAMES_MAX) : 0;
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	put_frames(sc, ev->id.pid, sc->frames, n);
+	put_frames(sc, ev->id.pid, sc->frames, n, false);
 	return sc->io_error ? -EIO : 0;
 }
 

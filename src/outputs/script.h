@@ -54,7 +54,8 @@ struct cs_script_opts {
 	unsigned int fields;		/* CS_SCRIPT_*; 0: CS_SCRIPT_DEFAULT */
 	bool no_merge;			/* also print type-22 records */
 	bool no_inline;			/* no "(inlined)" frames from DWARF */
-	unsigned int max_stack;		/* frames per stack; 0: perf's 127 */
+	unsigned int max_stack;		/* frames per stack (per part of an
+					 * unwound one); 0: perf's 127 */
 };
 
 /* Returns 0 and a new printer in *out (caller frees), or -ENOMEM. */
