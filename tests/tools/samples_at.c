@@ -1,19 +1,22 @@
 /* samples_at - a profile with one sample at each given address of a binary,
  * to ask a reader what it names each address.
  *
- *   samples_at OUT.data BINARY VADDR...
+ *   samples_at [--data-over] OUT.data BINARY VADDR...
  *
  * Writes OUT.data: one cpu-clock event, a process "probe" (pid 4242) with
  * BINARY's executable segment mapped (at 0x7f0000000000 plus its address
  * for a shared object, at its own address otherwise), and one user-mode
  * sample, without a callchain, at each VADDR (hex, the binary's own
  * address), in the order given. `perf script -F ip,sym` and `callstitch
- * script -F ip,sym` then print one line per VADDR.
+ * script -F ip,sym` then print one line per VADDR. With --data-over a
+ * data map (not executable, of another file) follows the text map and
+ * covers it: a reader must still name the addresses from the code.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +97,14 @@ int main(int argc, char **argv)
 	struct cs_mmap m;
 	struct cs_comm c = { PID, PID, "probe" };
 	uint64_t base;
+	bool data_over = argc > 1 && !strcmp(argv[1], "--data-over");
 
+	if (data_over) {
+		argc--;
+		argv++;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: samples_at OUT.data BINARY VADDR...\n");
+		fprintf(stderr, "usage: samples_at [--data-over] OUT.data BINARY VADDR...\n");
 		return 2;
 	}
 	m = text_map(argv[2], &base);
@@ -122,6 +130,17 @@ int main(int argc, char **argv)
 	put(cs_encode_comm(&attr, &c, true, &id, buf, sizeof(buf)));
 	id = sid(PID);
 	put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf, sizeof(buf)));
+	if (data_over) {
+		struct cs_mmap d = m;
+
+		d.prot = 3;		/* read, write */
+		d.flags = 1;		/* shared */
+		d.pgoff = 0;
+		d.filename = "/dev/shm/probe-data";
+		id = sid(PID);
+		put(cs_encode_mmap2(&attr, &d, CS_MISC_USER | CS_MISC_MMAP_DATA, &id,
+				    buf, sizeof(buf)));
+	}
 	for (int i = 3; i < argc; i++) {
 		char *end;
 		uint64_t vaddr;

@@ -33,9 +33,9 @@ static void overlapping_mmap_splits_and_replaces(void **state)
 	const struct cs_map *x;
 
 	(void)state;
-	assert_int_equal(cs_maps_insert(&m, 0x10000, 0x40000, 0, fake_dso(1)), 0);
+	assert_int_equal(cs_maps_insert(&m, 0x10000, 0x40000, 0, fake_dso(1), true), 0);
 	/* a new mapping in the middle cuts the old one in two */
-	assert_int_equal(cs_maps_insert(&m, 0x20000, 0x10000, 0x500, fake_dso(2)), 0);
+	assert_int_equal(cs_maps_insert(&m, 0x20000, 0x10000, 0x500, fake_dso(2), true), 0);
 	assert_int_equal(m.nr, 3);
 	x = cs_maps_find(&m, 0x1ffff);
 	assert_ptr_equal(x->dso, fake_dso(1));
@@ -51,16 +51,60 @@ static void overlapping_mmap_splits_and_replaces(void **state)
 	assert_null(cs_maps_find(&m, 0x50000));
 	assert_null(cs_maps_find(&m, 0xffff));
 	/* one mapping over all of them replaces them */
-	assert_int_equal(cs_maps_insert(&m, 0x8000, 0x50000, 0, fake_dso(3)), 0);
+	assert_int_equal(cs_maps_insert(&m, 0x8000, 0x50000, 0, fake_dso(3), true), 0);
 	assert_int_equal(m.nr, 1);
 	assert_ptr_equal(cs_maps_find(&m, 0x30000)->dso, fake_dso(3));
 	/* overlap at the left edge only */
-	assert_int_equal(cs_maps_insert(&m, 0x4000, 0x5000, 0, fake_dso(4)), 0);
+	assert_int_equal(cs_maps_insert(&m, 0x4000, 0x5000, 0, fake_dso(4), true), 0);
 	assert_int_equal(m.nr, 2);
 	x = cs_maps_find(&m, 0x9000);
 	assert_ptr_equal(x->dso, fake_dso(3));
 	assert_int_equal(x->start, 0x9000);
 	assert_int_equal(x->pgoff, 0x1000);
+	cs_maps_clear(&m);
+}
+
+/* A data map over code (an mprotect() of JIT pages, a stale or garbled
+ * record) fills only the gaps around it: code stays code. Code over data
+ * replaces it, as mmap() does. */
+static void data_map_never_covers_code(void **state)
+{
+	struct cs_maps m = { 0 };
+	const struct cs_map *x;
+
+	(void)state;
+	assert_int_equal(cs_maps_insert(&m, 0x20000, 0x10000, 0x1000, fake_dso(1), true), 0);
+	assert_int_equal(cs_maps_insert(&m, 0x40000, 0x10000, 0x3000, fake_dso(2), true), 0);
+	/* one data map over both and the gaps around them */
+	assert_int_equal(cs_maps_insert(&m, 0x10000, 0x50000, 0, fake_dso(3), false), 0);
+	assert_int_equal(m.nr, 5);
+	x = cs_maps_find(&m, 0x20010);
+	assert_ptr_equal(x->dso, fake_dso(1));
+	assert_int_equal(x->start, 0x20000);
+	assert_int_equal(x->end, 0x30000);
+	assert_int_equal(x->pgoff, 0x1000);
+	assert_true(x->exec);
+	assert_ptr_equal(cs_maps_find(&m, 0x4ffff)->dso, fake_dso(2));
+	/* the data map's pieces keep their place in its file */
+	x = cs_maps_find(&m, 0x30000);
+	assert_ptr_equal(x->dso, fake_dso(3));
+	assert_false(x->exec);
+	assert_int_equal(x->end, 0x40000);
+	assert_int_equal(x->pgoff, 0x20000);
+	assert_int_equal(cs_maps_find(&m, 0x50000)->pgoff, 0x40000);
+	assert_int_equal(cs_maps_find(&m, 0x10000)->end, 0x20000);
+	/* entirely inside code: nothing changes */
+	assert_int_equal(cs_maps_insert(&m, 0x21000, 0x1000, 0, fake_dso(4), false), 0);
+	assert_int_equal(m.nr, 5);
+	assert_ptr_equal(cs_maps_find(&m, 0x21000)->dso, fake_dso(1));
+	/* data over data replaces it */
+	assert_int_equal(cs_maps_insert(&m, 0x30000, 0x8000, 0, fake_dso(5), false), 0);
+	assert_ptr_equal(cs_maps_find(&m, 0x30000)->dso, fake_dso(5));
+	assert_ptr_equal(cs_maps_find(&m, 0x38000)->dso, fake_dso(3));
+	/* code over data replaces it */
+	assert_int_equal(cs_maps_insert(&m, 0x10000, 0x20000, 0, fake_dso(6), true), 0);
+	assert_ptr_equal(cs_maps_find(&m, 0x10000)->dso, fake_dso(6));
+	assert_ptr_equal(cs_maps_find(&m, 0x2ffff)->dso, fake_dso(6));
 	cs_maps_clear(&m);
 }
 
@@ -72,7 +116,7 @@ static void many_maps_are_found_by_binary_search(void **state)
 	/* inserted out of order */
 	for (int i = 999; i >= 0; i--)
 		assert_int_equal(cs_maps_insert(&m, 0x100000 + (uint64_t)i * 0x2000,
-						0x1000, 0, fake_dso(i + 1)), 0);
+						0x1000, 0, fake_dso(i + 1), true), 0);
 	assert_int_equal(m.nr, 1000);
 	for (int i = 0; i < 1000; i++) {
 		uint64_t a = 0x100000 + (uint64_t)i * 0x2000;
@@ -685,6 +729,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
+		cmocka_unit_test(data_map_never_covers_code),
 		cmocka_unit_test(many_maps_are_found_by_binary_search),
 		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
 		cmocka_unit_test(synthesised_fork_copies_no_maps),

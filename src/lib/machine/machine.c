@@ -447,7 +447,10 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 	if (!dso || !p)
 		return -ENOMEM;
 	p->maps.space = m->next_space++;
-	return cs_maps_insert(&p->maps, mm->start, mm->len, pgoff, dso);
+	/* the kernel (and perf's and our /proc synthesis) marks every map
+	 * without VM_EXEC so, MMAP2 too, whose prot a writer may leave 0 */
+	return cs_maps_insert(&p->maps, mm->start, mm->len, pgoff, dso,
+			      !(ev->misc & CS_MISC_MMAP_DATA));
 }
 
 static int on_ksymbol(struct cs_machine *m, const struct cs_event *ev)

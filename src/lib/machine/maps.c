@@ -1,7 +1,9 @@
-/* maps.c - sorted memory maps with mmap()-like replacement. */
+/* maps.c - sorted memory maps with mmap()-like replacement, in which data
+ * maps never cover code. */
 #include "lib/machine/maps.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,17 +41,13 @@ static int reserve(struct cs_maps *m, size_t n)
 	return 0;
 }
 
-int cs_maps_insert(struct cs_maps *m, uint64_t start, uint64_t len,
-		   uint64_t pgoff, struct cs_dso *dso)
+/* [start, end) replaces whatever it overlaps */
+static int replace_range(struct cs_maps *m, uint64_t start, uint64_t end,
+			 uint64_t pgoff, struct cs_dso *dso, bool exec)
 {
-	uint64_t end = start + len;
 	struct cs_map piece[3];
 	size_t i, j, np = 0;
 
-	if (!len)
-		return 0;
-	if (end < start)			/* wraps: clamp to the top */
-		end = UINT64_MAX;
 	i = first_above(m, start);
 	j = i;
 	while (j < m->nr && m->map[j].start < end)
@@ -59,7 +57,7 @@ int cs_maps_insert(struct cs_maps *m, uint64_t start, uint64_t len,
 		piece[np] = m->map[i];
 		piece[np++].end = start;
 	}
-	piece[np++] = (struct cs_map){ start, end, pgoff, dso };
+	piece[np++] = (struct cs_map){ start, end, pgoff, dso, exec };
 	if (i < j && m->map[j - 1].end > end) {
 		struct cs_map r = m->map[j - 1];
 
@@ -73,6 +71,40 @@ int cs_maps_insert(struct cs_maps *m, uint64_t start, uint64_t len,
 	memcpy(&m->map[i], piece, np * sizeof(*piece));
 	m->nr = m->nr + np - (j - i);
 	m->last = i;
+	return 0;
+}
+
+int cs_maps_insert(struct cs_maps *m, uint64_t start, uint64_t len,
+		   uint64_t pgoff, struct cs_dso *dso, bool exec)
+{
+	uint64_t end = start + len, at = start;
+
+	if (!len)
+		return 0;
+	if (end < start)			/* wraps: clamp to the top */
+		end = UINT64_MAX;
+	if (exec)
+		return replace_range(m, start, end, pgoff, dso, true);
+	/* a data map fills only the gaps between the code maps it overlaps */
+	while (at < end) {
+		size_t k = first_above(m, at);
+		uint64_t stop = end;
+		int err;
+
+		if (k < m->nr && m->map[k].exec && m->map[k].start <= at) {
+			at = m->map[k].end;
+			continue;
+		}
+		for (; k < m->nr && m->map[k].start < end; k++)
+			if (m->map[k].exec) {
+				stop = m->map[k].start;
+				break;
+			}
+		err = replace_range(m, at, stop, pgoff + (at - start), dso, false);
+		if (err)
+			return err;
+		at = stop;
+	}
 	return 0;
 }
 

@@ -1,12 +1,16 @@
 /* maps.h - one process's memory maps: sorted, non-overlapping ranges.
  *
  * A new mapping replaces what it overlaps (splitting the ranges it cuts),
- * as mmap() does. Lookup is a binary search behind a one-entry cache:
+ * as mmap() does, except that a data (non-executable) map never replaces
+ * an executable one: it fills only the gaps around it. A code address is
+ * resolved in code, whatever data maps a recording reports later over it
+ * (an mprotect() of JIT pages, a stale or garbled record). Lookup is a binary search behind a one-entry cache:
  * consecutive frames mostly hit the same map.
  */
 #ifndef CS_MAPS_H
 #define CS_MAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +20,7 @@ struct cs_map {
 	uint64_t start, end;		/* [start, end) */
 	uint64_t pgoff;			/* file offset of start */
 	struct cs_dso *dso;		/* owned by the dso table */
+	bool exec;			/* executable: no data map covers it */
 };
 
 struct cs_maps {
@@ -25,9 +30,10 @@ struct cs_maps {
 	uint64_t space;			/* changes whenever the maps change */
 };
 
-/* Inserts [start, start + len) (len > 0). Returns 0 or -ENOMEM. */
+/* Inserts [start, start + len) (len > 0), executable or not. Returns 0
+ * or -ENOMEM. */
 int cs_maps_insert(struct cs_maps *m, uint64_t start, uint64_t len,
-		   uint64_t pgoff, struct cs_dso *dso);
+		   uint64_t pgoff, struct cs_dso *dso, bool exec);
 
 /* The map holding addr, or NULL. */
 const struct cs_map *cs_maps_find(struct cs_maps *m, uint64_t addr);
