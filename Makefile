@@ -17,7 +17,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=gnu11
 CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE
-LIBS    := -lelf -ldw -larchive -lzstd -lz -liberty -ltraceevent -lpthread
+LIBS    := -lelf -ldw -lzstd -lz -liberty -ltraceevent -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 LIB_SRC  := $(sort $(wildcard src/lib/*/*.c))

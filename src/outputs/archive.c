@@ -2,10 +2,9 @@
 #include "outputs/archive.h"
 #include "lib/machine/machine.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/libarchive_dl.h"
 #include "lib/util/strset.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@ const struct cs_output_ops cs_archive_ops = {
 /* ---- writing ------------------------------------------------------------ */
 
 struct packer {
+	const struct cs_libarchive *la;
 	struct archive *a;
 	struct cs_archive_result *res;
 	struct cs_errbuf *eb;
@@ -73,6 +73,7 @@ static int slurp(int fd, char **buf, size_t *len)
 
 static int add_entry(struct packer *p, const char *entry, const char *src)
 {
+	const struct cs_libarchive *la = p->la;
 	struct archive_entry *e;
 	struct stat st;
 	char *buf = NULL, chunk[65536];
@@ -92,29 +93,29 @@ static int add_entry(struct packer *p, const char *entry, const char *src)
 	} else {
 		len = (size_t)st.st_size;
 	}
-	e = archive_entry_new();
+	e = la->entry_new();
 	if (!e) {
 		err = -ENOMEM;
 		goto out;
 	}
-	archive_entry_set_pathname(e, entry);
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_size(e, (la_int64_t)len);
-	archive_entry_set_mtime(e, st.st_mtime, 0);
-	if (archive_write_header(p->a, e) != ARCHIVE_OK)
+	la->entry_set_pathname(e, entry);
+	la->entry_set_filetype(e, AE_IFREG);
+	la->entry_set_perm(e, 0644);
+	la->entry_set_size(e, (la_int64_t)len);
+	la->entry_set_mtime(e, st.st_mtime, 0);
+	if (la->write_header(p->a, e) != ARCHIVE_OK)
 		err = -EIO;
-	archive_entry_free(e);
+	la->entry_free(e);
 	if (err)
 		goto out;
 	if (buf) {
-		if (archive_write_data(p->a, buf, len) != (la_ssize_t)len)
+		if (la->write_data(p->a, buf, len) != (la_ssize_t)len)
 			err = -EIO;
 	} else {
 		/* a file that shrinks as it is read is padded by libarchive */
 		for (size_t done = 0; done < len && (n = read(fd, chunk, sizeof(chunk))) > 0;
 		     done += (size_t)n)
-			if (archive_write_data(p->a, chunk, (size_t)n) != n) {
+			if (la->write_data(p->a, chunk, (size_t)n) != n) {
 				err = -EIO;
 				break;
 			}
@@ -126,7 +127,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (err == -EIO)
-		return cs_error(p->eb, -EIO, "%s: %s", entry, archive_error_string(p->a));
+		return cs_error(p->eb, -EIO, "%s: %s", entry, la->error_string(p->a));
 	if (err)
 		return cs_error(p->eb, err, "%s: %s", src, strerror(-err));
 	return 0;
@@ -176,6 +177,8 @@ int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb)
 {
 	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s) };
+	const struct cs_libarchive *la;
+	const char *why = NULL;
 	bool to_stdout = !strcmp(path, "-");
 	char tmp[4200];
 	int err = 0;
@@ -186,21 +189,24 @@ int cs_archive_write(struct cs_session *s, const char *path,
 	if (snprintf(tmp, sizeof(tmp), "%s", to_stdout ? "standard output" : path) >= (int)sizeof(tmp) ||
 	    (!to_stdout && snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)))
 		return cs_error(eb, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
-	p.a = archive_write_new();
+	p.la = la = cs_libarchive(&why);
+	if (!la)
+		return cs_error(eb, -ENOSYS, "%s: cannot write archives: %s", path, why);
+	p.a = la->write_new();
 	if (!p.a)
 		return cs_error(eb, -ENOMEM, "%s", strerror(ENOMEM));
-	if (archive_write_set_format_pax_restricted(p.a) != ARCHIVE_OK ||
-	    archive_write_add_filter_zstd(p.a) != ARCHIVE_OK ||
-	    (to_stdout ? archive_write_open_fd(p.a, STDOUT_FILENO) :
-			 archive_write_open_filename(p.a, tmp)) != ARCHIVE_OK) {
-		err = cs_error(eb, -EIO, "%s: %s", tmp, archive_error_string(p.a));
-		archive_write_free(p.a);
+	if (la->write_set_format_pax_restricted(p.a) != ARCHIVE_OK ||
+	    la->write_add_filter_zstd(p.a) != ARCHIVE_OK ||
+	    (to_stdout ? la->write_open_fd(p.a, STDOUT_FILENO) :
+			 la->write_open_filename(p.a, tmp)) != ARCHIVE_OK) {
+		err = cs_error(eb, -EIO, "%s: %s", tmp, la->error_string(p.a));
+		la->write_free(p.a);
 		return err;
 	}
 	err = cs_machine_for_each_file(p.m, pack_file, &p);
-	if (archive_write_close(p.a) != ARCHIVE_OK && !err)
-		err = cs_error(eb, -EIO, "%s: %s", tmp, archive_error_string(p.a));
-	archive_write_free(p.a);
+	if (la->write_close(p.a) != ARCHIVE_OK && !err)
+		err = cs_error(eb, -EIO, "%s: %s", tmp, la->error_string(p.a));
+	la->write_free(p.a);
 	cs_strset_free(&p.names);
 	if (to_stdout)
 		return err;

@@ -6,6 +6,10 @@
 # unpacked, as on the recording host.
 source "$CS_ROOT/tests/lib.sh"
 
+# libarchive is loaded when an archive is first read or written
+check "the binaries do not load libarchive at start" \
+	sh -c "! ldd '$CS_REL' '$CS' | grep -q libarchive"
+
 export HOME=$T/home
 mkdir -p "$HOME" "$T/rec/lib" "$T/clean"
 

@@ -5,6 +5,10 @@
 # server stopped, one clear warning and the output of a run without it.
 source "$CS_ROOT/tests/lib.sh"
 
+# libdebuginfod is loaded when a server is first asked, not at every start
+check "the binaries do not load libdebuginfod at start" \
+	sh -c "! ldd '$CS_REL' '$CS' | grep -q libdebuginfod"
+
 if ! command -v debuginfod >/dev/null; then
 	skip "symbols through debuginfod" "debuginfod is not installed (scripts/setup.sh --test)"
 	exit 0

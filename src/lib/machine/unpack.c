@@ -1,9 +1,8 @@
 /* unpack.c - a tar.zst into a temporary directory, through libarchive. */
 #include "lib/machine/unpack.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/libarchive_dl.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -49,7 +48,8 @@ static int make_parents(char *file, size_t from)
 	return 0;
 }
 
-static int write_entry(struct archive *a, const char *file)
+static int write_entry(const struct cs_libarchive *la, struct archive *a,
+		       const char *file)
 {
 	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	const void *buf;
@@ -59,7 +59,7 @@ static int write_entry(struct archive *a, const char *file)
 
 	if (fd < 0)
 		return errno == EEXIST ? 0 : -errno;	/* the first copy wins */
-	while ((r = archive_read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
+	while ((r = la->read_data_block(a, &buf, &size, &off)) == ARCHIVE_OK) {
 		if (pwrite(fd, buf, size, off) != (ssize_t)size) {
 			err = errno ? -errno : -EIO;
 			break;
@@ -74,14 +74,18 @@ static int write_entry(struct archive *a, const char *file)
 
 int cs_unpack(const char *path, char **dir_out, struct cs_errbuf *eb)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct archive *a = archive_read_new();
+	const char *tmp = getenv("TMPDIR"), *why = NULL;
+	const struct cs_libarchive *la = cs_libarchive(&why);
+	struct archive *a;
 	struct archive_entry *e;
 	char dir[PATH_MAX], file[PATH_MAX];
 	size_t files = 0;
 	int r, err = 0;
 
 	*dir_out = NULL;
+	if (!la)
+		return cs_error(eb, -ENOSYS, "%s: cannot read archives: %s", path, why);
+	a = la->read_new();
 	if (!a)
 		return cs_error(eb, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	snprintf(dir, sizeof(dir), "%s/callstitch-archive.XXXXXX",
@@ -89,19 +93,19 @@ int cs_unpack(const char *path, char **dir_out, struct cs_errbuf *eb)
 	if (!mkdtemp(dir)) {
 		err = cs_error(eb, -errno, "%s: cannot make a directory to unpack "
 			       "into: %s", path, strerror(errno));
-		archive_read_free(a);
+		la->read_free(a);
 		return err;
 	}
-	archive_read_support_filter_all(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
-		err = cs_error(eb, -EINVAL, "%s: %s", path, archive_error_string(a));
+	la->read_support_filter_all(a);
+	la->read_support_format_tar(a);
+	if (la->read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+		err = cs_error(eb, -EINVAL, "%s: %s", path, la->error_string(a));
 		goto out;
 	}
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	while ((r = la->read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = la->entry_pathname(e);
 
-		if (archive_entry_filetype(e) != AE_IFREG || !name)
+		if (la->entry_filetype(e) != AE_IFREG || !name)
 			continue;	/* directories are made as needed */
 		if (!safe_name(name) ||
 		    snprintf(file, sizeof(file), "%s/%s", dir, name) >= (int)sizeof(file)) {
@@ -111,20 +115,20 @@ int cs_unpack(const char *path, char **dir_out, struct cs_errbuf *eb)
 		}
 		err = make_parents(file, strlen(dir) + 1);
 		if (!err)
-			err = write_entry(a, file);
+			err = write_entry(la, a, file);
 		if (err) {
 			cs_error(eb, err, "%s: cannot unpack '%s': %s", path, name,
-				 err == -EBADMSG ? archive_error_string(a) : strerror(-err));
+				 err == -EBADMSG ? la->error_string(a) : strerror(-err));
 			goto out;
 		}
 		files++;
 	}
 	if (r != ARCHIVE_EOF)
-		err = cs_error(eb, -EBADMSG, "%s: %s", path, archive_error_string(a));
+		err = cs_error(eb, -EBADMSG, "%s: %s", path, la->error_string(a));
 	else if (!files)
 		err = cs_error(eb, -EINVAL, "%s: holds no files", path);
 out:
-	archive_read_free(a);
+	la->read_free(a);
 	if (!err)
 		*dir_out = strdup(dir);
 	if (!err && !*dir_out)
