@@ -232,6 +232,7 @@ demo: all
 bench: all
 	bench/run.sh
 	bench/record.sh
+	bench/offcpu.sh
 
 clean:
 	rm -rf build

@@ -13,27 +13,32 @@
 
 static const char usage_text[] =
 	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel] [--no-inline]\n"
+	"       callstitch flame --diff [OPTIONS] OLD NEW\n"
 	"\n"
 	"Writes the profile's stitched stacks as an interactive flame graph: one\n"
 	"self-contained HTML file (inline script and style, no network needed).\n"
 	"Click a frame to zoom, search by substring or regex, hover for details.\n"
+	"With --diff, a differential flame graph: NEW's shape, each frame coloured\n"
+	"by how its share changed since OLD (red grew, blue shrank).\n"
 	"\n"
 	"  -o, --output FILE     where to write the page (default flame.html; - for stdout)\n"
 	"      --title TEXT      the page's title (default: \"Flame graph of INPUT\")\n"
 	"      --no-kernel       leave kernel frames out (user stacks only)\n"
 	"      --no-inline       no frames for functions inlined at user addresses\n"
+	"      --diff            compare two profiles, OLD and NEW\n"
 	CLI_OFF_CPU_HELP
 	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
-enum { OPT_TITLE = 0x2000, OPT_NO_KERNEL, OPT_NO_INLINE };
+enum { OPT_TITLE = 0x2000, OPT_NO_KERNEL, OPT_NO_INLINE, OPT_DIFF };
 
 static const struct option long_options[] = {
 	{ "output",    required_argument, NULL, 'o' },
 	{ "title",     required_argument, NULL, OPT_TITLE },
 	{ "no-kernel", no_argument,       NULL, OPT_NO_KERNEL },
 	{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
+	{ "diff",      no_argument,       NULL, OPT_DIFF },
 	{ "help",      no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
 	CLI_OFF_CPU_OPTIONS,
@@ -86,14 +91,35 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 	return err ? 1 : 0;
 }
 
+/* The baseline of a differential graph: OLD's samples along NEW's paths. */
+static int read_base(struct cli_input *in, const char *old,
+		     struct cs_flame_output *fo)
+{
+	struct cs_session *s;
+	int rc;
+
+	if (cs_flame_output_start_base(fo)) {
+		cli_error("flame: out of memory");
+		return 1;
+	}
+	in->input = old;
+	s = cli_open(in);
+	if (!s)
+		return 1;
+	rc = cli_run(s, in, &cs_flame_output_ops, fo);
+	cs_session_free(s);
+	return rc;
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_flame_output_opts fopts = { 0 };
 	struct cs_flame_output *fo = NULL;
 	struct cs_session *s;
-	const char *output = "flame.html", *title = NULL;
+	const char *output = "flame.html", *title = NULL, *old = NULL;
 	char *default_title = NULL;
+	bool diff = false;
 	int opt, rc;
 
 	optind = 0;
@@ -111,14 +137,27 @@ int cmd_flame(int argc, char **argv)
 		case OPT_NO_INLINE:
 			fopts.no_inline = true;
 			break;
+		case OPT_DIFF:
+			diff = true;
+			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))
 				break;
 			return rc;
 		}
 	}
-	if (!cli_no_operands("flame", argc, argv, usage_text))
+	if (diff) {
+		/* NEW gives the shape; OLD the baseline */
+		if (argc - optind != 2) {
+			cli_error("flame: --diff compares two profiles: OLD NEW");
+			fputs(usage_text, stderr);
+			return 129;
+		}
+		old = argv[optind];
+		in.input = argv[optind + 1];
+	} else if (!cli_no_operands("flame", argc, argv, usage_text)) {
 		return 129;
+	}
 
 	fopts.off_cpu = in.view == CS_VIEW_OFF_CPU;
 	s = cli_open(&in);
@@ -130,9 +169,16 @@ int cmd_flame(int argc, char **argv)
 		return 1;
 	}
 	rc = cli_run(s, &in, &cs_flame_output_ops, fo);
+	if (!rc && cs_flame_output_left_out(fo) && !in.quiet)
+		cli_warn("%" PRIu64 " %s left out: %s",
+			 cs_flame_output_left_out(fo), fopts.off_cpu ?
+			 "on-CPU samples" : "off-CPU switch-outs", fopts.off_cpu ?
+			 "without --off-cpu they are drawn" :
+			 "--off-cpu draws their time");
 	if (!rc) {
 		const struct cs_file_info *info = cs_session_info(s);
 		const struct cs_stats *st = cs_session_stats(s);
+		const char *input = cli_input_path(&in);
 		struct cs_flame_meta meta = {
 			.title = title,
 			.events = cs_flame_output_events(fo),
@@ -143,14 +189,8 @@ int cmd_flame(int argc, char **argv)
 			/* one event: its name is in the header, not a layer */
 			.fold_single_top = true,
 			.unit = fopts.off_cpu ? "ns" : NULL,
+			.base_title = old,
 		};
-
-		if (cs_flame_output_left_out(fo) && !in.quiet)
-			cli_warn("%" PRIu64 " %s left out: %s",
-				 cs_flame_output_left_out(fo), fopts.off_cpu ?
-				 "on-CPU samples" : "off-CPU switch-outs", fopts.off_cpu ?
-				 "without --off-cpu they are drawn" :
-				 "--off-cpu draws their time");
 
 		if (info) {
 			meta.host = info->hostname;
@@ -158,14 +198,19 @@ int cmd_flame(int argc, char **argv)
 			meta.cmdline = info->cmdline;
 		}
 		if (!title) {
-			const char *input = cli_input_path(&in);
+			int n = diff ? asprintf(&default_title, "Differential flame graph: "
+						"%s against %s", input, old) :
+				asprintf(&default_title, "Flame graph of %s",
+					 strcmp(input, "-") ? input : "stdin");
 
-			if (asprintf(&default_title, "Flame graph of %s",
-				     strcmp(input, "-") ? input : "stdin") < 0)
+			if (n < 0)
 				default_title = NULL;
 			meta.title = default_title;
 		}
-		rc = write_page(cs_flame_output_tree(fo), &meta, output);
+		if (diff)
+			rc = read_base(&in, old, fo);
+		if (!rc)
+			rc = write_page(cs_flame_output_tree(fo), &meta, output);
 	}
 	free(default_title);
 	cs_flame_output_free(fo);

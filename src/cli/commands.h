@@ -17,5 +17,6 @@ int cmd_pprof(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_speedscope(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

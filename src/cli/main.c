@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "Record a profile, with deferred user callchains when the kernel has them" },
 	{ "script", cmd_script, "Print every sample with its stitched stack (perf script layout)" },
 	{ "report", cmd_report, "Summarise a profile by symbol, with call graphs (perf report --stdio)" },
+	{ "diff",   cmd_diff,   "Compare two profiles by symbol (perf diff)" },
 	{ "folded", cmd_folded, "Print folded stacks for flame graph tools" },
 	{ "flame",  cmd_flame,  "Write an interactive flame graph as one HTML file" },
 	{ "pprof",  cmd_pprof,  "Write a pprof profile (gzipped protobuf)" },

@@ -18,6 +18,7 @@ struct fl_frame {
 
 struct fl_node {
 	uint64_t value;
+	uint64_t base;			/* a diff's baseline on the same path */
 	uint32_t parent, frame;
 	uint32_t first_child, next_sibling;
 };
@@ -44,6 +45,7 @@ struct cs_flame {
 	struct fl_node *nodes;
 	size_t nr_nodes, nodes_cap;
 	struct fl_set node_set;
+	bool diff;			/* cs_flame_add_base() was called */
 };
 
 static uint32_t mix64(uint64_t x)
@@ -240,6 +242,21 @@ static uint32_t node_hash_of(const struct cs_flame *f, uint32_t id)
 	return node_hash(f->nodes[id].parent, f->nodes[id].frame);
 }
 
+/* The node of frame under parent, or -1. */
+static long find_child(const struct cs_flame *f, uint32_t parent, uint32_t frame)
+{
+	uint32_t h = node_hash(parent, frame);
+
+	for (size_t j = h & f->node_set.mask; f->node_set.slots[j];
+	     j = (j + 1) & f->node_set.mask) {
+		const struct fl_node *n = &f->nodes[f->node_set.slots[j] - 1];
+
+		if (n->parent == parent && n->frame == frame)
+			return f->node_set.slots[j] - 1;
+	}
+	return -1;
+}
+
 static long child(struct cs_flame *f, uint32_t parent, uint32_t frame)
 {
 	uint32_t h = node_hash(parent, frame), id;
@@ -289,6 +306,29 @@ int cs_flame_add(struct cs_flame *f, const uint32_t *frames, size_t nr,
 			return (int)c;
 		cur = (uint32_t)c;
 		f->nodes[cur].value += count;
+	}
+	return 0;
+}
+
+int cs_flame_add_base(struct cs_flame *f, const uint32_t *frames, size_t nr,
+		      uint64_t count)
+{
+	uint32_t cur = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (frames[i] >= f->nr_frames)
+			return -EINVAL;
+	f->diff = true;
+	f->nodes[0].base += count;
+	for (size_t i = 0; i < nr; i++) {
+		long c = find_child(f, cur, frames[i]);
+
+		/* a path the new profile does not have: its weight shows as
+		 * the shrinking of the paths it shares */
+		if (c < 0)
+			break;
+		cur = (uint32_t)c;
+		f->nodes[cur].base += count;
 	}
 	return 0;
 }
@@ -388,7 +428,7 @@ static int cmp_by_rank(const void *a, const void *b, void *ctx)
  * lists are laid out once (CSR) and the walk uses an explicit stack: stacks
  * can be thousands of frames deep. */
 static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
-		       FILE *out)
+		       bool base, FILE *out)
 {
 	uint32_t *order = NULL, *rank = NULL, *kids = NULL, *first = NULL, *stack = NULL;
 	size_t n = f->nr_nodes, sp = 0;
@@ -437,12 +477,17 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 		if (sep)
 			putc(',', out);
 		sep = true;
-		/* a folded top keeps the root's frame ("all") */
-		cs_json_u64(out, id == root ? f->nodes[0].frame : nd->frame);
-		putc(',', out);
-		cs_json_u64(out, nd->value);
-		putc(',', out);
-		cs_json_u64(out, first[id + 1] - first[id]);
+		if (base) {
+			/* a diff's baselines, in the same order as the nodes */
+			cs_json_u64(out, id == root ? f->nodes[0].base : nd->base);
+		} else {
+			/* a folded top keeps the root's frame ("all") */
+			cs_json_u64(out, id == root ? f->nodes[0].frame : nd->frame);
+			putc(',', out);
+			cs_json_u64(out, nd->value);
+			putc(',', out);
+			cs_json_u64(out, first[id + 1] - first[id]);
+		}
 		for (uint32_t k = first[id + 1]; k > first[id]; k--)
 			stack[sp++] = kids[k - 1];
 	}
@@ -491,6 +536,10 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 		put_meta_str(out, "cmdline", m->cmdline, &sep);
 	}
 	put_meta_u64(out, "samples", cs_flame_total(f), &sep);
+	if (f->diff)
+		put_meta_u64(out, "base_samples", f->nodes[0].base, &sep);
+	if (m && m->base_title)
+		put_meta_str(out, "base_title", m->base_title, &sep);
 	if (m && m->unit)
 		put_meta_str(out, "unit", m->unit, &sep);
 	if (m && m->deferred) {
@@ -522,9 +571,15 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 		cs_json_u64(out, fr->kind);
 	}
 	fputs("],\n\"nodes\":[", out);
-	err = write_nodes(f, m, out);
+	err = write_nodes(f, m, false, out);
 	if (err)
 		return err;
+	if (f->diff) {
+		fputs("],\n\"base\":[", out);
+		err = write_nodes(f, m, true, out);
+		if (err)
+			return err;
+	}
 	fputs("]}", out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -16,6 +16,9 @@
  *   nodes    flat triples in preorder: frame, samples (self + children),
  *            number of children; node 0 is the root ("all"), children
  *            sorted by name so that equal frames line up
+ *   base     (a differential graph) per node, in the same order, the
+ *            baseline profile's samples on the same path; meta then has
+ *            base_samples (its total) and base_title
  * A unique stack costs only the nodes it does not share, so 100k unique
  * stacks stay a few MB.
  */
@@ -50,6 +53,7 @@ struct cs_flame_meta {
 	bool fold_single_top;		/* root with one child: show its children */
 	const char *unit;		/* what the values count: NULL for
 					 * samples, "ns" for off-CPU time */
+	const char *base_title;		/* a diff's baseline, for the header */
 };
 
 /* Returns 0 and an empty tree (just the root) in *out, or -ENOMEM. The
@@ -60,6 +64,13 @@ int cs_flame_new(struct cs_flame **out);
  * frame's id (>= 0), the same for the same triple, or -ENOMEM. */
 long cs_flame_frame(struct cs_flame *f, const char *name, const char *dso,
 		    enum cs_flame_kind kind);
+
+/* For a differential graph: adds count samples of the baseline profile to
+ * the nodes of the same path that the tree already has (the new profile's
+ * shape); the rest of a path the new profile lacks is dropped. Returns 0
+ * or -EINVAL (an unknown id). */
+int cs_flame_add_base(struct cs_flame *f, const uint32_t *frames, size_t nr,
+		      uint64_t count);
 
 /* The name of a frame id; owned by the tree. */
 const char *cs_flame_frame_name(const struct cs_flame *f, uint32_t id);
@@ -101,6 +112,11 @@ struct cs_flame *cs_flame_output_tree(struct cs_flame_output *fo);
 /* Names of the events that had samples, comma-separated; owned by fo,
  * NULL on -ENOMEM. */
 const char *cs_flame_output_events(struct cs_flame_output *fo);
+
+/* For a differential graph: the samples seen so far are the new profile's
+ * (call after its session ran); the next session's samples go into the
+ * tree as its baseline (cs_flame_add_base). Returns 0 or -ENOMEM. */
+int cs_flame_output_start_base(struct cs_flame_output *fo);
 
 /* Samples the output left out: off-CPU ones for an on-CPU graph, and the
  * reverse. */

@@ -36,6 +36,7 @@ struct cs_flame_output {
 	struct cs_flame *tree;
 	struct cs_agg *agg;
 	bool no_kernel, no_inline, off_cpu;
+	bool base;			/* these samples are a diff's baseline */
 	uint64_t left_out;
 	struct cs_machine *machine;
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused by every sample */
@@ -207,13 +208,15 @@ static int flame_end(void *ctx, struct cs_session *s)
 	}
 	for (size_t i = 0; i < ns && !err; i++) {
 		struct cs_agg_stack st;
+		uint64_t v;
 
 		cs_agg_stack(fo->agg, (uint32_t)i, &st);
 		for (uint32_t k = 0; k < st.nr; k++)
 			fo->stack[k] = (uint32_t)map[st.frames[k]];
 		/* off-CPU: the tree's values are nanoseconds */
-		err = cs_flame_add(fo->tree, fo->stack, st.nr,
-				   fo->off_cpu ? st.period : st.count);
+		v = fo->off_cpu ? st.period : st.count;
+		err = fo->base ? cs_flame_add_base(fo->tree, fo->stack, st.nr, v) :
+				 cs_flame_add(fo->tree, fo->stack, st.nr, v);
 	}
 	free(map);
 	return err;
@@ -279,6 +282,21 @@ const char *cs_flame_output_events(struct cs_flame_output *fo)
 						 "%s%s", used ? ", " : "", k->sym);
 	}
 	return fo->event_names;
+}
+
+int cs_flame_output_start_base(struct cs_flame_output *fo)
+{
+	struct cs_agg *agg;
+
+	/* the new profile's stacks are in the tree: the table starts over,
+	 * once it has said which events they were */
+	if (!cs_flame_output_events(fo) || cs_agg_new(&agg))
+		return -ENOMEM;
+	cs_agg_free(fo->agg);
+	fo->agg = agg;
+	fo->left_out = 0;
+	fo->base = true;
+	return 0;
 }
 
 uint64_t cs_flame_output_left_out(const struct cs_flame_output *fo)

@@ -5,6 +5,11 @@
  * triples in preorder. It is unpacked once into typed arrays; every redraw
  * walks only the frames wide enough to see (a narrow frame's subtree is
  * skipped whole), so a profile with a million tree nodes stays responsive.
+ *
+ * A differential graph also carries, per node, the baseline profile's
+ * samples on the same path ("base"): the shape stays the new profile's and
+ * each frame is coloured by how its share changed, red for growth, blue
+ * for shrinkage, the deeper the larger.
  */
 (function () {
 	'use strict';
@@ -88,6 +93,31 @@
 	})();
 
 	var total = value[0];
+
+	var base = null, baseTotal = 0, maxDelta = 0;
+	if (D.base) {
+		if (D.base.length !== n)
+			fail('the baseline has ' + D.base.length + ' values for ' + n + ' nodes');
+		base = Float64Array.from(D.base);
+		baseTotal = base[0];
+	}
+	/* a node's change in share of all, in percentage points */
+	function delta(i) {
+		return (total ? 100 * value[i] / total : 0) -
+			(baseTotal ? 100 * base[i] / baseTotal : 0);
+	}
+	if (base)
+		for (var d = 1; d < n; d++)
+			maxDelta = Math.max(maxDelta, Math.abs(delta(d)));
+	function points(p) {
+		return (p >= 0 ? '+' : '\u2212') + Math.abs(p).toFixed(2) + ' points';
+	}
+	function diffColour(i) {
+		var p = delta(i), t = maxDelta ? Math.min(1, Math.abs(p) / maxDelta) : 0;
+		if (Math.abs(p) < 0.005)
+			return 'hsl(0,0%,92%)';
+		return 'hsl(' + (p > 0 ? 0 : 218) + ',80%,' + (94 - 42 * t).toFixed(1) + '%)';
+	}
 
 	function name(i) { return S[F[3 * frame[i]]]; }
 	function dso(i) { var s = F[3 * frame[i] + 1]; return s >= 0 ? S[s] : ''; }
@@ -188,7 +218,8 @@
 				cls += ' m';
 			html.push('<div class="', cls, '" data-i="', i, '" style="left:',
 				  (100 * x).toFixed(6), '%;width:', (100 * w).toFixed(6),
-				  '%;top:', top, 'px;background-color:', colour(frame[i]), '">',
+				  '%;top:', top, 'px;background-color:',
+				  base ? diffColour(i) : colour(frame[i]), '">',
 				  w * W >= TEXT_PX ? esc(name(i)) : '', '</div>');
 		}
 		chart.style.height = ((deepest + 1) * row) + 'px';
@@ -209,6 +240,8 @@
 			s += ', ' + pct(value[i], value[zoom]) + ' of zoomed';
 		s += '; self ' + (OFF_CPU ? secs(self) : num(self)) + ' (' +
 			pct(self, total) + ')';
+		if (base)
+			s += '; was ' + pct(base[i], baseTotal) + ' of all, ' + points(delta(i));
 		return s;
 	}
 
@@ -225,7 +258,8 @@
 		}
 		details.textContent = describe(i);
 		tip.innerHTML = '<b>' + esc(name(i)) + '</b><br>' + esc(amount(value[i]) + ', ' +
-			pct(value[i], total) + (dso(i) ? '  \u2014  ' + dso(i) : ''));
+			pct(value[i], total) + (base ? ', ' + points(delta(i)) : '') +
+			(dso(i) ? '  \u2014  ' + dso(i) : ''));
 		tip.hidden = false;
 		var x = ev.clientX + 14, y = ev.clientY + 16;
 		if (x + tip.offsetWidth > window.innerWidth - 4)
@@ -370,6 +404,9 @@
 		if (m.deferred)
 			parts.push(num(m.stitched) + ' stitched, ' + num(m.stitched_late) +
 				   ' stitched late, ' + num(m.kernel_only) + ' without user stack');
+		if (base)
+			parts.push('against ' + (m.base_title || 'the baseline') + ' (' +
+				   amount(baseTotal) + '): red grew, blue shrank');
 		if (m.cmdline)
 			parts.push(m.cmdline);
 		document.getElementById('meta').textContent = parts.join('  \u00b7  ');
@@ -381,6 +418,8 @@
 		nodes: n,
 		name: name,
 		value: function (i) { return value[i]; },
+		base: function (i) { return base ? base[i] : null; },
+		delta: function (i) { return base ? delta(i) : null; },
 		zoom: function (i) { zoom = i; render(); showMatches(); },
 		find: function (s) {
 			var r = [];

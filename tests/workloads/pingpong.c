@@ -5,7 +5,12 @@
  * Prints "wall SECONDS switches N rate PER_SECOND" on stdout: N is the
  * number of blocking reads, each one switch-out.
  *
- *   pingpong [ROUNDS]          default 200000 round trips (two switches each)
+ * Between hand-overs each thread spins SPIN rounds of arithmetic, which sets
+ * the rate: the default makes it about 100k switches a second on the
+ * machines we know; 0 switches as fast as the kernel can.
+ *
+ *   pingpong [ROUNDS] [SPIN]    defaults: 100000 round trips (two switches
+ *                               each), 7000
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,7 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static long rounds = 200000;
+static long rounds = 100000, spin = 7000;
+static volatile unsigned long sink;
 static int ping[2], pong[2];
 
 static double now(void)
@@ -40,13 +46,26 @@ static void same_cpu(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+__attribute__((noinline)) static void work(void)
+{
+	unsigned long x = sink;
+
+	for (long i = 0; i < spin; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
 __attribute__((noinline)) static void serve(void)
 {
 	char c;
 
-	for (long i = 0; i < rounds; i++)
-		if (read(ping[0], &c, 1) != 1 || write(pong[1], &c, 1) != 1)
+	for (long i = 0; i < rounds; i++) {
+		if (read(ping[0], &c, 1) != 1)
 			exit(1);
+		work();
+		if (write(pong[1], &c, 1) != 1)
+			exit(1);
+	}
 }
 
 static void *server(void *arg)
@@ -61,9 +80,11 @@ __attribute__((noinline)) static void ask(void)
 {
 	char c = 'x';
 
-	for (long i = 0; i < rounds; i++)
+	for (long i = 0; i < rounds; i++) {
+		work();
 		if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1)
 			exit(1);
+	}
 }
 
 int main(int argc, char **argv)
@@ -73,6 +94,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atol(argv[1]);
+	if (argc > 2)
+		spin = atol(argv[2]);
 	if (pipe(ping) || pipe(pong))
 		return 1;
 	same_cpu();

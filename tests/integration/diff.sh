@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# diff.sh - `callstitch diff OLD NEW` against `perf diff` on two recordings
+# of tests/workloads/shift, whose hot function moves from spin_a (80% of
+# its time) to spin_b: every entry perf 6.1 shows, we show with the same
+# baseline and delta (within rounding), with each sort key perf and
+# report share. And `flame --diff`: the new profile's shape, coloured by
+# the change, checked in headless Chromium (tests/browser/).
+source "$CS_ROOT/tests/lib.sh"
+cd "$T"
+W=$CS_WORKLOADS/shift
+PERF=/usr/bin/perf
+BROWSER_DIR=$CS_ROOT/tests/browser
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+# entries FILE: "keys|baseline|delta" per entry line of a perf diff table
+# (blank columns as "-"), sorted
+entries() {
+	awk '/^#/ || !NF { next }
+	{
+		base = "-"; delta = "-"; i = 1
+		if ($i ~ /%$/ && $i !~ /^[+-]/) { base = $i; i++ }
+		if ($i ~ /^[+-].*%$/) { delta = $i; i++ }
+		keys = $i; for (i++; i <= NF; i++) keys = keys " " $i
+		print keys "|" base "|" delta
+	}' "$1" | sort
+}
+
+# same LABEL PERF_OUT OURS: the same entries, values within 0.01 points
+same() {
+	local bad
+	entries "$2" >"$1.perf.e"
+	entries "$3" >"$1.ours.e"
+	bad=$(join -t'|' -a1 -a2 -e MISSING -o 0,1.2,1.3,2.2,2.3 "$1.perf.e" "$1.ours.e" |
+		awk -F'|' 'function v(s) { sub(/%/, "", s); return s + 0 }
+		$2 == "MISSING" || $4 == "MISSING" || ($2 == "-") != ($4 == "-") ||
+		($3 == "-") != ($5 == "-") ||
+		($2 != "-" && (v($2) - v($4) > 0.011 || v($4) - v($2) > 0.011)) ||
+		($3 != "-" && (v($3) - v($5) > 0.011 || v($5) - v($3) > 0.011)) { print }')
+	n=$(wc -l <"$1.perf.e")
+	if [ -z "$bad" ] && [ "$n" -gt 2 ]; then
+		ok "$1: every one of perf diff's $n entries, same baseline and delta"
+	else
+		notok "$1: the entries agree with perf diff"
+		printf '%s\n' "$bad" | head -10 | sed 's/^/#   perf|ours: /'
+	fi
+}
+
+if "$PERF" record -q -e cpu-clock -g -o old.data -- "$W" 1 80 >/dev/null 2>&1 &&
+   "$PERF" record -q -e cpu-clock -g -o new.data -- "$W" 1 20 >/dev/null 2>&1; then
+	$CS diff -q old.data new.data >ours.txt 2>ours.err
+	check "diff OLD NEW reads perf's two recordings" [ $? -eq 0 -a -s ours.txt ]
+	"$PERF" diff old.data new.data >perf.txt 2>/dev/null
+	same "perf's recordings" perf.txt ours.txt
+	check "the hot function moved: spin_a lost, spin_b gained" \
+		awk '$NF == "spin_a" && $2 ~ /^-[1-9]/ { a = 1 } $NF == "spin_b" && $2 ~ /^\+[1-9]/ { b = 1 } END { exit !(a && b) }' ours.txt
+	for s in sym dso comm,dso,sym pid,sym; do
+		$CS diff -q -s "$s" old.data new.data >ours.$s 2>/dev/null
+		"$PERF" diff -s "$s" old.data new.data >perf.$s 2>/dev/null
+		same "--sort $s" "perf.$s" "ours.$s"
+	done
+	check "the table is perf's: header columns" \
+		grep -q "^# Baseline  Delta Abs  Shared Object  *Symbol" ours.txt
+else
+	skip "diff against perf diff" "perf record failed here"
+fi
+
+# our own recordings, read by perf diff too
+$CS record -q -e cpu-clock -g -o cold.data -- "$W" 1 80 &&
+	$CS record -q -e cpu-clock -g -o cnew.data -- "$W" 1 20
+check "callstitch records the two runs" [ -s cold.data -a -s cnew.data ]
+$CS diff -q cold.data cnew.data >cours.txt 2>/dev/null
+"$PERF" diff cold.data cnew.data >cperf.txt 2>/dev/null
+same "callstitch's recordings" cperf.txt cours.txt
+
+# mistakes
+$CS diff -q only-one-missing.data cnew.data >/dev/null 2>err.txt
+check_eq "a missing profile is an error" 1 $?
+check "... naming it" grep -q "only-one-missing.data" err.txt
+$CS diff -q a b c >/dev/null 2>err.txt
+check_eq "three profiles are refused" 129 $?
+
+# the differential flame graph
+$CS flame -q --diff cold.data cnew.data -o diff.html 2>flame.err
+check "flame --diff OLD NEW writes the page" [ $? -eq 0 -a -s diff.html ]
+check "... with the baseline on the same paths" grep -q '"base":\[' diff.html
+$CS flame -q cnew.data -o x.html 2>/dev/null
+check_eq "flame --diff wants two profiles" 129 $?
+if [ ! -x "$CHROMIUM" ] || ! command -v node >/dev/null ||
+   [ ! -d "$BROWSER_DIR/node_modules/playwright-core" ]; then
+	skip "differential flame page in a browser" "no chromium, node or playwright-core (scripts/setup.sh --test)"
+	exit 0
+fi
+# each function's share of the samples whose stack holds it, new and old
+share() { awk -v f="$1" '{ n = $NF; t += n } $0 ~ "(^|;)" f "(;| )" { s += n }
+	END { printf "%.6f", t ? s / t : 0 }' "$2"; }
+$CS folded -q -i cnew.data >new.folded
+$CS folded -q -i cold.data >old.folded
+cat >spec.json <<EOF
+{ "share": { "spin_a": [$(share spin_a new.folded), $(share spin_a old.folded)],
+             "spin_b": [$(share spin_b new.folded), $(share spin_b old.folded)] },
+  "grew": ["spin_b"], "shrank": ["spin_a"] }
+EOF
+CHROMIUM=$CHROMIUM timeout 120 node "$BROWSER_DIR/flame_diff_test.mjs" diff.html spec.json diff.png
+rc=$?
+[ "$rc" -eq 0 ] || echo "not ok - the differential browser test exited $rc"
+exit 0
