@@ -51,7 +51,17 @@ _callstitch()
 		return ;;
 	-t | --tid | --comm | -e | --event | -F | --freq | -c | --count | \
 	--title | -n | -m | --mmap-pages | --drain-ms | --max-stack | \
-	--percent-limit | -s | --sort | -g | --call-graph | --fields)
+	--percent-limit | -g | --call-graph | --fields)
+		return ;;
+	-s | --sort)
+		# the keys the help lists ("any of comm,pid,..."), each after
+		# the last comma of a list
+		local keys prefix=
+		keys=$("$bin" "$cmd" --help 2>/dev/null |
+			sed -n 's/.*--sort KEYS.* any of \([a-z,]*\).*/\1/p' | tr , ' ')
+		[[ $cur == *,* ]] && prefix=${cur%,*},
+		COMPREPLY=($(compgen -P "$prefix" -W "$keys" -- "${cur##*,}"))
+		compopt -o nospace
 		return ;;
 	esac
 

@@ -274,21 +274,39 @@ int cli_run(struct cs_session *s, const struct cli_input *in,
 		cli_warn("%s", w);
 	}
 	if (!in->quiet || in->stats)
-		cli_print_stats(stderr, cs_session_stats(s), in->stats);
+		cli_print_stats(stderr, cs_session_stats(s), in->stats,
+				in->name_input ? cli_input_path(in) : NULL);
 	if (in->stats)
 		cs_stack_health_write(stderr, cs_session_completeness(s),
 				      "  completeness: ", "    ", 10);
 	return 0;
 }
 
-void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
+int cli_run_path(struct cli_input *in, const char *path,
+		 const struct cs_output_ops *ops, void *ctx)
+{
+	struct cs_session *s;
+	int rc;
+
+	in->input = path;
+	in->name_input = true;
+	s = cli_open(in);
+	if (!s)
+		return 1;
+	rc = cli_run(s, in, ops, ctx);
+	cs_session_free(s);
+	return rc;
+}
+
+void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
+		     const char *name)
 {
 	if (!full) {
-		fprintf(f, "callstitch: %" PRIu64 " samples: %" PRIu64
+		fprintf(f, "callstitch: %s%s%" PRIu64 " samples: %" PRIu64
 			" stitched, %" PRIu64 " stitched late, %" PRIu64
 			" kernel-only, %" PRIu64 " as recorded; %" PRIu64
 			" deferred records (%" PRIu64 " duplicate, %" PRIu64
-			" orphan)",
+			" orphan)", name ? name : "", name ? ": " : "",
 			st->samples, st->stitched, st->stitched_late,
 			st->kernel_only, st->original, st->deferred_records,
 			st->duplicate_records, st->orphan_records);
@@ -300,7 +318,8 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full)
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f, "callstitch statistics:\n");
+	fprintf(f, "callstitch statistics%s%s:\n", name ? " of " : "",
+		name ? name : "");
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "records", st->records);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "bytes", st->bytes);
 	fprintf(f, "  %-28s %12" PRIu64 "\n", "samples", st->samples);

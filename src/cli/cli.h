@@ -36,6 +36,7 @@ struct cli_input {
 	bool file_order;		/* records in file order, not time order */
 	bool completeness;		/* classify user stacks (report's header) */
 	bool no_progress;		/* no progress line even on a terminal */
+	bool name_input;		/* the summary names the profile (of two) */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in
@@ -64,6 +65,9 @@ enum {
 	{ "quiet",    no_argument,       NULL, 'q' }
 #define CLI_INPUT_HELP \
 	"  -i, --input FILE      profile to read (default perf.data; - for stdin)\n" \
+	CLI_SOURCES_HELP
+/* The shared options but -i: where symbols come from, statistics, -q. */
+#define CLI_SOURCES_HELP \
 	"      --kallsyms FILE   kernel symbols (default: by the kernel's build id\n" \
 	"                        under --symfs or --archive, /proc/kallsyms if\n" \
 	"                        recorded here, then ~/.debug)\n" \
@@ -155,7 +159,15 @@ struct cs_session *cli_open(const struct cli_input *in);
 int cli_run(struct cs_session *s, const struct cli_input *in,
 	    const struct cs_output_ops *ops, void *ctx);
 
-/* The stitching summary: one line, or the full table. */
-void cli_print_stats(FILE *f, const struct cs_stats *st, bool full);
+/* Opens path (in's other options apply) and runs it through ops, as
+ * cli_open() and cli_run() do; for commands that read two profiles, so
+ * the summary names it. Returns the exit status. */
+int cli_run_path(struct cli_input *in, const char *path,
+		 const struct cs_output_ops *ops, void *ctx);
+
+/* The stitching summary: one line, or the full table; of the profile
+ * named name, or NULL when there is only one. */
+void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
+		     const char *name);
 
 #endif

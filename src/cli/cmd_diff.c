@@ -20,30 +20,13 @@ static const char usage_text[] =
 	"  -o, --output FILE     write to FILE instead of stdout\n"
 	"  -s, --sort KEYS       entries by KEYS, any of comm,pid,tid,dso,sym,state\n"
 	"                        (default dso,sym)\n"
-	"      --percent-limit N hide entries below N percent in both profiles\n"
+	"      --percent-limit N\n"
+	"                        hide entries below N percent in both profiles\n"
 	CLI_OFF_CPU_HELP
-	"      --kallsyms FILE   kernel symbols for both profiles\n"
-	"      --symfs DIR       look for binaries under DIR (by path or build id)\n"
-	"  -q, --quiet           no summary lines on stderr\n"
+	CLI_SOURCES_HELP
 	"  -h, --help            this help\n";
 
 enum { OPT_PERCENT_LIMIT = 0x2000 };
-
-/* One profile into the comparison. Returns the exit status. */
-static int read_one(struct cli_input *in, const char *path,
-		    struct cs_diff_run *run)
-{
-	struct cs_session *s;
-	int rc;
-
-	in->input = path;
-	s = cli_open(in);
-	if (!s)
-		return 1;
-	rc = cli_run(s, in, &cs_diff_ops, run);
-	cs_session_free(s);
-	return rc;
-}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -115,10 +98,10 @@ int cmd_diff(int argc, char **argv)
 		return 1;
 	}
 	run.view = in.view;
-	rc = read_one(&in, old, &run);
+	rc = cli_run_path(&in, old, &cs_diff_ops, &run);
 	if (!rc) {
 		run.which = 1;
-		rc = read_one(&in, new, &run);
+		rc = cli_run_path(&in, new, &cs_diff_ops, &run);
 	}
 	if (!rc) {
 		out = cli_output_open(output);

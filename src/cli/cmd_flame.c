@@ -95,20 +95,11 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 static int read_base(struct cli_input *in, const char *old,
 		     struct cs_flame_output *fo)
 {
-	struct cs_session *s;
-	int rc;
-
 	if (cs_flame_output_start_base(fo)) {
 		cli_error("flame: out of memory");
 		return 1;
 	}
-	in->input = old;
-	s = cli_open(in);
-	if (!s)
-		return 1;
-	rc = cli_run(s, in, &cs_flame_output_ops, fo);
-	cs_session_free(s);
-	return rc;
+	return cli_run_path(in, old, &cs_flame_output_ops, fo);
 }
 
 int cmd_flame(int argc, char **argv)
@@ -155,6 +146,7 @@ int cmd_flame(int argc, char **argv)
 		}
 		old = argv[optind];
 		in.input = argv[optind + 1];
+		in.name_input = true;
 	} else if (!cli_no_operands("flame", argc, argv, usage_text)) {
 		return 129;
 	}

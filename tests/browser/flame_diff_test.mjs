@@ -11,7 +11,7 @@
 // red and one that shrank blue (deeper for a bigger change), that hovering
 // tells the change in points, and that zoom and search still work.
 // Prints TAP lines like tests/lib.sh.
-import { chromium } from 'playwright-core';
+import { ok, notok, failed, launch } from './tap.mjs';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -22,16 +22,7 @@ if (!page_path || !spec_path || !shot_path) {
 }
 const spec = JSON.parse(readFileSync(spec_path, 'utf8'));
 const TOL = 0.004;		// of the chart's width: ~5px at 1200px
-let failed = 0;
 
-function ok(what) { console.log(`ok - ${what}`); }
-function notok(what, why) {
-	failed++;
-	console.log(`not ok - ${what}`);
-	if (why)
-		for (const line of String(why).split('\n'))
-			console.log(`#   ${line}`);
-}
 
 // every frame of that name on screen: its width (of the chart) and colour
 async function frames_named(page, name) {
@@ -47,12 +38,7 @@ async function frames_named(page, name) {
 	}, name);
 }
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-	       '--no-first-run', '--disable-background-networking',
-	       '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
 	const page = await browser.newPage({ viewport: { width: 1200, height: 640 } });
 	const errors = [];
@@ -139,4 +125,4 @@ try {
 } finally {
 	await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(failed() ? 1 : 0);

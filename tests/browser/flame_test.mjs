@@ -12,7 +12,7 @@
 // or { "empty": true } for a profile without samples (a message, no graph).
 // Every frame of that name on screen is measured; the widths must equal the
 // listed fractions (in any order). Prints TAP lines like tests/lib.sh.
-import { chromium } from 'playwright-core';
+import { ok, notok, failed, launch } from './tap.mjs';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -23,16 +23,7 @@ if (!page_path || !spec_path || !shot_path) {
 }
 const spec = JSON.parse(readFileSync(spec_path, 'utf8'));
 const TOL = 0.002;		// of the chart's width: ~2px at 1200px
-let failed = 0;
 
-function ok(what) { console.log(`ok - ${what}`); }
-function notok(what, why) {
-	failed++;
-	console.log(`not ok - ${what}`);
-	if (why)
-		for (const line of String(why).split('\n'))
-			console.log(`#   ${line}`);
-}
 
 // the widths of every frame on screen, by name, as fractions of the chart
 async function widths(page) {
@@ -71,12 +62,7 @@ async function click_frame(page, name) {
 	await el.click();
 }
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-	       '--no-first-run', '--disable-background-networking',
-	       '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
 	const page = await browser.newPage({ viewport: { width: 1200, height: 640 } });
 	const errors = [];
@@ -94,14 +80,14 @@ try {
 		else
 			notok('a profile without samples', `message "${msg}", errors ${errors.join('; ')}`);
 		await page.screenshot({ path: shot_path });
-		process.exitCode = failed ? 1 : 0;
+		process.exitCode = failed() ? 1 : 0;
 	} else {
 		await run(page, errors, requests);
 	}
 } finally {
 	await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(failed() ? 1 : 0);
 
 async function run(page, errors, requests) {
 	await page.waitForSelector('#chart .f', { timeout: 10000 });

@@ -8,7 +8,7 @@
 //       --kallsyms kallsyms --symfs symfs -o /tmp/task.html
 //   node tests/browser/screenshot.mjs /tmp/task.html docs/flame.png \
 //       --search read --hover spin_user
-import { chromium } from 'playwright-core';
+import { launch } from './tap.mjs';
 import { pathToFileURL } from 'node:url';
 
 const args = process.argv.slice(2);
@@ -21,12 +21,7 @@ if (!page_path || !out) {
 	console.error('usage: node screenshot.mjs PAGE.html OUT.png [--search TEXT] [--hover NAME]');
 	process.exit(2);
 }
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-	       '--no-first-run', '--disable-background-networking',
-	       '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
 	const page = await browser.newPage({
 		viewport: { width: +opt('--width', 1400), height: +opt('--height', 820) },

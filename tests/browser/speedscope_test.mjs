@@ -10,7 +10,7 @@
 // Export writes the profile back as speedscope holds it, an evented
 // profile whose last frame closes at the total. Prints TAP lines like
 // tests/lib.sh.
-import { chromium } from 'playwright-core';
+import { ok, notok, check_eq, failed, launch } from './tap.mjs';
 import { createServer } from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, extname, join, normalize } from 'node:path';
@@ -23,22 +23,6 @@ if (!shot_path) {
 }
 const here = dirname(fileURLToPath(import.meta.url));
 const app = join(here, 'node_modules', 'speedscope', 'dist', 'release');
-let failed = 0;
-
-function ok(what) { console.log(`ok - ${what}`); }
-function notok(what, why) {
-	failed++;
-	console.log(`not ok - ${what}`);
-	if (why)
-		for (const line of String(why).split('\n'))
-			console.log(`#   ${line}`);
-}
-function check_eq(what, want, got) {
-	if (String(want) === String(got))
-		ok(`${what}: ${got}`);
-	else
-		notok(what, `expected '${want}', got '${got}'`);
-}
 
 // the app's files, and the profile at /profile.json
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
@@ -59,12 +43,7 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${server.address().port}/index.html` +
 	    '#profileURL=%2Fprofile.json&view=sandwich';
 
-const browser = await chromium.launch({
-	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-	       '--no-first-run', '--disable-background-networking',
-	       '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
 	const context = await browser.newContext({ acceptDownloads: true,
 						   viewport: { width: 1280, height: 800 } });
@@ -120,4 +99,4 @@ try {
 	await browser.close();
 	server.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(failed() ? 1 : 0);

@@ -13,30 +13,35 @@ BROWSER_DIR=$CS_ROOT/tests/browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # entries FILE: "keys|baseline|delta" per entry line of a perf diff table
-# (blank columns as "-"), sorted
+# (blank columns as "-"), sorted. perf's pid key reads "PID:COMM" where
+# ours, as report's, is the number alone.
 entries() {
 	awk '/^#/ || !NF { next }
 	{
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+:./) sub(/:.*/, "", $i)
 		base = "-"; delta = "-"; i = 1
 		if ($i ~ /%$/ && $i !~ /^[+-]/) { base = $i; i++ }
 		if ($i ~ /^[+-].*%$/) { delta = $i; i++ }
 		keys = $i; for (i++; i <= NF; i++) keys = keys " " $i
 		print keys "|" base "|" delta
-	}' "$1" | sort
+	}' "$1" | sort -t'|' -k1,1
 }
 
 # same LABEL PERF_OUT OURS: the same entries, values within 0.01 points
 same() {
-	local bad
-	entries "$2" >"$1.perf.e"
-	entries "$3" >"$1.ours.e"
-	bad=$(join -t'|' -a1 -a2 -e MISSING -o 0,1.2,1.3,2.2,2.3 "$1.perf.e" "$1.ours.e" |
+	local bad n
+	entries "$2" >"$2.e"
+	entries "$3" >"$3.e"
+	if ! bad=$(set -o pipefail; join -t'|' -a1 -a2 -e MISSING -o 0,1.2,1.3,2.2,2.3 "$2.e" "$3.e" |
 		awk -F'|' 'function v(s) { sub(/%/, "", s); return s + 0 }
 		$2 == "MISSING" || $4 == "MISSING" || ($2 == "-") != ($4 == "-") ||
 		($3 == "-") != ($5 == "-") ||
 		($2 != "-" && (v($2) - v($4) > 0.011 || v($4) - v($2) > 0.011)) ||
-		($3 != "-" && (v($3) - v($5) > 0.011 || v($5) - v($3) > 0.011)) { print }')
-	n=$(wc -l <"$1.perf.e")
+		($3 != "-" && (v($3) - v($5) > 0.011 || v($5) - v($3) > 0.011)) { print }'); then
+		notok "$1: join failed"
+		return
+	fi
+	n=$(wc -l <"$2.e")
 	if [ -z "$bad" ] && [ "$n" -gt 2 ]; then
 		ok "$1: every one of perf diff's $n entries, same baseline and delta"
 	else
@@ -78,6 +83,28 @@ check_eq "a missing profile is an error" 1 $?
 check "... naming it" grep -q "only-one-missing.data" err.txt
 $CS diff -q a b c >/dev/null 2>err.txt
 check_eq "three profiles are refused" 129 $?
+
+# bash completion: diff's options and sort keys, flame --diff's profiles
+if [ -f /usr/share/bash-completion/bash_completion ]; then
+	got=$(bash -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1"
+		t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		      COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+		      _callstitch; echo "${COMPREPLY[*]}"; }
+		t "$2" dif; t "$2" diff --perc; t "$2" diff -s dso,s; t "$2" flame --d
+		t "$2" flame --diff cold; t "$2" diff cold.data cn' _ \
+		"$CS_ROOT/completion/callstitch.bash" "$CS_REL" 2>/dev/null)
+	check_eq "bash completion: diff, its options, its sort keys, flame --diff OLD NEW" \
+		"diff
+--percent-limit
+dso,sym dso,state
+--diff
+cold.data
+cnew.data" "$got"
+else
+	skip "bash completion of diff" "bash-completion is not installed"
+fi
 
 # the differential flame graph
 $CS flame -q --diff cold.data cnew.data -o diff.html 2>flame.err
