@@ -158,7 +158,7 @@ if [ "$rec_rc" = 0 ] && [ -s "$f" ]; then
 	for fn in sleeper\;sleep_in_nanosleep reader\;read_from_pipe waiter\;wait_on_futex; do
 		n=$(grep -c "$fn;" "$T/$name.folded")
 		whole=$(grep "$fn;" "$T/$name.folded" |
-			grep -c "^start_thread;$fn;.*;__schedule;\[off-cpu: [a-z /]*\] [0-9]*$")
+			grep -c "^start_thread;$fn;.*;__schedule;\[off-cpu: [A-Za-z /]*\] [0-9]*$")
 		echo "# $name: ${fn#*;}: $(grep "$fn;entry" "$T/$name.folded" | head -1)"
 		check "$name: ${fn#*;}'s stacks are whole: start_thread -> ... -> __schedule ($whole of $n)" \
 			test "$n" -gt 0 -a "$whole" -eq "$n"

@@ -55,7 +55,7 @@ check "folded --off-cpu reads it" [ -s off.folded ]
 for f in sleeper\;sleep_in_nanosleep reader\;read_from_pipe waiter\;wait_on_futex; do
 	n=$(grep -c "$f;" off.folded)
 	whole=$(grep "$f;" off.folded |
-		grep -c "^start_thread;$f;.*;__schedule;\[off-cpu: [a-z /]*\] [0-9]*$")
+		grep -c "^start_thread;$f;.*;__schedule;\[off-cpu: [A-Za-z /]*\] [0-9]*$")
 	check "every stack of ${f#*;} is whole: start_thread ... __schedule ($whole of $n)" \
 		[ "$n" -gt 0 -a "$whole" -eq "$n" ]
 	check "${f#*;}'s system call sleeps" \
