@@ -5,11 +5,12 @@
 //
 // SPEC, worked out from the two profiles' folded stacks:
 //   { "share": { "name": [fraction of the new profile, fraction of the old], ... },
-//     "grew": ["name", ...], "shrank": ["name", ...] }
+//     "grew": ["name", ...], "shrank": ["name", ...], "steady": ["name", ...] }
 // Checks that each named function's frames together span its share of the
 // new profile (the shape is the new one), that a function that grew is
-// red and one that shrank blue (deeper for a bigger change), that hovering
-// tells the change in points, and that zoom and search still work.
+// red and one that shrank blue, deeper for a bigger change (one whose
+// share held is paler), that hovering tells the change in points, and
+// that zoom and search still work.
 // Prints TAP lines like tests/lib.sh.
 import { ok, notok, failed, launch } from './tap.mjs';
 import { readFileSync } from 'node:fs';
@@ -82,7 +83,18 @@ try {
 			else
 				notok(`${name} ${set}: drawn ${red ? 'red' : 'blue'}`, JSON.stringify(fr));
 		}
-	// the bigger change, the deeper colour: a frame of no change is pale
+	// the bigger change, the deeper colour: a frame whose share held is
+	// paler than every one that grew or shrank
+	const sat = (f) => Math.max(f.r, f.g, f.b) - Math.min(f.r, f.g, f.b);
+	for (const name of spec.steady || []) {
+		const fr = await frames_named(page, name);
+		const deep = Object.values(colours).filter(Boolean);
+		if (fr.length && deep.length && fr.every((f) => deep.every((d) => sat(f) < sat(d))))
+			ok(`${name}, whose share held, is paler (rgb ${fr[0].r},${fr[0].g},${fr[0].b}) than the frames that changed`);
+		else
+			notok(`${name} is paler than the frames that changed`,
+			      JSON.stringify({ steady: fr, changed: deep }));
+	}
 	const pale = await page.evaluate(() => {
 		const el = [...document.querySelectorAll('#chart .f')].find((e) => e.textContent === 'all');
 		return getComputedStyle(el).backgroundColor;

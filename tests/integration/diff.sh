@@ -124,8 +124,9 @@ $CS folded -q -i cnew.data >new.folded
 $CS folded -q -i cold.data >old.folded
 cat >spec.json <<EOF
 { "share": { "spin_a": [$(share spin_a new.folded), $(share spin_a old.folded)],
-             "spin_b": [$(share spin_b new.folded), $(share spin_b old.folded)] },
-  "grew": ["spin_b"], "shrank": ["spin_a"] }
+             "spin_b": [$(share spin_b new.folded), $(share spin_b old.folded)],
+             "always": [$(share always new.folded), $(share always old.folded)] },
+  "grew": ["spin_b"], "shrank": ["spin_a"], "steady": ["always"] }
 EOF
 CHROMIUM=$CHROMIUM timeout 120 node "$BROWSER_DIR/flame_diff_test.mjs" diff.html spec.json diff.png
 rc=$?
