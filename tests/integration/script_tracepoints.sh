@@ -95,10 +95,13 @@ $CS record -g -e sched:sched_switch -e sched:sched_wakeup -o ours.data -- "$W" 0
 	$CS record -g -c 50 -e syscalls:sys_enter_read -e syscalls:sys_exit_read \
 		-o oursys.data -- "$W" 0.1 2 5 >/dev/null 2>&1
 check "callstitch records sched and syscalls tracepoints" [ $? -eq 0 ]
+# (on a loaded machine the recorder may lose events: perf then warns that
+# it "lost N chunks" and reads the rest right)
 for f in ours oursys; do
 	"$PERF" script -i $f.data >$f.perf 2>$f.perf.err
 	check_eq "perf 6.1 reads callstitch's tracepoint recording $f.data" \
-		"0 0" "$? $(grep -ci 'error\|fail\|warning' $f.perf.err)"
+		"0 0" "$? $(grep -v '^Warning:$\|lost [0-9]* chunks\|Check IO/CPU overload\|^$' $f.perf.err |
+			grep -ci 'error\|fail\|warn')"
 	$CS script -q --no-inline -i $f.data >$f.ours 2>/dev/null
 	same "callstitch record, $f.data" $f.perf $f.ours
 done
