@@ -126,7 +126,7 @@ check_whole "-a" sys.txt
 "$W" 60 2 &
 pid=$!
 sleep 0.3
-$CS record -q -e cpu-clock --call-graph dwarf -p $pid -o pid.data 2>pid.err &
+timeout 20 $CS record -q -e cpu-clock --call-graph dwarf -p $pid -o pid.data 2>pid.err &
 rec=$!
 recording pid.data
 sleep 1
