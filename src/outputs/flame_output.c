@@ -148,6 +148,13 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 		if (err)
 			return err;
 	}
+	/* the table shares nodes from the last frame: the root goes last */
+	for (size_t i = 0; i < depth / 2; i++) {
+		uint32_t t = fo->stack[i];
+
+		fo->stack[i] = fo->stack[depth - 1 - i];
+		fo->stack[depth - 1 - i] = t;
+	}
 	return cs_agg_add(fo->agg, 0, fo->stack, (uint32_t)depth, 1, smp->period, NULL);
 }
 
@@ -196,11 +203,15 @@ static int flame_end(void *ctx, struct cs_session *s)
 	struct cs_flame_output *fo = ctx;
 	size_t nf = cs_agg_nr_frames(fo->agg), ns = cs_agg_nr_stacks(fo->agg);
 	long *map = malloc((nf ? nf : 1) * sizeof(*map));
+	uint32_t *frames = malloc((cs_agg_max_depth(fo->agg) + 1) * sizeof(*frames));
 	int err = 0;
 
 	(void)s;
-	if (!map)
+	if (!map || !frames) {
+		free(map);
+		free(frames);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nf && !err; i++) {
 		map[i] = tree_frame(fo, cs_agg_frame_key(fo->agg, (uint32_t)i));
 		if (map[i] < 0)
@@ -210,15 +221,16 @@ static int flame_end(void *ctx, struct cs_session *s)
 		struct cs_agg_stack st;
 		uint64_t v;
 
-		cs_agg_stack(fo->agg, (uint32_t)i, &st);
+		cs_agg_stack(fo->agg, (uint32_t)i, frames, &st);
 		for (uint32_t k = 0; k < st.nr; k++)
-			fo->stack[k] = (uint32_t)map[st.frames[k]];
+			fo->stack[k] = (uint32_t)map[st.frames[st.nr - 1 - k]];
 		/* off-CPU: the tree's values are nanoseconds */
 		v = fo->off_cpu ? st.period : st.count;
 		err = fo->base ? cs_flame_add_base(fo->tree, fo->stack, st.nr, v) :
 				 cs_flame_add(fo->tree, fo->stack, st.nr, v);
 	}
 	free(map);
+	free(frames);
 	return err;
 }
 

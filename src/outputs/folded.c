@@ -284,12 +284,13 @@ int cs_folded_write(struct cs_folded *f, FILE *out)
 {
 	size_t nr = cs_agg_nr_stacks(f->agg), w = 0;
 	struct line *lines = calloc(nr ? nr : 1, sizeof(*lines));
+	uint32_t *frames = malloc((cs_agg_max_depth(f->agg) + 1) * sizeof(*frames));
 	struct buf b = { 0 };
 	struct cs_agg_stack st;
-	int err = lines ? 0 : -ENOMEM;
+	int err = lines && frames ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < nr; i++) {
-		cs_agg_stack(f->agg, (uint32_t)i, &st);
+		cs_agg_stack(f->agg, (uint32_t)i, frames, &st);
 		lines[i].off = b.len;
 		lines[i].count = f->o.use_period ? st.period : st.count;
 		if (f->o.comm) {
@@ -331,5 +332,6 @@ int cs_folded_write(struct cs_folded *f, FILE *out)
 	}
 	free(b.p);
 	free(lines);
+	free(frames);
 	return err;
 }

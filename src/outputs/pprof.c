@@ -405,11 +405,12 @@ static void order_mappings(struct enc *e)
 	size_t nr = cs_agg_nr_frames(e->maps);
 	struct map_weight *w = calloc(nr ? nr : 1, sizeof(*w));
 	uint32_t *stamp = calloc(nr ? nr : 1, sizeof(*stamp));
+	uint32_t *frames = malloc((cs_agg_max_depth(locs) + 1) * sizeof(*frames));
 	struct cs_agg_stack st;
 
 	e->map_order = calloc(nr ? nr : 1, sizeof(*e->map_order));
 	e->map_rank = calloc(nr ? nr : 1, sizeof(*e->map_rank));
-	if (!w || !stamp || !e->map_order || !e->map_rank) {
+	if (!w || !stamp || !frames || !e->map_order || !e->map_rank) {
 		e->err = -ENOMEM;
 		goto out;
 	}
@@ -418,7 +419,7 @@ static void order_mappings(struct enc *e)
 		w[i].kind = map_kind(cs_agg_frame_loc(e->maps, (uint32_t)i));
 	}
 	for (size_t s = 0; s < cs_agg_nr_stacks(locs); s++) {
-		cs_agg_stack(locs, (uint32_t)s, &st);
+		cs_agg_stack(locs, (uint32_t)s, frames, &st);
 		for (uint32_t j = 0; j < st.nr; j++) {
 			uint32_t m = e->loc_map[st.frames[j]];
 
@@ -436,6 +437,7 @@ static void order_mappings(struct enc *e)
 out:
 	free(w);
 	free(stamp);
+	free(frames);
 }
 
 static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
@@ -443,8 +445,11 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 	struct cs_agg *locs = e->p->locs;
 	struct cs_agg_stack st;
 	int64_t *values = calloc(nr_values, sizeof(*values));
+	uint32_t *frames = malloc((cs_agg_max_depth(locs) + 1) * sizeof(*frames));
 
-	if (!values) {
+	if (!values || !frames) {
+		free(values);
+		free(frames);
 		e->err = -ENOMEM;
 		return;
 	}
@@ -453,7 +458,7 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 		size_t at, packed;
 		int vi;
 
-		cs_agg_stack(locs, (uint32_t)s, &st);
+		cs_agg_stack(locs, (uint32_t)s, frames, &st);
 		t = cs_agg_frame_key(e->p->threads, st.tag);
 		vi = value_of[THREAD_EVSEL(t->flags)];
 		memset(values, 0, nr_values * sizeof(*values));
@@ -492,6 +497,7 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 		pb_end(&e->b, PROFILE_SAMPLE, at);
 	}
 	free(values);
+	free(frames);
 }
 
 static void put_mappings(struct enc *e)

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "outputs/call_tree.h"
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/hash.h"
 #include "lib/util/jobs.h"
 
 /* frame key flags */
@@ -18,8 +20,6 @@
 #define F_MISSING	(1u << 2)	/* reason in bits 8.. */
 #define F_INLINED	(1u << 3)	/* a function inlined at the address */
 #define F_INLINED_SAME	(1u << 4)	/* ... named as the function it is in */
-
-#define NO_PARENT	UINT32_MAX
 
 /* a thread key's flags: the event, and why an off-CPU sample waited */
 #define THREAD_FLAGS(evsel, state)	((evsel) | (uint32_t)(state) << 24)
@@ -253,17 +253,21 @@ uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel)
 
 /* ---- entries ------------------------------------------------------------ */
 
+/* A profile of distinct stacks has millions of entries: 56 bytes each */
 struct entry {
 	uint32_t thread;		/* a thread and frame that show the keys */
 	uint32_t frame;
+	uint32_t stamp;			/* last stack counted in child_* */
+	uint32_t occ_nr;		/* its occurrences, from occ_off */
 	uint64_t self_count, self_period;
 	uint64_t child_count, child_period;
-	uint32_t stamp;			/* last stack counted in child_* */
-	uint32_t max_depth;		/* longest chain its graph shows */
+	uint32_t occ_off;
+	uint16_t max_depth;		/* longest chain its graph shows: a
+					 * stack has at most CS_FRAMES_MAX */
 	bool graph;			/* draws a call graph: keeps its
 					 * occurrences */
-	size_t occ_off, occ_nr;		/* its occurrences */
 };
+_Static_assert(CS_FRAMES_MAX <= UINT16_MAX, "an entry's max_depth is 16 bits");
 
 struct occurrence {
 	uint32_t stack;
@@ -285,9 +289,10 @@ struct view {
 	struct cs_agg *names;		/* comm and dso strings -> ids */
 	uint32_t *thread_part;		/* per thread id; UINT32_MAX: not yet */
 	uint32_t *frame_part;		/* per frame id (dso only); ditto */
-	uint64_t *map_keys;		/* thread part << 32 | frame part */
-	uint32_t *map_ids;		/* entry id + 1; 0: empty slot */
+	uint32_t *map;			/* entries by entry_key(): slots of
+					 * cs_slot_make(), lib/util/hash.h */
 	size_t map_cap;
+	uint32_t map_hash_bits;
 	struct entry *e;
 	size_t nr_e, cap_e;
 	struct occurrence *occ;
@@ -423,56 +428,68 @@ static int frame_part(struct view *v, uint32_t frame, uint32_t *out)
 	return err;
 }
 
+/* An entry's key: the parts its thread and frame show (worked out when
+ * the entry was made), thread part << 32 | frame part */
+static uint64_t entry_key(const struct view *v, const struct entry *e)
+{
+	uint32_t fp = sorts_by(v->r, CS_REPORT_SYM) ? e->frame :
+		      v->frame_part ? v->frame_part[e->frame] : 0;
+
+	return (uint64_t)v->thread_part[e->thread] << 32 | fp;
+}
+
 static int map_grow(struct view *v)
 {
 	size_t cap = v->map_cap ? v->map_cap * 2 : 4096;
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	uint32_t *ids = calloc(cap, sizeof(*ids));
+	uint32_t *map = calloc(cap, sizeof(*map)), bits = cs_slot_hash_bits(cap);
 
-	if (!keys || !ids) {
-		free(keys);
-		free(ids);
+	if (!map)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < v->map_cap; i++) {
+	for (size_t i = 0; i < v->nr_e; i++) {
+		uint64_t h = mix64(entry_key(v, &v->e[i]));
 		size_t s;
 
-		if (!v->map_ids[i])
-			continue;
-		for (s = mix64(v->map_keys[i]) & (cap - 1); ids[s]; s = (s + 1) & (cap - 1))
+		for (s = h & (cap - 1); map[s]; s = (s + 1) & (cap - 1))
 			;
-		keys[s] = v->map_keys[i];
-		ids[s] = v->map_ids[i];
+		map[s] = cs_slot_make(bits, h, i);
 	}
-	free(v->map_keys);
-	free(v->map_ids);
-	v->map_keys = keys;
-	v->map_ids = ids;
+	free(v->map);
+	v->map = map;
 	v->map_cap = cap;
+	v->map_hash_bits = bits;
 	return 0;
 }
 
 static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 		      uint32_t *id)
 {
-	uint32_t tp, fp;
-	uint64_t key;
+	uint32_t tp, fp, bits;
+	uint64_t key, h;
 	size_t s;
 	int err = thread_part(v, thread, &tp);
 
 	if (!err)
 		err = frame_part(v, frame, &fp);
+	if (!err && v->nr_e >= UINT32_MAX / 2)
+		err = -ENOMEM;
 	if (!err && (v->nr_e + 1) * 2 > v->map_cap)
 		err = map_grow(v);
 	if (err)
 		return err;
 	key = (uint64_t)tp << 32 | fp;
-	for (s = mix64(key) & (v->map_cap - 1); v->map_ids[s];
-	     s = (s + 1) & (v->map_cap - 1))
-		if (v->map_keys[s] == key) {
-			*id = v->map_ids[s] - 1;
+	h = mix64(key);
+	bits = v->map_hash_bits;
+	for (s = h & (v->map_cap - 1); v->map[s]; s = (s + 1) & (v->map_cap - 1)) {
+		uint32_t i;
+
+		if (!cs_slot_may_be(bits, v->map[s], h))
+			continue;
+		i = cs_slot_index(bits, v->map[s]);
+		if (entry_key(v, &v->e[i]) == key) {
+			*id = i;
 			return 0;
 		}
+	}
 	if (v->nr_e == v->cap_e) {
 		size_t n = v->cap_e ? v->cap_e * 2 : 256;
 		struct entry *e = realloc(v->e, n * sizeof(*e));
@@ -486,8 +503,7 @@ static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 	v->e[v->nr_e].thread = thread;
 	v->e[v->nr_e].frame = frame;
 	*id = (uint32_t)v->nr_e++;
-	v->map_keys[s] = key;
-	v->map_ids[s] = *id + 1;
+	v->map[s] = cs_slot_make(bits, h, *id);
 	return 0;
 }
 
@@ -514,11 +530,9 @@ static void view_parts_free(struct view *v)
 {
 	free(v->thread_part);
 	free(v->frame_part);
-	free(v->map_keys);
-	free(v->map_ids);
+	free(v->map);
 	v->thread_part = v->frame_part = NULL;
-	v->map_keys = NULL;
-	v->map_ids = NULL;
+	v->map = NULL;
 }
 
 static bool is_inlined(const struct cs_report *r, uint32_t frame)
@@ -558,14 +572,15 @@ static int view_build(struct view *v)
 	struct cs_report *r = v->r;
 	size_t nr = cs_agg_nr_stacks(r->stacks);
 	bool children = !r->o.no_children;
+	uint32_t *frames = malloc((cs_agg_max_depth(r->stacks) + 1) * sizeof(*frames));
 	struct cs_agg_stack st;
-	int err = 0;
+	int err = frames ? 0 : -ENOMEM;
 
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		for (size_t s = 0; s < nr && !err; s++) {
 			uint32_t depth, leaf;
 
-			cs_agg_stack(r->stacks, (uint32_t)s, &st);
+			cs_agg_stack(r->stacks, (uint32_t)s, frames, &st);
 			if (THREAD_EVSEL(cs_agg_frame_key(r->threads, st.tag)->flags) !=
 			    v->evsel)
 				continue;
@@ -611,7 +626,7 @@ static int view_build(struct view *v)
 					e->child_period += st.period;
 					e->occ_nr++;
 					if (len > e->max_depth)
-						e->max_depth = len;
+						e->max_depth = (uint16_t)len;
 				} else if (e->graph) {
 					v->occ[e->occ_off + e->occ_nr++] = (struct occurrence){
 						(uint32_t)s, pos, k == 0 };
@@ -626,12 +641,16 @@ static int view_build(struct view *v)
 				v->e[i].graph = draws_graph(v, &v->e[i]);
 				if (!v->e[i].graph)
 					v->e[i].occ_nr = 0;
-				v->e[i].occ_off = off;
+				if (v->e[i].occ_nr > UINT32_MAX - off) {
+					err = -ENOMEM;
+					break;
+				}
+				v->e[i].occ_off = (uint32_t)off;
 				off += v->e[i].occ_nr;
 				v->e[i].occ_nr = 0;
 				v->e[i].stamp = 0;
 			}
-			if (!off)
+			if (err || !off)
 				break;
 			v->nr_occ = off;
 			v->occ = malloc((off ? off : 1) * sizeof(*v->occ));
@@ -641,6 +660,7 @@ static int view_build(struct view *v)
 			break;
 		}
 	}
+	free(frames);
 	return err;
 }
 
@@ -1089,12 +1109,14 @@ static int ranks_make(const struct cs_report *r, struct ranks *rk)
 
 /* What entries sort on, packed so that sorting touches one small array:
  * Children (or Self), depth (callers above callees), Self, the keys'
- * ranks, then the entry's id (the order of first sight, as a stable sort
- * of the entries would leave equal ones). */
+ * ranks as one number, then the entry's id (the order of first sight, as
+ * a stable sort of the entries would leave equal ones). 32 bytes: glibc's
+ * qsort moves elements that small itself, bigger ones through an array
+ * of pointers, with a cache miss per comparison. */
 struct sort_key {
 	uint64_t first, self;
-	int64_t depth;			/* negated for caller graphs */
-	uint32_t key[CS_REPORT__NR_KEYS];
+	uint64_t keys;			/* the ranks, packed (pack_ranks()) */
+	int32_t depth;			/* negated for caller graphs */
 	uint32_t id;
 };
 
@@ -1108,6 +1130,21 @@ static int cmp_entry(const void *pa, const void *pb)
 		return a->depth < b->depth ? -1 : 1;
 	if (a->self != b->self)
 		return a->self > b->self ? -1 : 1;
+	if (a->keys != b->keys)
+		return a->keys < b->keys ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* An entry's ranks, when they do not pack into 64 bits */
+struct rank_tuple {
+	uint32_t key[CS_REPORT__NR_KEYS];
+	uint32_t id;
+};
+
+static int cmp_tuple(const void *pa, const void *pb)
+{
+	const struct rank_tuple *a = pa, *b = pb;
+
 	for (size_t i = 0; i < CS_REPORT__NR_KEYS; i++)
 		if (a->key[i] != b->key[i])
 			return a->key[i] < b->key[i] ? -1 : 1;
@@ -1148,6 +1185,63 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 	}
 }
 
+static unsigned int bits_for(uint32_t max)
+{
+	unsigned int n = 0;
+
+	while (n < 32 && (max >> n))
+		n++;
+	return n;
+}
+
+/* Sets keys[i].keys for entry i: its ranks, the first sort key in the
+ * high bits, each in as many bits as its largest value needs. When they
+ * need more than 64 bits (many sort keys, many values), the ranks are
+ * sorted once on their own and keys[i].keys is the rank of entry i's. */
+static int pack_ranks(const struct view *v, const struct ranks *rk,
+		      struct sort_key *keys)
+{
+	uint32_t key[CS_REPORT__NR_KEYS], max[CS_REPORT__NR_KEYS] = { 0 };
+	unsigned int width[CS_REPORT__NR_KEYS], total = 0;
+	struct rank_tuple *t;
+
+	for (size_t i = 0; i < v->nr_e; i++) {
+		sort_key_ranks(v, rk, &v->e[i], key);
+		for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
+			if (key[k] > max[k])
+				max[k] = key[k];
+	}
+	for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
+		total += width[k] = bits_for(max[k]);
+	if (total <= 64) {
+		for (size_t i = 0; i < v->nr_e; i++) {
+			uint64_t packed = 0;
+
+			sort_key_ranks(v, rk, &v->e[i], key);
+			for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
+				if (width[k])
+					packed = packed << width[k] | key[k];
+			keys[i].keys = packed;
+		}
+		return 0;
+	}
+	t = malloc((v->nr_e ? v->nr_e : 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->nr_e; i++) {
+		sort_key_ranks(v, rk, &v->e[i], t[i].key);
+		t[i].id = (uint32_t)i;
+	}
+	cs_jobs_sort(t, v->nr_e, sizeof(*t), cmp_tuple, v->r->o.jobs);
+	for (size_t i = 0, rank = 0; i < v->nr_e; i++) {
+		if (i && memcmp(t[i - 1].key, t[i].key, sizeof(t[i].key)))
+			rank++;
+		keys[t[i].id].keys = rank;
+	}
+	free(t);
+	return 0;
+}
+
 /* ---- call graphs -------------------------------------------------------- */
 
 /* A tree of the stacks that reach one entry; node ids come from a table
@@ -1156,7 +1250,10 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 struct graph {
 	const struct cs_report *r;
 	FILE *out;
-	struct cs_agg *nodes;
+	struct cs_tree *nodes;
+	uint64_t *count, *period;	/* per node */
+	size_t cap;
+	uint32_t *frames;		/* a stack's, being added */
 	uint32_t *child_off, *child_nr, *child;	/* children of node i */
 	uint32_t *root_child, nr_root;
 	uint64_t total;			/* the event's period: percentages */
@@ -1167,28 +1264,42 @@ struct graph {
 static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
 		      uint32_t *frame, uint64_t *period)
 {
-	struct cs_agg_stack st;
-
-	cs_agg_stack(g->nodes, id, &st);
-	*parent = st.frames[0];
-	*frame = st.frames[1];
-	*period = st.period;
+	*parent = cs_tree_parent(g->nodes, id);
+	*frame = cs_tree_frame(g->nodes, id);
+	*period = g->period[id];
 }
 
 static uint64_t node_period(const struct graph *g, uint32_t id)
 {
-	struct cs_agg_stack st;
-
-	cs_agg_stack(g->nodes, id, &st);
-	return st.period;
+	return g->period[id];
 }
 
 static uint64_t node_count(const struct graph *g, uint32_t id)
 {
-	struct cs_agg_stack st;
+	return g->count[id];
+}
 
-	cs_agg_stack(g->nodes, id, &st);
-	return st.count;
+/* Adds a stack's count and period to node id, its cumulative ones. */
+static int node_add(struct graph *g, uint32_t id, const struct cs_agg_stack *st)
+{
+	if (id >= g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		uint64_t *c = realloc(g->count, cap * sizeof(*c)), *p;
+
+		if (!c)
+			return -ENOMEM;
+		g->count = c;
+		p = realloc(g->period, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		g->period = p;
+		memset(c + g->cap, 0, (cap - g->cap) * sizeof(*c));
+		memset(p + g->cap, 0, (cap - g->cap) * sizeof(*p));
+		g->cap = cap;
+	}
+	g->count[id] += st->count;
+	g->period[id] += st->period;
+	return 0;
 }
 
 /* Siblings of equal weight: perf keeps them in the descending order of its
@@ -1250,29 +1361,31 @@ static int graph_build(struct graph *g, const struct view *v,
 	const struct cs_report *r = v->r;
 	struct cs_agg_stack st;
 	size_t nr;
-	int err = cs_agg_new(&g->nodes);
+	int err = cs_tree_new(&g->nodes);
 
+	g->frames = malloc((cs_agg_max_depth(r->stacks) + 1) * sizeof(*g->frames));
+	if (!g->frames)
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < e->occ_nr; i++) {
 		const struct occurrence *oc = &v->occ[e->occ_off + i];
-		uint32_t parent = NO_PARENT, key[2];
+		uint32_t parent = CS_TREE_ROOT;
 		uint32_t from, to;
 		int step;
 
-		cs_agg_stack(r->stacks, oc->stack, &st);
+		cs_agg_stack(r->stacks, oc->stack, g->frames, &st);
 		chain_span(st.nr, oc, r->o.graph, &from, &to);
 		step = from > to ? -1 : 1;
 		for (uint32_t j = from;; j += step) {
-			key[0] = parent;
-			key[1] = st.frames[j];
-			err = cs_agg_add(g->nodes, 0, key, 2, st.count, st.period,
-					 &parent);
+			err = cs_tree_intern(g->nodes, parent, st.frames[j], &parent);
+			if (!err)
+				err = node_add(g, parent, &st);
 			if (err || j == to)
 				break;
 		}
 	}
 	if (err)
 		return err;
-	nr = cs_agg_nr_stacks(g->nodes);
+	nr = cs_tree_nr_nodes(g->nodes);
 	g->child_off = calloc(nr + 1, sizeof(uint32_t));
 	g->child_nr = calloc(nr + 1, sizeof(uint32_t));
 	g->child = calloc(nr + 1, sizeof(uint32_t));
@@ -1284,7 +1397,7 @@ static int graph_build(struct graph *g, const struct view *v,
 		uint64_t per;
 
 		node_info(g, i, &p, &f, &per);
-		if (p == NO_PARENT)
+		if (p == CS_TREE_ROOT)
 			g->root_child[g->nr_root++] = i;
 		else
 			g->child_nr[p]++;
@@ -1299,7 +1412,7 @@ static int graph_build(struct graph *g, const struct view *v,
 		uint64_t per;
 
 		node_info(g, i, &p, &f, &per);
-		if (p != NO_PARENT)
+		if (p != CS_TREE_ROOT)
 			g->child[g->child_off[p] + g->child_nr[p]++] = i;
 	}
 	for (uint32_t i = 0; i < nr; i++)
@@ -1311,7 +1424,10 @@ static int graph_build(struct graph *g, const struct view *v,
 
 static void graph_free(struct graph *g)
 {
-	cs_agg_free(g->nodes);
+	cs_tree_free(g->nodes);
+	free(g->count);
+	free(g->period);
+	free(g->frames);
 	free(g->child_off);
 	free(g->child_nr);
 	free(g->child);
@@ -1562,11 +1678,6 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	view_parts_free(&v);
 	cs_agg_free(v.keys);
 	v.keys = NULL;
-	if (!err) {
-		order = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*order));
-		if (!order)
-			err = -ENOMEM;
-	}
 	if (err)
 		goto out;
 	keys = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*keys));
@@ -1582,11 +1693,21 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		keys[i].self = e->self_period;
 		/* perf puts a caller above its callees when they weigh the same */
 		keys[i].depth = !children ? 0 : r->o.graph == CS_REPORT_GRAPH_CALLEE ?
-				(int64_t)e->max_depth : -(int64_t)e->max_depth;
+				(int32_t)e->max_depth : -(int32_t)e->max_depth;
 		keys[i].id = i;
-		sort_key_ranks(&v, &rk, e, keys[i].key);
+	}
+	err = pack_ranks(&v, &rk, keys);
+	if (err) {
+		free(keys);
+		goto out;
 	}
 	cs_jobs_sort(keys, v.nr_e, sizeof(*keys), cmp_entry, r->o.jobs);
+	order = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*order));
+	if (!order) {
+		free(keys);
+		err = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t i = 0; i < v.nr_e; i++)
 		order[i] = keys[i].id;
 	free(keys);
@@ -1701,6 +1822,9 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	char buf[32];
 	int err = 0;
 
+	/* everything is added: the entries and their sort need the memory
+	 * more than the index of frames and stacks */
+	cs_agg_trim(r->stacks);
 	for (unsigned int ev = 0; ev < r->nr_ev && !err; ev++) {
 		const char *name = ev < nr_names ? names[ev] : NULL;
 

@@ -281,7 +281,8 @@ static bool is_clock(const struct cs_evsel *e)
 }
 
 static void put_profile(FILE *out, const struct cs_speedscope *p,
-			const struct profile *pr, bool several_events)
+			const struct profile *pr, bool several_events,
+			uint32_t *frames)
 {
 	const struct cs_evsel *ev = pr->evsel;
 	struct cs_agg_stack st;
@@ -299,7 +300,7 @@ static void put_profile(FILE *out, const struct cs_speedscope *p,
 	cs_json_u64(out, pr->total);
 	fputs(",\"samples\":[", out);
 	for (size_t i = 0; i < pr->n; i++) {
-		cs_agg_stack(p->agg, pr->e[i].stack, &st);
+		cs_agg_stack(p->agg, pr->e[i].stack, frames, &st);
 		fputs(i ? ",[" : "[", out);
 		/* stored innermost first; speedscope wants the root first */
 		for (uint32_t j = st.nr; j-- > 0;) {
@@ -322,11 +323,15 @@ int cs_speedscope_write(struct cs_speedscope *p, const char *name,
 			const char *exporter, FILE *out)
 {
 	const struct profile **order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
+	uint32_t *frames = malloc((cs_agg_max_depth(p->agg) + 1) * sizeof(*frames));
 	size_t nr_frames = cs_agg_nr_frames(p->agg);
 	bool several = false;
 
-	if (!order)
+	if (!order || !frames) {
+		free(order);
+		free(frames);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < p->nr; i++) {
 		order[i] = &p->prof[i];
 		several |= p->prof[i].evsel != p->prof[0].evsel;
@@ -348,9 +353,10 @@ int cs_speedscope_write(struct cs_speedscope *p, const char *name,
 	for (size_t i = 0; i < p->nr; i++) {
 		if (i)
 			putc(',', out);
-		put_profile(out, p, order[i], several);
+		put_profile(out, p, order[i], several, frames);
 	}
 	fputs("]}\n", out);
 	free(order);
+	free(frames);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

@@ -6,26 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/hash.h"
+#include "outputs/call_tree.h"
+
 struct agg_frame {
 	struct cs_agg_key key;
 	uint64_t hash;
 };
 
+/* A stack is the path from its leaf up to its tag's node in a->tree */
 struct agg_stack {
-	uint64_t hash;
-	size_t off;		/* into a->ids */
-	uint32_t nr;
-	uint32_t tag;
+	uint32_t leaf;
+	uint32_t nr;		/* frames, the tag's node not counted */
 	uint64_t count;
 	uint64_t period;
 };
 
-/* Open addressing, linear probing; slots hold index + 1 (0 = empty). The
- * table is kept at most half full so probes stay short. */
+#define NO_STACK UINT32_MAX
+
+struct path_step {
+	uint32_t frame;		/* or the tag, at the top */
+	uint32_t node;
+};
+
+/* Open addressing, linear probing; slots hold index + 1 and hash bits
+ * (cs_slot_*, lib/util/hash.h). The table is kept at most half full so
+ * probes stay short. */
 struct agg_index {
 	uint32_t *slots;
 	size_t mask;		/* capacity - 1; capacity is a power of two */
 	size_t used;
+	uint32_t hash_bits;
 };
 
 #define STR_HASHES 4096
@@ -48,12 +59,15 @@ struct cs_agg {
 	size_t cap_owned;
 	struct agg_index frame_index;
 
+	struct cs_tree *tree;	/* the stacks' frames */
+	uint32_t *node_stack;	/* per tree node: the stack that ends there,
+				 * or NO_STACK */
+	size_t cap_node_stack;
+	struct path_step *path;	/* the last stack added (stack_leaf()) */
+	size_t path_nr, cap_path;
 	struct agg_stack *stacks;
 	size_t nr_stacks, cap_stacks;
-	struct agg_index stack_index;
-
-	uint32_t *ids;		/* the frame ids of every stack, back to back */
-	size_t nr_ids, cap_ids;
+	uint32_t max_depth;
 
 	uint64_t total_count, total_period;
 };
@@ -108,18 +122,6 @@ static uint64_t hash_key(struct cs_agg *a, const struct cs_agg_key *k,
 	return mix(h, k->flags);
 }
 
-static uint64_t hash_stack(uint32_t tag, const uint32_t *f, uint32_t nr)
-{
-	uint64_t h = mix(0x243f6a8885a308d3ULL, ((uint64_t)tag << 32) | nr);
-	uint32_t i = 0;
-
-	for (; i + 1 < nr; i += 2)
-		h = mix(h, ((uint64_t)f[i] << 32) | f[i + 1]);
-	if (i < nr)
-		h = mix(h, f[i]);
-	return h;
-}
-
 static bool str_eq(const char *a, const char *b)
 {
 	if (a == b)
@@ -170,34 +172,45 @@ static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
 			 size_t stride, size_t nr)
 {
 	size_t cap = ix->slots ? ix->mask + 1 : 0, ncap;
-	uint32_t *slots;
+	uint32_t *slots, hash_bits;
 
 	if ((ix->used + 1) * 2 <= cap)
 		return 0;
-	if (nr >= UINT32_MAX - 1)
+	if (nr >= UINT32_MAX / 2)
 		return -ENOMEM;
-	ncap = cap ? cap * 2 : 256;
+	/* after cs_agg_trim(): big enough for every entry at once */
+	for (ncap = cap ? cap * 2 : 256; ncap < (nr + 1) * 2;)
+		ncap *= 2;
 	slots = calloc(ncap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
+	hash_bits = cs_slot_hash_bits(ncap);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t h = *(const uint64_t *)((const char *)hashes + i * stride);
 		size_t s = h & (ncap - 1);
 
 		while (slots[s])
 			s = (s + 1) & (ncap - 1);
-		slots[s] = (uint32_t)(i + 1);
+		slots[s] = cs_slot_make(hash_bits, h, i);
 	}
 	free(ix->slots);
 	ix->slots = slots;
 	ix->mask = ncap - 1;
+	ix->hash_bits = hash_bits;
 	return 0;
 }
 
 int cs_agg_new(struct cs_agg **out)
 {
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	struct cs_agg *a = calloc(1, sizeof(*a));
+
+	*out = NULL;
+	if (!a || cs_tree_new(&a->tree)) {
+		free(a);
+		return -ENOMEM;
+	}
+	*out = a;
+	return 0;
 }
 
 void cs_agg_free(struct cs_agg *a)
@@ -214,9 +227,10 @@ void cs_agg_free(struct cs_agg *a)
 	free(a->locs);
 	free(a->owned);
 	free(a->frame_index.slots);
+	cs_tree_free(a->tree);
+	free(a->node_stack);
+	free(a->path);
 	free(a->stacks);
-	free(a->stack_index.slots);
-	free(a->ids);
 	free(a);
 }
 
@@ -229,11 +243,18 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 	size_t s;
 	int err;
 
+	/* after cs_agg_trim(), the index is built again */
+	if (!ix->slots && a->nr_frames &&
+	    (err = index_reserve(ix, &a->frames[0].hash, sizeof(*a->frames),
+				 a->nr_frames)))
+		return err;
 	if (ix->slots) {
 		for (s = h & ix->mask; ix->slots[s]; s = (s + 1) & ix->mask) {
-			f = &a->frames[ix->slots[s] - 1];
+			if (!cs_slot_may_be(ix->hash_bits, ix->slots[s], h))
+				continue;
+			f = &a->frames[cs_slot_index(ix->hash_bits, ix->slots[s])];
 			if (f->hash == h && key_eq(&f->key, key)) {
-				*id = ix->slots[s] - 1;
+				*id = cs_slot_index(ix->hash_bits, ix->slots[s]);
 				return 0;
 			}
 		}
@@ -274,7 +295,7 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 	}
 	for (s = h & ix->mask; ix->slots[s]; s = (s + 1) & ix->mask)
 		;
-	ix->slots[s] = (uint32_t)(a->nr_frames + 1);
+	ix->slots[s] = cs_slot_make(ix->hash_bits, h, a->nr_frames);
 	ix->used++;
 	*id = (uint32_t)a->nr_frames++;
 	return 0;
@@ -309,96 +330,130 @@ const struct cs_location *cs_agg_frame_loc(const struct cs_agg *a, uint32_t id)
 	return a->locs ? &a->locs[id] : &none;
 }
 
-static bool stack_eq(const struct cs_agg *a, const struct agg_stack *st,
-		     uint64_t h, uint32_t tag, const uint32_t *f, uint32_t nr)
+/* A stack's path runs from a node for its tag down to its leaf, the node
+ * of its first frame: the last frame is the outermost, and stacks share
+ * nodes from there. Step k of the path is the tag's node for k = 0, else
+ * frame nr - k's. */
+static uint32_t path_frame(uint32_t tag, const uint32_t *frames, uint32_t nr,
+			   size_t k)
 {
-	return st->hash == h && st->tag == tag && st->nr == nr &&
-	       (nr == 0 || !memcmp(a->ids + st->off, f, nr * sizeof(*f)));
+	return k ? frames[nr - k] : tag;
 }
 
-static long find_stack(const struct cs_agg *a, uint64_t h, uint32_t tag,
-		       const uint32_t *f, uint32_t nr, size_t *slot)
+/* The stack's leaf, its nodes made where new. The steps it shares with
+ * the last stack added (a thread's next sample mostly shares its outer
+ * frames) are taken from a->path without a probe. Returns 0 or -ENOMEM. */
+static int stack_leaf(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
+		      uint32_t nr, uint32_t *leaf)
 {
-	const struct agg_index *ix = &a->stack_index;
-	size_t s;
+	uint32_t node = CS_TREE_ROOT;
+	size_t k = 0;
+	int err = grow((void **)&a->path, &a->cap_path, (size_t)nr + 1,
+		       sizeof(*a->path));
 
-	if (!ix->slots)
-		return -1;
-	for (s = h & ix->mask; ix->slots[s]; s = (s + 1) & ix->mask) {
-		uint32_t i = ix->slots[s] - 1;
+	if (err)
+		return err;
+	while (k < a->path_nr && k <= nr &&
+	       a->path[k].frame == path_frame(tag, frames, nr, k))
+		node = a->path[k++].node;
+	a->path_nr = k;
+	for (; k <= nr; k++) {
+		uint32_t frame = path_frame(tag, frames, nr, k);
 
-		if (stack_eq(a, &a->stacks[i], h, tag, f, nr))
-			return i;
+		err = cs_tree_intern(a->tree, node, frame, &node);
+		if (err)
+			return err;
+		a->path[k] = (struct path_step){ frame, node };
+		a->path_nr = k + 1;
 	}
-	*slot = s;
-	return -1;
+	*leaf = node;
+	return 0;
 }
 
-int cs_agg_find(const struct cs_agg *a, uint32_t tag, const uint32_t *frames,
+/* node_stack covers every node of the tree; after cs_agg_trim() it is
+ * filled again from the stacks. Returns 0 or -ENOMEM. */
+static int node_stack_reserve(struct cs_agg *a)
+{
+	size_t had = a->cap_node_stack;
+	bool trimmed = !a->node_stack && a->nr_stacks;
+	int err = grow((void **)&a->node_stack, &a->cap_node_stack,
+		       cs_tree_nr_nodes(a->tree), sizeof(*a->node_stack));
+
+	if (err)
+		return err;
+	if (a->cap_node_stack > had)
+		memset(a->node_stack + had, 0xff,
+		       (a->cap_node_stack - had) * sizeof(*a->node_stack));
+	for (size_t i = 0; trimmed && i < a->nr_stacks; i++)
+		a->node_stack[a->stacks[i].leaf] = (uint32_t)i;
+	return 0;
+}
+
+int cs_agg_find(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 		uint32_t nr, uint32_t *id)
 {
-	size_t slot;
-	long i = find_stack(a, hash_stack(tag, frames, nr), tag, frames, nr, &slot);
+	uint32_t leaf = CS_TREE_ROOT;
+	int err;
 
-	if (i < 0)
+	for (size_t k = 0; k <= nr; k++) {
+		err = cs_tree_find(a->tree, leaf, path_frame(tag, frames, nr, k), &leaf);
+		if (err)
+			return err;
+	}
+	err = node_stack_reserve(a);
+	if (err)
+		return err;
+	if (a->node_stack[leaf] == NO_STACK)
 		return -ENOENT;
-	*id = (uint32_t)i;
+	*id = a->node_stack[leaf];
 	return 0;
 }
 
 int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 	       uint32_t nr, uint64_t count, uint64_t period, uint32_t *id)
 {
-	uint64_t h = hash_stack(tag, frames, nr);
-	struct agg_index *ix = &a->stack_index;
 	struct agg_stack *st;
-	size_t slot;
-	long i = find_stack(a, h, tag, frames, nr, &slot);
-	int err;
+	uint32_t leaf;
+	int err = stack_leaf(a, tag, frames, nr, &leaf);
 
+	if (!err)
+		err = node_stack_reserve(a);
+	if (err)
+		return err;
+	if (a->node_stack[leaf] == NO_STACK) {
+		if (a->nr_stacks >= NO_STACK)
+			return -ENOMEM;
+		err = grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
+			   sizeof(*a->stacks));
+		if (err)
+			return err;
+		a->stacks[a->nr_stacks] = (struct agg_stack){ .leaf = leaf, .nr = nr };
+		a->node_stack[leaf] = (uint32_t)a->nr_stacks++;
+		if (nr > a->max_depth)
+			a->max_depth = nr;
+	}
+	st = &a->stacks[a->node_stack[leaf]];
+	st->count += count;
+	st->period += period;
 	a->total_count += count;
 	a->total_period += period;
-	if (i >= 0) {
-		a->stacks[i].count += count;
-		a->stacks[i].period += period;
-		if (id)
-			*id = (uint32_t)i;
-		return 0;
-	}
-	err = grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
-		   sizeof(*a->stacks));
-	if (!err && nr > SIZE_MAX - a->nr_ids)
-		err = -ENOMEM;
-	if (!err)
-		err = grow((void **)&a->ids, &a->cap_ids, a->nr_ids + nr,
-			   sizeof(*a->ids));
-	if (!err)
-		err = index_reserve(ix, &a->stacks[0].hash, sizeof(*a->stacks),
-				    a->nr_stacks);
-	if (err) {
-		a->total_count -= count;
-		a->total_period -= period;
-		return err;
-	}
-	st = &a->stacks[a->nr_stacks];
-	st->hash = h;
-	st->off = a->nr_ids;
-	st->nr = nr;
-	st->tag = tag;
-	st->count = count;
-	st->period = period;
-	if (nr)
-		memcpy(a->ids + a->nr_ids, frames, nr * sizeof(*frames));
-	a->nr_ids += nr;
-	/* the index may have been rebuilt: probe again for a free slot */
-	for (slot = h & ix->mask; ix->slots[slot]; slot = (slot + 1) & ix->mask)
-		;
-	ix->slots[slot] = (uint32_t)(a->nr_stacks + 1);
-	ix->used++;
 	if (id)
-		*id = (uint32_t)a->nr_stacks;
-	a->nr_stacks++;
+		*id = a->node_stack[leaf];
 	return 0;
+}
+
+void cs_agg_trim(struct cs_agg *a)
+{
+	free(a->frame_index.slots);
+	a->frame_index.slots = NULL;
+	a->frame_index.mask = 0;
+	free(a->node_stack);
+	a->node_stack = NULL;
+	a->cap_node_stack = 0;
+	free(a->path);
+	a->path = NULL;
+	a->path_nr = a->cap_path = 0;
+	cs_tree_trim(a->tree);
 }
 
 size_t cs_agg_nr_stacks(const struct cs_agg *a)
@@ -406,13 +461,24 @@ size_t cs_agg_nr_stacks(const struct cs_agg *a)
 	return a->nr_stacks;
 }
 
-void cs_agg_stack(const struct cs_agg *a, uint32_t id, struct cs_agg_stack *out)
+size_t cs_agg_max_depth(const struct cs_agg *a)
+{
+	return a->max_depth;
+}
+
+void cs_agg_stack(const struct cs_agg *a, uint32_t id, uint32_t *buf,
+		  struct cs_agg_stack *out)
 {
 	const struct agg_stack *st = &a->stacks[id];
+	uint32_t node = st->leaf;
 
-	out->frames = st->nr ? a->ids + st->off : NULL;
+	for (uint32_t i = 0; i < st->nr; i++) {
+		buf[i] = cs_tree_frame(a->tree, node);
+		node = cs_tree_parent(a->tree, node);
+	}
+	out->frames = st->nr ? buf : NULL;
 	out->nr = st->nr;
-	out->tag = st->tag;
+	out->tag = cs_tree_frame(a->tree, node);
 	out->count = st->count;
 	out->period = st->period;
 }

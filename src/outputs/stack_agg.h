@@ -5,11 +5,13 @@
  * about (symbol and dso for a report or folded stacks, an address for
  * pprof); each stack is interned once into a stack id, keyed by its frame
  * ids and a caller-defined tag (a thread, a process name, an event). A
- * sample then costs one hash probe per frame and one per stack, and no
- * allocation: tables grow by doubling.
+ * stack's frames are a path in an interned tree of (parent, frame) nodes
+ * (call_tree.h), so stacks that share their outer frames share their
+ * nodes. A sample then costs one hash probe per frame, and no allocation:
+ * tables grow by doubling.
  *
  * The same table interns any short sequence of u32s, so outputs also use it
- * for their own composite keys (report entries, call-graph tree nodes).
+ * for their own composite keys (report entries).
  *
  * Strings in frame keys are compared by content but not copied: they must
  * outlive the table (the machine's strings live as long as the session).
@@ -35,7 +37,8 @@ struct cs_agg_key {
 
 /* An interned stack, as cs_agg_stack() shows it. */
 struct cs_agg_stack {
-	const uint32_t *frames;	/* frame ids, in the order they were added */
+	const uint32_t *frames;	/* frame ids, in the order they were added
+				 * (in the buffer given to cs_agg_stack()) */
 	uint32_t nr;
 	uint32_t tag;
 	uint64_t count;		/* sum of the counts added */
@@ -67,19 +70,30 @@ const struct cs_location *cs_agg_frame_loc(const struct cs_agg *a, uint32_t id);
 
 /* Adds count and period to the stack (tag, frames[0..nr)), interning it
  * the first time; *id (if not NULL) receives its id (0, 1, ... in order of
- * first sight). The frames are copied. Returns 0 or -ENOMEM. */
+ * first sight). Give frames innermost first: stacks share the tree's
+ * nodes from the last frame on. Returns 0 or -ENOMEM. */
 int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 	       uint32_t nr, uint64_t count, uint64_t period, uint32_t *id);
 
 /* Like cs_agg_add() without adding: returns 0 and *id if the stack is
- * known, -ENOENT if not. */
-int cs_agg_find(const struct cs_agg *a, uint32_t tag, const uint32_t *frames,
+ * known, -ENOENT if not, or -ENOMEM (rebuilding after cs_agg_trim()). */
+int cs_agg_find(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 		uint32_t nr, uint32_t *id);
 
+/* Frees what finds frames and stacks by their keys - about half the
+ * table when stacks are distinct - once everything is added: reading
+ * frames and stacks by id does not need it, and the next cs_agg_frame(),
+ * cs_agg_add() or cs_agg_find() builds it again. */
+void cs_agg_trim(struct cs_agg *a);
+
 size_t cs_agg_nr_stacks(const struct cs_agg *a);
-/* Fills *out with stack id; out->frames points into the table and stays
- * valid until the next cs_agg_add() or cs_agg_free(). */
-void cs_agg_stack(const struct cs_agg *a, uint32_t id, struct cs_agg_stack *out);
+/* The most frames of any stack added: the room cs_agg_stack() needs. */
+size_t cs_agg_max_depth(const struct cs_agg *a);
+/* Fills *out with stack id, its frames copied into buf (room for
+ * cs_agg_max_depth(a) ids; out->frames points there). Only reads the
+ * table: threads may call it at once. */
+void cs_agg_stack(const struct cs_agg *a, uint32_t id, uint32_t *buf,
+		  struct cs_agg_stack *out);
 
 /* Totals over every stack added. */
 uint64_t cs_agg_total_count(const struct cs_agg *a);

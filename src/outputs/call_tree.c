@@ -1,0 +1,178 @@
+/* call_tree.c - an interned tree of (parent, frame) nodes (see call_tree.h). */
+#include "outputs/call_tree.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/util/hash.h"
+
+struct tree_node {
+	uint32_t parent;
+	uint32_t frame;
+};
+
+/* Open addressing, linear probing, at most half full. A slot holds node
+ * id + 1 and bits of the node's hash (cs_slot_*, lib/util/hash.h), so
+ * that a probe passes other nodes without reading them: a new node, most
+ * of a profile of distinct stacks, then costs one cache miss. A node's
+ * hash comes from its key, so a bigger index is filled from the nodes
+ * without keeping hashes. */
+struct cs_tree {
+	struct tree_node *nodes;
+	size_t nr, cap;
+	uint32_t *slots;
+	size_t mask;		/* slots - 1, a power of two less one */
+	uint32_t hash_bits;	/* the slots' bits that hold hash bits */
+};
+
+/* At most 2^31 - 1 nodes: the index then has at most 2^32 slots */
+#define MAX_NODES ((1u << 31) - 1)
+
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	uint64_t x = (uint64_t)parent << 32 | frame;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+int cs_tree_new(struct cs_tree **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void cs_tree_free(struct cs_tree *t)
+{
+	if (!t)
+		return;
+	free(t->nodes);
+	free(t->slots);
+	free(t);
+}
+
+/* The slot of (parent, frame): the node's, or the empty one where it
+ * goes; *h is the node's hash. */
+static size_t probe(const struct cs_tree *t, uint32_t parent, uint32_t frame,
+		    uint64_t *h)
+{
+	size_t s;
+
+	*h = node_hash(parent, frame);
+	for (s = *h & t->mask; t->slots[s]; s = (s + 1) & t->mask) {
+		const struct tree_node *n;
+
+		if (!cs_slot_may_be(t->hash_bits, t->slots[s], *h))
+			continue;
+		n = &t->nodes[cs_slot_index(t->hash_bits, t->slots[s])];
+		if (n->parent == parent && n->frame == frame)
+			break;
+	}
+	return s;
+}
+
+/* A bigger index, or after cs_tree_trim() one that fits the nodes */
+static int index_grow(struct cs_tree *t)
+{
+	size_t cap = t->slots ? (t->mask + 1) * 2 : 1024;
+
+	while (cap < (t->nr + 1) * 2)
+		cap *= 2;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint64_t h;
+
+	if (!slots)
+		return -ENOMEM;
+	free(t->slots);
+	t->slots = slots;
+	t->mask = cap - 1;
+	t->hash_bits = cs_slot_hash_bits(cap);
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t s = probe(t, t->nodes[i].parent, t->nodes[i].frame, &h);
+
+		t->slots[s] = cs_slot_make(t->hash_bits, h, i);
+	}
+	return 0;
+}
+
+int cs_tree_find(struct cs_tree *t, uint32_t parent, uint32_t frame,
+		 uint32_t *id)
+{
+	uint64_t h;
+	size_t s;
+	int err;
+
+	if (!t->slots && !t->nr)
+		return -ENOENT;
+	if (!t->slots && (err = index_grow(t)))
+		return err;
+	s = probe(t, parent, frame, &h);
+	if (!t->slots[s])
+		return -ENOENT;
+	*id = cs_slot_index(t->hash_bits, t->slots[s]);
+	return 0;
+}
+
+int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
+		   uint32_t *id)
+{
+	uint64_t h = 0;
+	size_t s = 0;
+	int err;
+
+	if (!t->slots && t->nr && (err = index_grow(t)))
+		return err;
+	if (t->slots) {
+		s = probe(t, parent, frame, &h);
+		if (t->slots[s]) {
+			*id = cs_slot_index(t->hash_bits, t->slots[s]);
+			return 0;
+		}
+	}
+	if (t->nr >= MAX_NODES)
+		return -ENOMEM;
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 512;
+		struct tree_node *n = realloc(t->nodes, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->nodes = n;
+		t->cap = cap;
+	}
+	if ((t->nr + 1) * 2 > (t->slots ? t->mask + 1 : 0)) {
+		err = index_grow(t);
+		if (err)
+			return err;
+		s = probe(t, parent, frame, &h);
+	}
+	t->nodes[t->nr] = (struct tree_node){ parent, frame };
+	t->slots[s] = cs_slot_make(t->hash_bits, h, t->nr);
+	*id = (uint32_t)t->nr++;
+	return 0;
+}
+
+void cs_tree_trim(struct cs_tree *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = 0;
+}
+
+size_t cs_tree_nr_nodes(const struct cs_tree *t)
+{
+	return t->nr;
+}
+
+uint32_t cs_tree_parent(const struct cs_tree *t, uint32_t id)
+{
+	return t->nodes[id].parent;
+}
+
+uint32_t cs_tree_frame(const struct cs_tree *t, uint32_t id)
+{
+	return t->nodes[id].frame;
+}
