@@ -8,7 +8,8 @@
 # peak memory is measured, 0 to skip it; BENCH_REAL=FILE a real profile to
 # use instead of recording one; BENCH_RUNS (default 5) runs per timing;
 # BENCH_CS=BINARY measures another callstitch build (a before/after);
-# BENCH_BEFORE=BINARY adds its dwarf-mode script row beside BENCH_CS's.
+# BENCH_BEFORE=BINARY adds its dwarf-mode script row and its report
+# memory rows beside BENCH_CS's.
 #
 # Timings are CPU time (user + system, children included), the best of
 # BENCH_RUNS runs, files in the page cache, output to /dev/null: on a
@@ -243,10 +244,22 @@ for kind in plain defer; do
 	line "pipeline, $kind" "$t_lib" "$(mbs "$sz" "$t_lib")" "$(ratio "$t_cat" "$t_lib")x cat"
 done
 
-printf '\n%-50s %10s %14s %12s\n' "memory" "seconds" "anon MiB" "file MiB"
+# the issue's goals beside each row
+mline() { printf '%-50s %10s %10s %10s   %s\n' "$@"; }
+printf '\n%-50s %10s %10s %10s   %s\n' "memory (peak resident)" "seconds" "anon MiB" "file MiB" "goal"
 read -r a f < <(peak_rss "$cs" report -q --stdio -i "$B/distinct.data")
 t=$(best "$cs" report -q --stdio -i "$B/distinct.data")
-line "report, 500k samples, stacks nearly all distinct" "$t" "$a" "$f"
+mline "report, 500k samples, stacks nearly all distinct" "$t" "$a" "$f" "<= 5 s, <= 512 MiB"
+if "$cs" report -h 2>&1 | grep -q -- '-j, --jobs'; then
+	read -r a f < <(peak_rss "$cs" report -q --stdio -j 1 -i "$B/distinct.data")
+	t=$(best "$cs" report -q --stdio -j 1 -i "$B/distinct.data")
+	mline "  the same with -j 1" "$t" "$a" "$f" ""
+fi
+if [ -n "${BENCH_BEFORE:-}" ]; then
+	read -r a f < <(peak_rss "$BENCH_BEFORE" report -q --stdio -i "$B/distinct.data")
+	t=$(best "$BENCH_BEFORE" report -q --stdio -i "$B/distinct.data")
+	mline "  the same, BENCH_BEFORE build" "$t" "$a" "$f" ""
+fi
 if [ "$big_mb" -gt 0 ]; then
 	# gen_synth writes ~7000 deferred samples per MB
 	big=$B/big.data
@@ -255,7 +268,8 @@ if [ "$big_mb" -gt 0 ]; then
 	for cmd in script report; do
 		read -r a f < <(peak_rss "${capped[@]}" "$cs" "$cmd" -q -i "$big")
 		[ "$a" = failed ] && a="> 4 GiB"
-		line "$cmd, deferred profile of $sz MB" "" "$a" "$f"
+		mline "$cmd, deferred profile of $sz MB" "" "$a" "$f" \
+			"<= 256 MiB + waiting samples, anon and file"
 	done
 	rm -f "$big"
 fi
