@@ -3,14 +3,17 @@
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/symtab.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reads a small file into buf (NUL-terminated); returns its length or a
@@ -148,24 +151,38 @@ int cs_symcache_file_key(const char *path, char *buf, size_t len)
 	return r > 0 && (size_t)r < len ? 0 : -ENAMETOOLONG;
 }
 
-/* The cache file of what (symtab, debugimg) for key's source (its first
- * line: what it was read from), in the cache directory (created with
- * mkdir_too). */
-static int cache_path(const char *what, const char *key, char *buf,
-		      size_t len, int mkdir_too)
+/* The cache's size bound in bytes: $CS_CACHE_MAX_MB MiB, default 512;
+ * 0 turns the cache off. */
+static uint64_t cache_max_bytes(void)
 {
-	uint64_t h = 14695981039346656037ULL;
+	const char *s = getenv("CS_CACHE_MAX_MB");
+	unsigned long long mb = 512;
+	char *end;
+
+	if (s && *s) {
+		errno = 0;
+		mb = strtoull(s, &end, 10);
+		if (errno || *end || *s == '-')
+			mb = 512;	/* not a number: as if unset */
+	}
+	return mb > UINT64_MAX >> 20 ? UINT64_MAX : (uint64_t)mb << 20;
+}
+
+/* The cache directory into dir (created with mkdir_too). */
+static int cache_dir(char *dir, size_t len, int mkdir_too)
+{
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char dir[4096];
 	int r;
 
+	if (!cache_max_bytes())
+		return -ENOENT;
 	if (xdg && *xdg == '/')
-		r = snprintf(dir, sizeof(dir), "%s/callstitch", xdg);
+		r = snprintf(dir, len, "%s/callstitch", xdg);
 	else if (home && *home == '/')
-		r = snprintf(dir, sizeof(dir), "%s/.cache/callstitch", home);
+		r = snprintf(dir, len, "%s/.cache/callstitch", home);
 	else
 		return -ENOENT;
-	if (r < 0 || (size_t)r >= sizeof(dir))
+	if (r < 0 || (size_t)r >= len)
 		return -ENAMETOOLONG;
 	if (mkdir_too) {
 		char *slash = strrchr(dir, '/');
@@ -177,10 +194,32 @@ static int cache_path(const char *what, const char *key, char *buf,
 		if (mkdir(dir, 0700) && errno != EEXIST)
 			return -errno;
 	}
-	for (const char *p = key; *p && *p != '\n'; p++)
+	return 0;
+}
+
+/* The cache file of what (symtab, debugimg) for key. The name hashes the
+ * whole key, the reading build included: two builds, or two versions of
+ * a file, keep an entry each instead of replacing each other's. */
+static int cache_path(const char *what, const char *key, char *buf,
+		      size_t len, int mkdir_too)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char dir[4096];
+	int r = cache_dir(dir, sizeof(dir), mkdir_too);
+
+	if (r)
+		return r;
+	for (const char *p = key; *p; p++)
 		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 	r = snprintf(buf, len, "%s/%s-%016llx", dir, what, (unsigned long long)h);
 	return r > 0 && (size_t)r < len ? 0 : -ENAMETOOLONG;
+}
+
+/* A hit marks its file used: the bound removes the least recently used
+ * first, by modification time (atime is not kept on noatime mounts). */
+static void cache_touch(const char *path)
+{
+	utimensat(AT_FDCWD, path, NULL, 0);
 }
 
 int cs_symcache_open(const char *key, struct cs_symtab **out)
@@ -189,7 +228,94 @@ int cs_symcache_open(const char *key, struct cs_symtab **out)
 	int err = cache_path("symtab", key, path, sizeof(path), 0);
 
 	*out = NULL;
-	return err ? err : cs_symtab_open_saved(path, key, out);
+	if (!err)
+		err = cs_symtab_open_saved(path, key, out);
+	if (!err)
+		cache_touch(path);
+	return err;
+}
+
+/* One of the cache's files, as cache_trim() weighs it. */
+#define CACHE_NAME_MAX 64
+
+struct cache_entry {
+	char name[CACHE_NAME_MAX];
+	uint64_t size;
+	struct timespec used;
+};
+
+static int entry_older(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct cache_entry *)a)->used;
+	const struct timespec *y = &((const struct cache_entry *)b)->used;
+
+	if (x->tv_sec != y->tv_sec)
+		return x->tv_sec < y->tv_sec ? -1 : 1;
+	return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* Whether name in the cache directory is the cache's to weigh: an entry,
+ * or a temporary file an hour old (left by a killed run; a younger one is
+ * being written by a run that is still going). */
+static bool cache_owns(const char *name, const struct stat *st)
+{
+	if (strncmp(name, "symtab-", 7) && strncmp(name, "debugimg-", 9))
+		return false;
+	if (!S_ISREG(st->st_mode) || strlen(name) >= CACHE_NAME_MAX)
+		return false;
+	return !strchr(name, '.') || st->st_mtim.tv_sec + 3600 < time(NULL);
+}
+
+/* Removes the least recently used files of the cache directory that
+ * holds path, never path itself (just written, about to be used), until
+ * they take at most max bytes. */
+static void cache_trim(const char *path, uint64_t max)
+{
+	const char *base = strrchr(path, '/') + 1;
+	struct cache_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *de;
+	char dir[4096];
+	DIR *d;
+
+	if ((size_t)(base - path) > sizeof(dir))
+		return;
+	memcpy(dir, path, (size_t)(base - path - 1));
+	dir[base - path - 1] = '\0';
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !cache_owns(de->d_name, &st))
+			continue;
+		total += (uint64_t)st.st_size;
+		if (!strcmp(de->d_name, base))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct cache_entry *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+			cap = ncap;
+		}
+		strcpy(v[n].name, de->d_name);
+		v[n].size = (uint64_t)st.st_size;
+		v[n].used = st.st_mtim;
+		n++;
+	}
+	if (total > max)
+		qsort(v, n, sizeof(*v), entry_older);
+	for (size_t i = 0; i < n && total > max; i++)
+		if (!unlinkat(dirfd(d), v[i].name, 0))
+			total -= v[i].size;
+	closedir(d);
+	free(v);
 }
 
 /* A new cache file beside path, to be renamed over it when whole: its
@@ -202,13 +328,17 @@ static int cache_temp(const char *path, char *tmp, size_t len)
 }
 
 /* Ends what cache_temp() began: the file replaces path if err is 0 and it
- * was all written, else it goes. */
+ * was all written, else it goes. A new entry may take the cache past its
+ * bound: older ones then go. */
 static void cache_commit(int fd, const char *tmp, const char *path, int err)
 {
 	if (close(fd))
 		err = -EIO;
-	if (err || rename(tmp, path))
+	if (err || rename(tmp, path)) {
 		unlink(tmp);
+		return;
+	}
+	cache_trim(path, cache_max_bytes());
 }
 
 void cs_symcache_store(const char *key, const struct cs_symtab *t)
@@ -279,6 +409,7 @@ int cs_symcache_image_open(const char *key, struct cs_symcache_image *out)
 	out->size = (size_t)sizes[0];
 	out->index = map + IMAGE_HEADER + align8(sizes[0]);
 	out->index_size = (size_t)sizes[1];
+	cache_touch(path);
 	return 0;
 }
 

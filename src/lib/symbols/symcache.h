@@ -16,7 +16,12 @@
  * symbols differently) and the source: for the kernel its build id
  * (/sys/kernel/notes), the boot (KASLR moves it every boot) and the loaded
  * modules with their addresses; for a file its path, device, inode, size
- * and modification time.
+ * and modification time. A file's name hashes the whole key, so entries of
+ * two builds coexist.
+ *
+ * The directory is bounded ($CS_CACHE_MAX_MB MiB, default 512; 0: no
+ * cache): each store removes the least recently used entries (a hit marks
+ * its file used) until the rest fit, never the entry just stored.
  */
 #ifndef CS_SYMCACHE_H
 #define CS_SYMCACHE_H
@@ -39,7 +44,7 @@ int cs_symcache_file_key(const char *path, char *buf, size_t len);
 int cs_symcache_open(const char *key, struct cs_symtab **out);
 
 /* Saves finished table t for key, replacing an older table of the same
- * source atomically. Best effort: a cache that cannot be written is no
+ * key atomically. Best effort: a cache that cannot be written is no
  * error. */
 void cs_symcache_store(const char *key, const struct cs_symtab *t);
 
@@ -62,7 +67,7 @@ int cs_symcache_image_open(const char *key, struct cs_symcache_image *out);
 void cs_symcache_image_close(struct cs_symcache_image *img);
 
 /* Saves image[0..size) and the caller's index[0..index_size) of it for
- * key, replacing an older one of the same file atomically. Best effort,
+ * key, replacing an older one of the same key atomically. Best effort,
  * as cs_symcache_store(). */
 void cs_symcache_image_store(const char *key, const void *image, size_t size,
 			     const void *index, size_t index_size);
