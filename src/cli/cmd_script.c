@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "outputs/script.h"
 #include "lib/machine/machine.h"
+#include "lib/util/jobs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +18,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: callstitch script [-i FILE] [--kallsyms FILE] [--symfs DIR]\n"
-		"                         [--no-merge-callchains] [-F FIELDS] [--stats]\n\n"
+		"                         [--no-merge-callchains] [-F FIELDS] [--stats]\n"
+		"                         [-j N]\n\n"
 		"Prints each sample with its stitched call stack in perf script's\n"
 		"layout. A sample whose deferred user stack never came keeps its\n"
 		"kernel part and ends with a '[user stack missing: REASON]' frame.\n\n"
@@ -30,6 +32,9 @@ static void usage(FILE *f)
 		"      --max-stack N     print at most N frames per stack, per part of one\n"
 		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
+		"  -j, --jobs N          threads: with 2 or more the text is written on a\n"
+		"                        thread of its own, the same bytes (default: the\n"
+		"                        CPUs available)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -41,17 +46,18 @@ int cmd_script(int argc, char **argv)
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "fields", required_argument, NULL, 'F' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_input in = { .input = "perf.data" };
-	struct cs_script_opts so = { .out = stdout };
+	struct cs_script_opts so = { .out = stdout, .jobs = cs_jobs_default() };
 	struct cs_script *sc;
 	struct cs_session *s;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:qhF:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:qhF:j:", opts, NULL)) != -1) {
 		if (cli_input_option(&in, c, optarg))
 			continue;
 		switch (c) {
@@ -69,6 +75,13 @@ int cmd_script(int argc, char **argv)
 			}
 			break;
 		}
+		case 'j':
+			if (cs_jobs_parse(optarg, &so.jobs)) {
+				cli_error("script: --jobs '%s': expected a number of threads from 1 to 1024",
+					  optarg);
+				return 129;
+			}
+			break;
 		case OPT_NO_INLINE:
 			so.no_inline = true;
 			break;

@@ -3,14 +3,22 @@
  * A profile of a million samples is tens of millions of frame lines; the
  * text is built in a large buffer with hand-rolled number formatting and
  * written in big chunks.
+ *
+ * With jobs >= 2 the text is written on a second thread: the reading
+ * thread fills a chunk with the new text and, for each address whose
+ * lines are cached, only a reference to them; the writer thread copies
+ * the chunks out in order. The bytes are the same as with one thread.
  */
 #include "outputs/script.h"
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
 #include "lib/trace/tracepoints.h"
+#include "lib/util/queue.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,6 +30,38 @@
 #define LC_SLOTS (1u << LC_BITS)
 #define LC_ARENA (8u << 20)		/* its text */
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
+#define CHUNKS 3			/* with a writer: being filled or written */
+#define CHUNK_REFS (32u << 10)		/* cached texts a chunk refers to */
+
+/* len bytes of cached text, to be written after the chunk's first `at`
+ * bytes of its own text */
+struct text_ref {
+	size_t at;
+	const char *text;
+	size_t len;
+};
+
+/* Output on its way to the writer thread: its own text, with references
+ * to cached text in between. */
+struct chunk {
+	char *buf;			/* BUF_SIZE */
+	size_t len;
+	struct text_ref *refs;		/* CHUNK_REFS */
+	size_t nr_refs;
+};
+
+/* The writer thread and what it owns. */
+struct writer {
+	pthread_t thread;
+	struct cs_queue *todo;		/* chunks to write, in order; NULL: stop */
+	struct cs_queue *done;		/* written chunks, free to fill again */
+	struct chunk chunks[CHUNKS];
+	struct chunk *filling;		/* the reading thread's */
+	char *wbuf;			/* the writer's, BUF_SIZE */
+	size_t wlen;
+	FILE *out;
+	atomic_bool failed;
+};
 
 struct line_ent {			/* one address's lines, as text */
 	uint64_t space, addr;		/* space UINT64_MAX: empty */
@@ -48,6 +88,7 @@ struct cs_script {
 	struct line_ent *lines;		/* LC_SLOTS */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
+	struct writer *writer;		/* NULL: text written on this thread */
 };
 
 static uint32_t line_slot(uint64_t space, uint64_t addr)
@@ -57,14 +98,186 @@ static uint32_t line_slot(uint64_t space, uint64_t addr)
 	return (uint32_t)(h >> (64 - LC_BITS));
 }
 
+/* ---- the writer thread ---------------------------------------------------- */
+
+static void writer_flush(struct writer *w)
+{
+	if (w->wlen && fwrite(w->wbuf, 1, w->wlen, w->out) != w->wlen)
+		atomic_store(&w->failed, true);
+	w->wlen = 0;
+}
+
+static void writer_put(struct writer *w, const char *s, size_t n)
+{
+	if (w->wlen + n > BUF_SIZE)
+		writer_flush(w);
+	if (n > BUF_SIZE) {
+		if (fwrite(s, 1, n, w->out) != n)
+			atomic_store(&w->failed, true);
+		return;
+	}
+	memcpy(w->wbuf + w->wlen, s, n);
+	w->wlen += n;
+}
+
+static void write_chunk(struct writer *w, struct chunk *c)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < c->nr_refs; i++) {
+		const struct text_ref *r = &c->refs[i];
+
+		writer_put(w, c->buf + at, r->at - at);
+		writer_put(w, r->text, r->len);
+		at = r->at;
+	}
+	writer_put(w, c->buf + at, c->len - at);
+	writer_flush(w);
+	c->len = 0;
+	c->nr_refs = 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct chunk *c;
+
+	while ((c = cs_queue_pop(w->todo))) {
+		write_chunk(w, c);
+		cs_queue_push(w->done, c);
+	}
+	return NULL;
+}
+
+static void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < CHUNKS; i++) {
+		free(w->chunks[i].buf);
+		free(w->chunks[i].refs);
+	}
+	free(w->wbuf);
+	cs_queue_free(w->todo);
+	cs_queue_free(w->done);
+	free(w);
+}
+
+/* Starts the writer thread. Returns 0, or -ENOMEM, or -EAGAIN when no
+ * thread could be made. */
+static int writer_start(struct cs_script *sc)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int err = -ENOMEM;
+
+	if (!w || cs_queue_new(CHUNKS + 1, &w->todo) ||
+	    cs_queue_new(CHUNKS, &w->done) || !(w->wbuf = malloc(BUF_SIZE)))
+		goto fail;
+	for (size_t i = 0; i < CHUNKS; i++) {
+		w->chunks[i].buf = malloc(BUF_SIZE);
+		w->chunks[i].refs = malloc(CHUNK_REFS * sizeof(struct text_ref));
+		if (!w->chunks[i].buf || !w->chunks[i].refs)
+			goto fail;
+		if (i)
+			cs_queue_push(w->done, &w->chunks[i]);
+	}
+	w->filling = &w->chunks[0];
+	w->out = sc->out;
+	atomic_init(&w->failed, false);
+	if (pthread_create(&w->thread, NULL, writer_main, w)) {
+		err = -EAGAIN;
+		goto fail;
+	}
+	sc->writer = w;
+	sc->buf = w->filling->buf;
+	return 0;
+fail:
+	writer_free(w);
+	return err;
+}
+
+/* The chunk being filled goes to the writer; an empty one takes its
+ * place. */
+static void chunk_hand_off(struct cs_script *sc)
+{
+	struct writer *w = sc->writer;
+
+	w->filling->len = sc->len;
+	cs_queue_push(w->todo, w->filling);
+	w->filling = cs_queue_pop(w->done);
+	sc->buf = w->filling->buf;
+	sc->len = 0;
+	if (atomic_load(&w->failed))
+		sc->io_error = true;
+}
+
+/* Waits until everything handed to the writer, and the chunk being
+ * filled, is written: then the line cache may be reused, or this thread
+ * may write to the output itself. */
+static void writer_drain(struct cs_script *sc)
+{
+	struct writer *w = sc->writer;
+	struct chunk *all[CHUNKS];
+
+	chunk_hand_off(sc);
+	all[0] = w->filling;
+	for (size_t i = 1; i < CHUNKS; i++)
+		all[i] = cs_queue_pop(w->done);
+	for (size_t i = 1; i < CHUNKS; i++)
+		cs_queue_push(w->done, all[i]);
+	if (atomic_load(&w->failed))
+		sc->io_error = true;
+}
+
+static void writer_stop(struct cs_script *sc)
+{
+	if (!sc->writer)
+		return;
+	cs_queue_push(sc->writer->todo, NULL);
+	pthread_join(sc->writer->thread, NULL);
+	writer_free(sc->writer);
+	sc->writer = NULL;
+	sc->buf = NULL;
+}
+
+/* len bytes of cached text go out next, by reference: they stay in the
+ * arena until the writer has copied them (writer_drain() before the arena
+ * is reused). */
+static void put_ref(struct cs_script *sc, const char *text, size_t len)
+{
+	struct chunk *c = sc->writer->filling;
+	struct text_ref *last = c->nr_refs ? &c->refs[c->nr_refs - 1] : NULL;
+
+	/* a stack seen before was often cached in the order it is printed */
+	if (last && last->at == sc->len && last->text + last->len == text) {
+		last->len += len;
+		return;
+	}
+	if (c->nr_refs == CHUNK_REFS) {
+		chunk_hand_off(sc);
+		c = sc->writer->filling;
+	}
+	c->refs[c->nr_refs++] = (struct text_ref){ sc->len, text, len };
+}
+
+/* ---- the printer ---------------------------------------------------------- */
+
 int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
 	struct cs_script *sc = calloc(1, sizeof(*sc));
+	int err;
 
 	*out = NULL;
 	if (!sc)
 		return -ENOMEM;
-	sc->buf = malloc(BUF_SIZE);
+	sc->out = o->out ? o->out : stdout;
+	/* no thread to be had: the same text, written on this one */
+	if (o->jobs >= 2 && (err = writer_start(sc)) && err != -EAGAIN) {
+		cs_script_free(sc);
+		return err;
+	}
+	if (!sc->writer)
+		sc->buf = malloc(BUF_SIZE);
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
 	sc->lines = malloc(LC_SLOTS * sizeof(*sc->lines));
 	sc->arena = malloc(LC_ARENA);
@@ -73,7 +286,6 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 		return -ENOMEM;
 	}
 	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
-	sc->out = o->out ? o->out : stdout;
 	sc->no_merge = o->no_merge;
 	sc->no_inline = o->no_inline;
 	sc->user_fields = o->fields;
@@ -87,7 +299,10 @@ void cs_script_free(struct cs_script *sc)
 {
 	if (!sc)
 		return;
-	free(sc->buf);
+	if (sc->writer)
+		writer_stop(sc);
+	else
+		free(sc->buf);
 	free(sc->frames);
 	free(sc->lines);
 	free(sc->arena);
@@ -144,11 +359,24 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 	return 0;
 }
 
-int cs_script_flush(struct cs_script *sc)
+/* The buffer's text goes out (to the writer thread, if there is one). */
+static void buf_out(struct cs_script *sc)
 {
+	if (sc->writer) {
+		chunk_hand_off(sc);
+		return;
+	}
 	if (sc->len && fwrite(sc->buf, 1, sc->len, sc->out) != sc->len)
 		sc->io_error = true;
 	sc->len = 0;
+}
+
+int cs_script_flush(struct cs_script *sc)
+{
+	if (sc->writer)
+		writer_drain(sc);
+	else
+		buf_out(sc);
 	return sc->io_error ? -EIO : 0;
 }
 
@@ -159,7 +387,7 @@ int cs_script_flush(struct cs_script *sc)
 static char *room(struct cs_script *sc, size_t n)
 {
 	if (sc->len + n > BUF_SIZE)
-		cs_script_flush(sc);
+		buf_out(sc);
 	if (n > BUF_SIZE)		/* absurd name: let stdio take it */
 		return NULL;
 	return sc->buf + sc->len;
@@ -170,6 +398,8 @@ static void put_mem(struct cs_script *sc, const char *s, size_t n)
 	char *p = room(sc, n);
 
 	if (!p) {
+		if (sc->writer)
+			writer_drain(sc);	/* its text goes first */
 		if (fwrite(s, 1, n, sc->out) != n)
 			sc->io_error = true;
 		return;
@@ -517,18 +747,27 @@ static const struct line_ent *line_lookup(const struct cs_script *sc,
 	return e->space == space && e->addr == addr ? e : NULL;
 }
 
+/* Room for bound more bytes in the arena. When it is full it starts over
+ * rather than track what is still used; the writer may still have to copy
+ * text from it, so it has that written first. */
+static void line_cache_room(struct cs_script *sc, size_t bound)
+{
+	if (sc->arena_len + bound <= LC_ARENA)
+		return;
+	if (sc->writer)
+		writer_drain(sc);
+	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
+	sc->arena_len = 0;
+}
+
 static void line_store(struct cs_script *sc, uint64_t space, uint64_t addr,
 		       const char *text, size_t len, size_t lines)
 {
 	struct line_ent *e;
 
-	if (len > LC_MAX_TEXT || lines > UINT16_MAX)
+	if (len > LC_MAX_TEXT || lines > UINT16_MAX ||
+	    sc->arena_len + len > LC_ARENA)
 		return;
-	if (sc->arena_len + len > LC_ARENA) {
-		/* full: start over rather than track what is still used */
-		memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
-		sc->arena_len = 0;
-	}
 	e = &sc->lines[line_slot(space, addr)];
 	memcpy(sc->arena + sc->arena_len, text, len);
 	e->space = space;
@@ -576,6 +815,7 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			n = left - 1;
 		return put_addr_lines(sc, f, names, n);
 	}
+	line_cache_room(sc, bound < LC_MAX_TEXT ? bound : LC_MAX_TEXT);
 	room(sc, bound);
 	start = sc->len;
 	lines = put_addr_lines(sc, f, names, n);
@@ -599,6 +839,13 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	uint64_t kspace = cs_machine_kernel_space(sc->machine);
 	size_t used[2] = { 0, 0 }, max = sc->max_stack;
 
+	/* the line cache is bigger than the CPU's caches: ask for every
+	 * frame's slot at once rather than wait for each in turn */
+	for (size_t i = 0; i < n && (unwound || i < max); i++)
+		if (f[i].kind == CS_FRAME_ADDR)
+			__builtin_prefetch(&sc->lines[line_slot(
+				cs_machine_is_kernel(f[i].cpumode, f[i].addr) ?
+				kspace : uspace, f[i].addr)]);
 	for (size_t i = 0; i < n && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		bool kernel = f[i].kind == CS_FRAME_ADDR &&
@@ -629,6 +876,10 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 			*lines = max;
 		} else {
 			*lines += e->lines;
+		}
+		if (sc->writer) {
+			put_ref(sc, sc->arena + e->off, len);
+			continue;
 		}
 		p = room(sc, len);
 		memcpy(p, sc->arena + e->off, len);

@@ -16,6 +16,10 @@ profiles=("$FIXTURES/$D/syswide-defer.data" "$FIXTURES/$D/task-defer.data"
 	  "$T/defer.data" "$T/plain.data")
 variants=("" "--no-children" "-g caller,0.01" "-g callee,0" "-g none"
 	  "--sort dso,sym -n" "--sort pid,tid,comm" "--percent-limit 0.1")
+# script's text goes through its line cache by reference when written on
+# a second thread: every way a frame line is made or cut short
+script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
+		 "-F +pid,-symoff")
 
 cmds=()
 for c in report script folded flame pprof; do
@@ -29,13 +33,17 @@ ok "commands with -j: ${cmds[*]}"
 
 for c in "${cmds[@]}"; do
 	bad=0 runs=0
+	vs=("${variants[@]}")
+	[ "$c" = script ] && vs=("${script_variants[@]}")
 	for p in "${profiles[@]}"; do
-		for v in "${variants[@]}"; do
-			[ "$c" = report ] || [ -z "$v" ] || continue
+		for v in "${vs[@]}"; do
+			[ "$c" = report ] || [ "$c" = script ] || [ -z "$v" ] || continue
 			# shellcheck disable=SC2086
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				$v >"$T/one" 2>"$T/one.err" || { bad=1; echo "# -j 1 $v on $p failed"; }
+			# script has one writer thread however many -j allows
 			for j in 2 5; do
+				[ "$c" = script ] && [ "$j" = 5 ] && continue
 				# shellcheck disable=SC2086
 				"$CS" "$c" -q -j "$j" -i "$p" --kallsyms "$KALLSYMS" \
 					--symfs "$SYMFS" $v >"$T/many" 2>/dev/null
@@ -54,3 +62,19 @@ done
 "$CS" report -q -j 0 -i "$T/defer.data" >/dev/null 2>"$T/err"
 check_eq "-j 0 is refused" 129 "$?"
 check "with a message naming the option" grep -q -- "--jobs '0'" "$T/err"
+"$CS" script -q -j x -i "$T/defer.data" >/dev/null 2>"$T/err"
+check_eq "script -j x is refused" 129 "$?"
+check "with a message naming the option" grep -q -- "--jobs 'x'" "$T/err"
+
+# the writer thread's failure is the command's: a one-line error, exit 1
+for j in 1 2; do
+	rc=0
+	"$CS" script -q -j "$j" -i "$T/plain.data" >/dev/full 2>"$T/err" || rc=$?
+	check_eq "script -j $j to a full device fails" 1 "$rc"
+	check_eq "script -j $j to a full device says so in one line" 1 \
+		"$(grep -c . "$T/err")"
+done
+# through a pipe, read slowly, the same bytes as into a file
+"$CS" script -q -j 2 -i "$T/defer.data" >"$T/file" 2>/dev/null
+"$CS" script -q -j 2 -i "$T/defer.data" 2>/dev/null | dd bs=4096 status=none >"$T/piped"
+check "script -j 2 through a pipe writes what it writes to a file" cmp -s "$T/file" "$T/piped"
