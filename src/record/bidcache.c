@@ -1,6 +1,7 @@
 /* bidcache.c - copies binaries and kallsyms into perf's build-id cache. */
 #include "record/bidcache.h"
 #include "lib/symbols/elfimg.h"
+#include "lib/util/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,20 +59,11 @@ static int copy_file(const char *src, const char *dst_dir, const char *dst)
 		return err;
 	}
 	/* /proc/kallsyms says it is empty: read to the end, not st_size */
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(out, buf + done, (size_t)(n - done));
-
-			if (w < 0) {
-				err = -errno;
-				goto out;
-			}
-			done += w;
-		}
-	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if ((err = cs_write_all(out, buf, (size_t)n)))
+			break;
 	if (n < 0)
 		err = -errno;
-out:
 	if (!err && fchmod(out, 0644))
 		err = -errno;
 	if (close(out) && !err)

@@ -2,6 +2,7 @@
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/write_all.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -420,24 +421,6 @@ void cs_symcache_image_close(struct cs_symcache_image *img)
 	memset(img, 0, sizeof(*img));
 }
 
-/* Writes all of buf to fd: 0 or -EIO. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 void cs_symcache_image_store(const char *key, const void *image, size_t size,
 			     const void *index, size_t index_size)
 {
@@ -457,13 +440,13 @@ void cs_symcache_image_store(const char *key, const void *image, size_t size,
 	memcpy(header + magic + klen + 1, sizes, sizeof(sizes));
 	fd = cache_temp(path, tmp, sizeof(tmp));
 	if (fd >= 0) {
-		err = write_all(fd, header, IMAGE_HEADER);
+		err = cs_write_all(fd, header, IMAGE_HEADER);
 		if (!err)
-			err = write_all(fd, image, size);
+			err = cs_write_all(fd, image, size);
 		if (!err)
-			err = write_all(fd, zeros, align8(size) - size);
+			err = cs_write_all(fd, zeros, align8(size) - size);
 		if (!err)
-			err = write_all(fd, index, index_size);
+			err = cs_write_all(fd, index, index_size);
 		cache_commit(fd, tmp, path, err);
 	}
 	free(header);

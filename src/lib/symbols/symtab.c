@@ -1,5 +1,6 @@
 /* symtab.c - sorted symbol table, alias choice and end fix-up as perf does. */
 #include "lib/symbols/symtab.h"
+#include "lib/util/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -356,23 +357,6 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
 {
 	struct saved_head h = { .key_len = strlen(key), .nr = t->nr_syms,
@@ -381,15 +365,15 @@ int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
 	int err;
 
 	memcpy(h.magic, saved_magic, sizeof(h.magic));
-	err = write_all(fd, &h, sizeof(h));
+	err = cs_write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, key, h.key_len);
+		err = cs_write_all(fd, key, h.key_len);
 	if (!err)
-		err = write_all(fd, zero, pad8(h.key_len) - h.key_len);
+		err = cs_write_all(fd, zero, pad8(h.key_len) - h.key_len);
 	if (!err)
-		err = write_all(fd, t->starts, t->nr_syms * sizeof(*t->starts));
+		err = cs_write_all(fd, t->starts, t->nr_syms * sizeof(*t->starts));
 	if (!err)
-		err = write_all(fd, t->ends, t->nr_syms * sizeof(*t->ends));
+		err = cs_write_all(fd, t->ends, t->nr_syms * sizeof(*t->ends));
 	if (!err) {
 		const uint8_t *m = t->mangled ? t->mangled : t->saved_mangled;
 		uint8_t *none = m ? NULL : calloc(t->nr_syms ? t->nr_syms : 1, 1);
@@ -397,13 +381,13 @@ int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
 		if (!m && !none)
 			err = -ENOMEM;
 		else
-			err = write_all(fd, m ? m : none, t->nr_syms);
+			err = cs_write_all(fd, m ? m : none, t->nr_syms);
 		free(none);
 	}
 	if (!err)
-		err = write_all(fd, zero, pad8(t->nr_syms) - t->nr_syms);
+		err = cs_write_all(fd, zero, pad8(t->nr_syms) - t->nr_syms);
 	if (!err)
-		err = write_all(fd, t->pool_view, t->pool_len);
+		err = cs_write_all(fd, t->pool_view, t->pool_len);
 	return err;
 }
 

@@ -25,6 +25,7 @@
 #include <zstd.h>
 
 #include "lib/util/errbuf.h"
+#include "lib/util/write_all.h"
 #include "lib/write/feature.h"
 #include "lib/write/swap.h"
 
@@ -109,20 +110,9 @@ static int fail_errno(struct cs_writer *w, int err, const char *what)
 
 static int write_all(struct cs_writer *w, const void *p, size_t n)
 {
-	const uint8_t *b = p;
+	int err = cs_write_all(w->fd, p, n);
 
-	while (n) {
-		ssize_t k = write(w->fd, b, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail_errno(w, -errno, "write");
-		}
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return err ? fail_errno(w, err, "write") : 0;
 }
 
 static int out_flush(struct cs_writer *w)
