@@ -232,25 +232,25 @@ static double delta(const struct cs_diff *d, const struct entry *e)
 	return share(d, e, 1) - (e->seen[0] ? share(d, e, 0) : 0.0);
 }
 
-static const struct cs_diff *sort_d;
-
 /* perf's delta-abs order: the biggest change first (an entry new in the
- * second profile changed by all its share), then the rest by baseline */
-static int cmp_entry(const void *pa, const void *pb)
+ * second profile changed by all its share), then the rest by baseline;
+ * qsort_r's argument is the diff, so two diffs may sort at once */
+static int cmp_entry(const void *pa, const void *pb, void *arg)
 {
-	const struct entry *a = &sort_d->e[*(const uint32_t *)pa];
-	const struct entry *b = &sort_d->e[*(const uint32_t *)pb];
+	const struct cs_diff *d = arg;
+	const struct entry *a = &d->e[*(const uint32_t *)pa];
+	const struct entry *b = &d->e[*(const uint32_t *)pb];
 	bool da = a->seen[1], db = b->seen[1];
 	double x, y;
 
 	if (da != db)
 		return da ? -1 : 1;
-	x = da ? fabs(delta(sort_d, a)) : share(sort_d, a, 0);
-	y = db ? fabs(delta(sort_d, b)) : share(sort_d, b, 0);
+	x = da ? fabs(delta(d, a)) : share(d, a, 0);
+	y = db ? fabs(delta(d, b)) : share(d, b, 0);
 	if (x != y)
 		return x > y ? -1 : 1;
-	x = share(sort_d, a, 0);
-	y = share(sort_d, b, 0);
+	x = share(d, a, 0);
+	y = share(d, b, 0);
 	if (x != y)
 		return x > y ? -1 : 1;
 	/* then by the keys, the first key first */
@@ -290,8 +290,7 @@ static int write_event(struct cs_diff *d, uint32_t ev, FILE *out)
 			continue;
 		order[n++] = (uint32_t)i;
 	}
-	sort_d = d;
-	qsort(order, n, sizeof(*order), cmp_entry);
+	qsort_r(order, n, sizeof(*order), cmp_entry, d);
 
 	for (size_t k = 0; k < d->o.nr_sort; k++) {
 		width[k] = strlen(key_header[d->o.sort[k]]);

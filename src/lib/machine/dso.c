@@ -5,6 +5,7 @@
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
 #include "lib/util/open_regular.h"
+#include "lib/util/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -584,7 +585,7 @@ static bool own_vdso(char *path, size_t size)
 	fd = mkstemp(path);
 	if (fd < 0)
 		return false;
-	ok = write(fd, (const void *)base, end - start) == (ssize_t)(end - start);
+	ok = cs_write_all(fd, (const void *)base, end - start) == 0;
 	close(fd);
 	if (!ok)
 		unlink(path);
