@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 rm -rf "$C"
-mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof,unwind}
+mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof,unwind,expr}
 
 # file mode: real recordings, shrunk; synthetic ones in every layout
 for f in task-defer syswide-defer task-nodefer; do
@@ -79,6 +79,49 @@ seed('deep', base + syms['pp_l1'] + 4, [base + syms['pp_l2'] + 0x20, base + syms
      base + syms['pp_l4'] + 0x20, sp + 0x100, ra] * 4)
 seed('libc', 0x7f0000000000 + 0x27000, [ra] * 8)
 seed('nofile', 0x10100, [ra] * 4)
+PY
+
+# expr: the expressions real CFI uses (the PLT's CFA, a signal frame's
+# saved register, a CFA-relative value), and ones that branch, loop,
+# divide by zero and read past the copy; the layout is fuzz_expr.c's
+python3 - "$C/expr" <<'PY'
+import struct, sys
+out = sys.argv[1]
+W = {0: 0, 1: 1, 2: 2, 4: 3, 8: 4}
+def seed(name, known, ops, stack):
+    b = bytearray([known]) + bytes(range(0, 17 * 4, 4))
+    for atom, n1, w1, n2, w2 in ops:
+        b += bytes([atom, W[w1] | W[w2] << 4])
+        b += (n1 & ((1 << 8 * w1) - 1)).to_bytes(w1, 'little')
+        b += (n2 & ((1 << 8 * w2) - 1)).to_bytes(w2, 'little')
+    b += b'\xff' + struct.pack('<%dQ' % len(stack), *stack)
+    open('%s/%s' % (out, name), 'wb').write(b)
+def op(atom, n1=0, w1=0, n2=0, w2=0):
+    return (atom, n1, w1, n2, w2)
+lit = lambda n: op(0x30 + n)
+breg = lambda r, off: op(0x70 + r, off, 8)
+stack = [0x1000 + 8 * i for i in range(64)]
+# rsp + 8 + 8 * ((rip & 15) >= 11): the PLT's CFA
+seed('plt', 0xff, [breg(7, 8), breg(16, 0), lit(15), op(0x1a), lit(11), op(0x2a),
+                   lit(3), op(0x24), op(0x22)], stack)
+# a signal frame: the register saved at rsp + 0x28 in the context
+seed('signal', 0xff, [breg(7, 0x28), op(0x06)], stack)
+seed('cfa-value', 0x80, [op(0x9c), op(0x23, 16, 1), op(0x9f)], stack)
+seed('deref-size', 0xff, [breg(7, 3), op(0x94, 2, 1), op(0x12), op(0x1c)], stack)
+seed('bregx', 0xff, [op(0x92, 7, 1, 0x10, 8), op(0x06), op(0x08, 9, 1), op(0x22)], stack)
+# a loop counting down from 5, then out (offsets are the input's)
+hdr = 1 + 17
+ops = [lit(5)]                       # at hdr
+top = hdr + 2                        # lit1 minus dup bra(top)
+ops += [lit(1), op(0x1c), op(0x12)]
+bra_at = top + 6
+ops += [op(0x28, top - bra_at - 3, 2)]
+seed('loop', 0xff, ops, stack)
+seed('forever', 0xff, [op(0x2f, -3, 2)], stack)
+seed('div-zero', 0xff, [lit(7), lit(0), op(0x1b)], stack)
+seed('past-copy', 0xff, [breg(7, 0x7ff8), op(0x06)], stack[:4])
+seed('below-copy', 0xff, [breg(7, -0x100), op(0x06)], stack[:4])
+seed('unknown-reg', 0x00, [breg(3, 0)], stack)
 PY
 
 du -sh "$C"
