@@ -12,7 +12,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 rm -rf "$C"
-mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof,unwind,expr}
+mkdir -p "$C"/{script,dump,pipe,zstd,flame,pprof,unwind,expr,elf}
 
 # file mode: real recordings, shrunk; synthetic ones in every layout
 for f in task-defer syswide-defer task-nodefer; do
@@ -124,4 +124,38 @@ seed('below-copy', 0xff, [breg(7, -0x100), op(0x06)], stack[:4])
 seed('unknown-reg', 0x00, [breg(3, 0)], stack)
 PY
 
+# elf: small binaries of every kind symbols come from (with and without
+# .symtab and DWARF, PIE and not, a shared object, C++ names), and saved
+# tables under fuzz_elf.c's key (the layout of symtab.c's saved_head)
+cp "$FIX/bin/workload" "$C/elf/workload"
+strip -o "$C/elf/workload-stripped" "$FIX/bin/workload"
+printf 'static int f(int x) { return x * 3; }\nint g(int x) { return f(x) + 1; }\n' >"$T/g.c"
+printf 'int main(int c, char **v) { (void)v; extern int g(int); return g(c); }\n' >"$T/m.c"
+cc -O2 -g -shared -fPIC -o "$C/elf/lib.so" "$T/g.c"
+cc -O2 -g -no-pie -o "$C/elf/nopie" "$T/m.c" "$T/g.c"
+printf 'namespace ns { struct S { int f(int x) { return x + 1; } }; }\n' >"$T/s.cc"
+printf 'int h(int x) { ns::S s; return s.f(x); }\nint main(int c, char **) { return h(c); }\n' >>"$T/s.cc"
+if command -v g++ >/dev/null; then g++ -O0 -g -o "$C/elf/cxx" "$T/s.cc"; fi
+python3 - "$C/elf" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def table(name, syms, key=b'fuzz'):
+    pool, ents = b'', []
+    for start, end, sym, module in syms:
+        n = len(pool); pool += sym + b'\0'
+        m = 0xffffffff
+        if module is not None:
+            m = len(pool); pool += module + b'\0'
+        ents.append((start, end, n, m))
+    b = b'CSSYMT1\0' + struct.pack('<3Q', len(key), len(ents), len(pool))
+    b += key + b'\0' * (-len(key) % 8)
+    b += b''.join(struct.pack('<Q', e[0]) for e in ents)
+    b += b''.join(struct.pack('<QII', e[1], e[2], e[3]) for e in ents)
+    b += bytes([i & 1 for i in range(len(ents))]) + b'\0' * (-len(ents) % 8)
+    open('%s/%s' % (out, name), 'wb').write(b + pool)
+table('saved', [(0x1000, 0x1040, b'main', None), (0x1040, 0x1100, b'_ZN2ns1S1fEi', None),
+                (0xffffffff81000000, 0xffffffff81000100, b'do_syscall_64', b'[kvm]')])
+table('saved-empty-names', [(0x10, 0x10, b'', None), (0x20, 0x30, b'a', None)])
+table('saved-other-key', [(0x1000, 0x1040, b'main', None)], key=b'another key')
+PY
 du -sh "$C"

@@ -375,6 +375,29 @@ static void saved_tables_answer_as_the_original(void **state)
 	cs_symtab_free(t);
 }
 
+/* a binary without function symbols (stripped, .dynsym all undefined) is
+ * cached too: else every run would parse it and write its file again */
+static void empty_tables_are_saved_and_opened(void **state)
+{
+	char path[] = "/tmp/cs-test-symtab.XXXXXX";
+	struct cs_symtab *t, *u;
+	int fd;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(cs_symtab_save(t, fd, "empty"), 0);
+	close(fd);
+	assert_int_equal(cs_symtab_open_saved(path, "empty", &u), 0);
+	assert_int_equal(cs_symtab_count(u), 0);
+	assert_null(cs_symtab_find(u, 0x1000));
+	cs_symtab_free(u);
+	unlink(path);
+	cs_symtab_free(t);
+}
+
 static void non_elf_files_are_refused(void **state)
 {
 	struct cs_elf_info info;
@@ -401,6 +424,7 @@ int main(void)
 		cmocka_unit_test(non_elf_files_are_refused),
 		cmocka_unit_test(mangled_names_are_demangled_when_found),
 		cmocka_unit_test(saved_tables_answer_as_the_original),
+		cmocka_unit_test(empty_tables_are_saved_and_opened),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

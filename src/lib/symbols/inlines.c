@@ -108,7 +108,8 @@ static int index_cus(struct cs_inlines *in)
 		}
 		off = next;
 	}
-	qsort(in->ranges, in->nr_ranges, sizeof(*in->ranges), cmp_range);
+	if (in->nr_ranges)	/* none: ranges is NULL, which qsort may not see */
+		qsort(in->ranges, in->nr_ranges, sizeof(*in->ranges), cmp_range);
 	return 0;
 }
 

@@ -258,9 +258,12 @@ int cs_symtab_finish(struct cs_symtab *t)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct entry *e = &t->ent[i];
+		uint64_t end = e->start + e->size;
 
+		if (end < e->start)	/* a size read from a file may wrap */
+			end = UINT64_MAX;
 		t->starts[i] = e->start;
-		t->ends[i] = (struct fin_ent){ e->start + e->size, e->name, e->module };
+		t->ends[i] = (struct fin_ent){ end, e->name, e->module };
 		t->mangled[i] = e->mangled;
 	}
 	t->nr_syms = n;
@@ -411,7 +414,8 @@ static int saved_view(struct cs_symtab *t, const char *buf, size_t len,
 	per = sizeof(*t->starts) + sizeof(*t->ends) + 1;
 	if (off > len || h.nr > (len - off) / per ||
 	    h.pool_len != len - off - h.nr * (per - 1) - pad8(h.nr) ||
-	    !h.pool_len || buf[len - 1] != '\0' || h.pool_len > UINT32_MAX)
+	    (h.nr && (!h.pool_len || buf[len - 1] != '\0')) ||
+	    h.pool_len > UINT32_MAX)
 		return -EBADMSG;
 	t->starts = (uint64_t *)(uintptr_t)(buf + off);
 	off += h.nr * sizeof(*t->starts);
