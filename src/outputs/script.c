@@ -1,13 +1,14 @@
 /* script.c - perf script's text layout, written without stdio formatting.
  *
- * A profile of a million samples is tens of millions of frame lines; the
- * text is built in a large buffer with hand-rolled number formatting and
- * written in big chunks.
+ * A profile of a million samples is tens of millions of frame lines, most
+ * of them the same few thousand addresses again. The text is built in
+ * chunks: each chunk is the new text, with references in between to the
+ * cached text of addresses seen before (the line cache), and goes out
+ * with writev(), so that the cached text is never copied here - the
+ * kernel takes it from the cache (and, for /dev/null, not at all).
  *
- * With jobs >= 2 the text is written on a second thread: the reading
- * thread fills a chunk with the new text and, for each address whose
- * lines are cached, only a reference to them; the writer thread copies
- * the chunks out in order. The bytes are the same as with one thread.
+ * With jobs >= 2 the chunks are written on a second thread while the
+ * reading thread fills the next. The bytes are the same as with one.
  */
 #include "outputs/script.h"
 #include "lib/machine/frames.h"
@@ -17,12 +18,14 @@
 #include "lib/util/queue.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #define BUF_SIZE (1u << 20)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
@@ -32,6 +35,11 @@
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define CHUNKS 3			/* with a writer: being filled or written */
 #define CHUNK_REFS (32u << 10)		/* cached texts a chunk refers to */
+#ifdef IOV_MAX
+#define PIECES IOV_MAX			/* pieces of text a writev() takes */
+#else
+#define PIECES 1024
+#endif
 
 /* len bytes of cached text, to be written after the chunk's first `at`
  * bytes of its own text */
@@ -41,13 +49,20 @@ struct text_ref {
 	size_t len;
 };
 
-/* Output on its way to the writer thread: its own text, with references
- * to cached text in between. */
+/* Output on its way out: its own text, with references to cached text in
+ * between. */
 struct chunk {
 	char *buf;			/* BUF_SIZE */
 	size_t len;
 	struct text_ref *refs;		/* CHUNK_REFS */
 	size_t nr_refs;
+};
+
+/* Where chunks go: the stream's file descriptor, written with writev(), or
+ * the stream itself when it has none (fmemopen()). */
+struct sink {
+	FILE *out;
+	int fd;				/* -1: through out */
 };
 
 /* The writer thread and what it owns. */
@@ -56,10 +71,7 @@ struct writer {
 	struct cs_queue *todo;		/* chunks to write, in order; NULL: stop */
 	struct cs_queue *done;		/* written chunks, free to fill again */
 	struct chunk chunks[CHUNKS];
-	struct chunk *filling;		/* the reading thread's */
-	char *wbuf;			/* the writer's, BUF_SIZE */
-	size_t wlen;
-	FILE *out;
+	struct sink sink;
 	atomic_bool failed;
 };
 
@@ -71,7 +83,7 @@ struct line_ent {			/* one address's lines, as text */
 };
 
 struct cs_script {
-	FILE *out;
+	struct sink sink;
 	bool no_merge;
 	bool no_inline;
 	unsigned int fields;		/* of the sample being printed */
@@ -82,8 +94,10 @@ struct cs_script {
 	struct cs_machine *machine;
 	int name_width;			/* widest event name */
 	bool io_error;
-	size_t len;
-	char *buf;
+	struct chunk *filling;		/* being filled, by this thread */
+	char *buf;			/* filling->buf */
+	size_t len;			/* of filling's own text so far */
+	struct chunk own;		/* the one chunk, without a writer */
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
 	struct line_ent *lines;		/* LC_SLOTS */
 	char *arena;			/* LC_ARENA bytes of line text */
@@ -98,44 +112,71 @@ static uint32_t line_slot(uint64_t space, uint64_t addr)
 	return (uint32_t)(h >> (64 - LC_BITS));
 }
 
-/* ---- the writer thread ---------------------------------------------------- */
+/* ---- writing chunks ------------------------------------------------------- */
 
-static void writer_flush(struct writer *w)
+/* All of n pieces: writev() may take fewer bytes than it was given (a
+ * signal, a pipe, a full disk). False on an error. */
+static bool writev_all(int fd, struct iovec *iov, int n)
 {
-	if (w->wlen && fwrite(w->wbuf, 1, w->wlen, w->out) != w->wlen)
-		atomic_store(&w->failed, true);
-	w->wlen = 0;
-}
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
 
-static void writer_put(struct writer *w, const char *s, size_t n)
-{
-	if (w->wlen + n > BUF_SIZE)
-		writer_flush(w);
-	if (n > BUF_SIZE) {
-		if (fwrite(s, 1, n, w->out) != n)
-			atomic_store(&w->failed, true);
-		return;
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
-	memcpy(w->wbuf + w->wlen, s, n);
-	w->wlen += n;
+	return true;
 }
 
-static void write_chunk(struct writer *w, struct chunk *c)
+static bool sink_write(const struct sink *s, struct iovec *iov, int n)
 {
+	if (s->fd >= 0)
+		return writev_all(s->fd, iov, n);
+	for (int i = 0; i < n; i++)
+		if (fwrite(iov[i].iov_base, 1, iov[i].iov_len, s->out) !=
+		    iov[i].iov_len)
+			return false;
+	return true;
+}
+
+/* Writes the chunk, its own text and the cached text it refers to in
+ * order, and empties it. False on an error. */
+static bool chunk_write(const struct sink *s, struct chunk *c)
+{
+	struct iovec iov[PIECES];
 	size_t at = 0;
+	int n = 0;
+	bool ok = true;
 
-	for (size_t i = 0; i < c->nr_refs; i++) {
-		const struct text_ref *r = &c->refs[i];
+	for (size_t i = 0; i <= c->nr_refs; i++) {
+		const struct text_ref *r = i < c->nr_refs ? &c->refs[i] : NULL;
+		size_t to = r ? r->at : c->len;
 
-		writer_put(w, c->buf + at, r->at - at);
-		writer_put(w, r->text, r->len);
-		at = r->at;
+		if (n > PIECES - 2) {
+			ok = ok && sink_write(s, iov, n);
+			n = 0;
+		}
+		if (to > at)
+			iov[n++] = (struct iovec){ c->buf + at, to - at };
+		if (r)
+			iov[n++] = (struct iovec){ (void *)r->text, r->len };
+		at = to;
 	}
-	writer_put(w, c->buf + at, c->len - at);
-	writer_flush(w);
+	ok = ok && sink_write(s, iov, n);
 	c->len = 0;
 	c->nr_refs = 0;
+	return ok;
 }
+
+/* ---- the writer thread ---------------------------------------------------- */
 
 static void *writer_main(void *arg)
 {
@@ -143,21 +184,34 @@ static void *writer_main(void *arg)
 	struct chunk *c;
 
 	while ((c = cs_queue_pop(w->todo))) {
-		write_chunk(w, c);
+		if (!chunk_write(&w->sink, c))
+			atomic_store(&w->failed, true);
 		cs_queue_push(w->done, c);
 	}
 	return NULL;
+}
+
+static void chunk_free(struct chunk *c)
+{
+	free(c->buf);
+	free(c->refs);
+}
+
+static int chunk_init(struct chunk *c)
+{
+	c->buf = malloc(BUF_SIZE);
+	c->refs = malloc(CHUNK_REFS * sizeof(struct text_ref));
+	c->len = 0;
+	c->nr_refs = 0;
+	return c->buf && c->refs ? 0 : -ENOMEM;
 }
 
 static void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < CHUNKS; i++) {
-		free(w->chunks[i].buf);
-		free(w->chunks[i].refs);
-	}
-	free(w->wbuf);
+	for (size_t i = 0; i < CHUNKS; i++)
+		chunk_free(&w->chunks[i]);
 	cs_queue_free(w->todo);
 	cs_queue_free(w->done);
 	free(w);
@@ -171,56 +225,60 @@ static int writer_start(struct cs_script *sc)
 	int err = -ENOMEM;
 
 	if (!w || cs_queue_new(CHUNKS + 1, &w->todo) ||
-	    cs_queue_new(CHUNKS, &w->done) || !(w->wbuf = malloc(BUF_SIZE)))
+	    cs_queue_new(CHUNKS, &w->done))
 		goto fail;
 	for (size_t i = 0; i < CHUNKS; i++) {
-		w->chunks[i].buf = malloc(BUF_SIZE);
-		w->chunks[i].refs = malloc(CHUNK_REFS * sizeof(struct text_ref));
-		if (!w->chunks[i].buf || !w->chunks[i].refs)
+		if (chunk_init(&w->chunks[i]))
 			goto fail;
 		if (i)
 			cs_queue_push(w->done, &w->chunks[i]);
 	}
-	w->filling = &w->chunks[0];
-	w->out = sc->out;
+	w->sink = sc->sink;
 	atomic_init(&w->failed, false);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		err = -EAGAIN;
 		goto fail;
 	}
 	sc->writer = w;
-	sc->buf = w->filling->buf;
+	sc->filling = &w->chunks[0];
 	return 0;
 fail:
 	writer_free(w);
 	return err;
 }
 
-/* The chunk being filled goes to the writer; an empty one takes its
- * place. */
-static void chunk_hand_off(struct cs_script *sc)
+/* The chunk being filled goes out: to the writer, an empty one taking its
+ * place, or written here. */
+static void chunk_out(struct cs_script *sc)
 {
 	struct writer *w = sc->writer;
 
-	w->filling->len = sc->len;
-	cs_queue_push(w->todo, w->filling);
-	w->filling = cs_queue_pop(w->done);
-	sc->buf = w->filling->buf;
+	sc->filling->len = sc->len;
 	sc->len = 0;
+	if (!w) {
+		if (!chunk_write(&sc->sink, sc->filling))
+			sc->io_error = true;
+		return;
+	}
+	cs_queue_push(w->todo, sc->filling);
+	sc->filling = cs_queue_pop(w->done);
+	sc->buf = sc->filling->buf;
 	if (atomic_load(&w->failed))
 		sc->io_error = true;
 }
 
-/* Waits until everything handed to the writer, and the chunk being
- * filled, is written: then the line cache may be reused, or this thread
- * may write to the output itself. */
-static void writer_drain(struct cs_script *sc)
+/* Writes everything so far, the chunk being filled too, and waits until
+ * it is written: then the line cache may be reused, or text written
+ * another way. */
+static void out_drain(struct cs_script *sc)
 {
 	struct writer *w = sc->writer;
 	struct chunk *all[CHUNKS];
 
-	chunk_hand_off(sc);
-	all[0] = w->filling;
+	chunk_out(sc);
+	if (!w)
+		return;
+	all[0] = sc->filling;
 	for (size_t i = 1; i < CHUNKS; i++)
 		all[i] = cs_queue_pop(w->done);
 	for (size_t i = 1; i < CHUNKS; i++)
@@ -237,15 +295,16 @@ static void writer_stop(struct cs_script *sc)
 	pthread_join(sc->writer->thread, NULL);
 	writer_free(sc->writer);
 	sc->writer = NULL;
+	sc->filling = NULL;
 	sc->buf = NULL;
 }
 
 /* len bytes of cached text go out next, by reference: they stay in the
- * arena until the writer has copied them (writer_drain() before the arena
- * is reused). */
+ * arena until the chunk is written (out_drain() before the arena is
+ * reused). */
 static void put_ref(struct cs_script *sc, const char *text, size_t len)
 {
-	struct chunk *c = sc->writer->filling;
+	struct chunk *c = sc->filling;
 	struct text_ref *last = c->nr_refs ? &c->refs[c->nr_refs - 1] : NULL;
 
 	/* a stack seen before was often cached in the order it is printed */
@@ -254,8 +313,8 @@ static void put_ref(struct cs_script *sc, const char *text, size_t len)
 		return;
 	}
 	if (c->nr_refs == CHUNK_REFS) {
-		chunk_hand_off(sc);
-		c = sc->writer->filling;
+		chunk_out(sc);
+		c = sc->filling;
 	}
 	c->refs[c->nr_refs++] = (struct text_ref){ sc->len, text, len };
 }
@@ -270,18 +329,26 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	*out = NULL;
 	if (!sc)
 		return -ENOMEM;
-	sc->out = o->out ? o->out : stdout;
+	sc->sink.out = o->out ? o->out : stdout;
+	/* what the stream holds goes first: from here on, writev() */
+	sc->sink.fd = fflush(sc->sink.out) ? -1 : fileno(sc->sink.out);
 	/* no thread to be had: the same text, written on this one */
 	if (o->jobs >= 2 && (err = writer_start(sc)) && err != -EAGAIN) {
 		cs_script_free(sc);
 		return err;
 	}
-	if (!sc->writer)
-		sc->buf = malloc(BUF_SIZE);
+	if (!sc->writer) {
+		sc->filling = &sc->own;
+		if (chunk_init(&sc->own)) {
+			cs_script_free(sc);
+			return -ENOMEM;
+		}
+	}
+	sc->buf = sc->filling->buf;
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
 	sc->lines = malloc(LC_SLOTS * sizeof(*sc->lines));
 	sc->arena = malloc(LC_ARENA);
-	if (!sc->buf || !sc->frames || !sc->lines || !sc->arena) {
+	if (!sc->frames || !sc->lines || !sc->arena) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -299,10 +366,8 @@ void cs_script_free(struct cs_script *sc)
 {
 	if (!sc)
 		return;
-	if (sc->writer)
-		writer_stop(sc);
-	else
-		free(sc->buf);
+	writer_stop(sc);
+	chunk_free(&sc->own);
 	free(sc->frames);
 	free(sc->lines);
 	free(sc->arena);
@@ -359,24 +424,9 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 	return 0;
 }
 
-/* The buffer's text goes out (to the writer thread, if there is one). */
-static void buf_out(struct cs_script *sc)
-{
-	if (sc->writer) {
-		chunk_hand_off(sc);
-		return;
-	}
-	if (sc->len && fwrite(sc->buf, 1, sc->len, sc->out) != sc->len)
-		sc->io_error = true;
-	sc->len = 0;
-}
-
 int cs_script_flush(struct cs_script *sc)
 {
-	if (sc->writer)
-		writer_drain(sc);
-	else
-		buf_out(sc);
+	out_drain(sc);
 	return sc->io_error ? -EIO : 0;
 }
 
@@ -387,8 +437,8 @@ int cs_script_flush(struct cs_script *sc)
 static char *room(struct cs_script *sc, size_t n)
 {
 	if (sc->len + n > BUF_SIZE)
-		buf_out(sc);
-	if (n > BUF_SIZE)		/* absurd name: let stdio take it */
+		chunk_out(sc);
+	if (n > BUF_SIZE)		/* absurd name: written as it is */
 		return NULL;
 	return sc->buf + sc->len;
 }
@@ -398,9 +448,10 @@ static void put_mem(struct cs_script *sc, const char *s, size_t n)
 	char *p = room(sc, n);
 
 	if (!p) {
-		if (sc->writer)
-			writer_drain(sc);	/* its text goes first */
-		if (fwrite(s, 1, n, sc->out) != n)
+		struct iovec iov = { (void *)s, n };
+
+		out_drain(sc);		/* what came before goes first */
+		if (!sink_write(&sc->sink, &iov, 1))
 			sc->io_error = true;
 		return;
 	}
@@ -748,14 +799,13 @@ static const struct line_ent *line_lookup(const struct cs_script *sc,
 }
 
 /* Room for bound more bytes in the arena. When it is full it starts over
- * rather than track what is still used; the writer may still have to copy
- * text from it, so it has that written first. */
+ * rather than track what is still used; chunks not written yet refer to
+ * its text, so they are written first. */
 static void line_cache_room(struct cs_script *sc, size_t bound)
 {
 	if (sc->arena_len + bound <= LC_ARENA)
 		return;
-	if (sc->writer)
-		writer_drain(sc);
+	out_drain(sc);
 	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
 	sc->arena_len = 0;
 }
@@ -853,7 +903,6 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		size_t *lines = &used[unwound && !kernel];
 		uint64_t space;
 		size_t len;
-		char *p;
 
 		if (*lines >= max)
 			continue;
@@ -877,13 +926,7 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		} else {
 			*lines += e->lines;
 		}
-		if (sc->writer) {
-			put_ref(sc, sc->arena + e->off, len);
-			continue;
-		}
-		p = room(sc, len);
-		memcpy(p, sc->arena + e->off, len);
-		sc->len += len;
+		put_ref(sc, sc->arena + e->off, len);
 	}
 	put_ch(sc, '\n');
 }
