@@ -312,3 +312,17 @@ if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
 	c2=$(best "$cs" script -q --no-inline -j 2 -i "$B/plain.data")
 	line "  the same, plain, CPU seconds (both threads)" "$c1" "$c2" ""
 fi
+# a compressed profile (perf record -z): with -j 2 the payloads are
+# decompressed on a thread of their own, ahead of the reading
+if "$cs" folded -h 2>&1 | grep -q -- '-j, --jobs'; then
+	build/tools/gen_synth -z -n "$n" -o "$B/defer_z.data" >/dev/null
+	for c in script folded; do
+		w1=$(wall "$cs" "$c" -q -j 1 -i "$B/defer_z.data")
+		w2=$(wall "$cs" "$c" -q -j 2 -i "$B/defer_z.data")
+		line "$c, deferred profile, zstd-compressed" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+		c1=$(best "$cs" "$c" -q -j 1 -i "$B/defer_z.data")
+		c2=$(best "$cs" "$c" -q -j 2 -i "$B/defer_z.data")
+		line "  the same, CPU seconds (every thread)" "$c1" "$c2" ""
+	done
+	rm -f "$B/defer_z.data"
+fi

@@ -473,6 +473,10 @@ struct cs_session_opts {
 	/* Switch-outs (sched:sched_switch samples with a stack) come out as
 	 * off-CPU time once their task runs again: see cs_stitched.off_cpu. */
 	bool off_cpu;
+	/* Threads the session may use: with 2 or more, a compressed file
+	 * (perf record -z) is decompressed on a second thread ahead of the
+	 * reading; the output is the same. 0 or 1: one thread. */
+	unsigned int jobs;
 	/* new options go here, at the end */
 };
 

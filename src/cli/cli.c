@@ -1,6 +1,7 @@
 /* cli.c - messages, shared input options, running a session. */
 #include "cli/cli.h"
 #include "outputs/stack_health.h"
+#include "lib/util/jobs.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -227,6 +228,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.ordered_off = in->file_order,
 		.no_debuginfod = in->no_debuginfod,
 		.off_cpu = in->off_cpu_aware && !in->no_off_cpu,
+		.jobs = in->jobs ? in->jobs : cs_jobs_default(),
 		.warning = warning_line,
 		.progress_ctx = &progress_state,
 		.completeness = in->stats || in->completeness,

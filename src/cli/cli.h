@@ -37,6 +37,7 @@ struct cli_input {
 	bool completeness;		/* classify user stacks (report's header) */
 	bool no_progress;		/* no progress line even on a terminal */
 	bool name_input;		/* the summary names the profile (of two) */
+	unsigned int jobs;		/* the command's -j (0: the CPUs available) */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in

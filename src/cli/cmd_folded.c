@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "outputs/folded.h"
 #include "outputs/report_opts.h"
+#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch folded [OPTIONS]\n\n"
@@ -26,6 +27,9 @@ static const char usage_text[] =
 	"      --annotate        append _[k] to kernel frames\n"
 	"      --period          count the sample period, not samples\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
+	"  -j, --jobs N          threads: with 2 or more a compressed profile is\n"
+	"                        decompressed on a thread of its own, the same\n"
+	"                        output (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (--off-cpu counts microseconds; the default\n"
 	"                        folds the on-CPU samples)\n"
@@ -56,6 +60,7 @@ int cmd_folded(int argc, char **argv)
 		CLI_FILTER_OPTIONS,
 		CLI_OFF_CPU_OPTIONS,
 		{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
+		{ "jobs",      required_argument, NULL, 'j' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -68,7 +73,7 @@ int cmd_folded(int argc, char **argv)
 	int c, rc = 129;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':		output = optarg; break;
 		case OPT_KERNEL:	o.no_kernel = false; break;
@@ -78,6 +83,13 @@ int cmd_folded(int argc, char **argv)
 		case OPT_ANNOTATE:	o.annotate = true; break;
 		case OPT_PERIOD:	o.use_period = true; break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
+		case 'j':
+			if (cs_jobs_parse(optarg, &in.jobs)) {
+				cli_error("folded: --jobs '%s': expected a number"
+					  " of threads from 1 to 1024", optarg);
+				goto out;
+			}
+			break;
 		case CLI_OPT_PID:
 		case CLI_OPT_TID:
 			if (cli_filter_option(&filt, "folded", c, optarg))

@@ -34,8 +34,9 @@ static const char usage_text[] =
 	"      --percent-limit N hide entries below N percent\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
-	"  -j, --jobs N          threads for sorting and formatting (default: the\n"
-	"                        CPUs available); the output is the same for any N\n"
+	"  -j, --jobs N          threads for sorting, formatting and decompressing\n"
+	"                        (default: the CPUs available); the output is the\n"
+	"                        same for any N\n"
 	CLI_OFF_CPU_HELP
 	CLI_FILTER_HELP
 	"      --comm NAME[,NAME] only these command names\n"
@@ -185,6 +186,7 @@ int cmd_report(int argc, char **argv)
 	if (!run.out)
 		goto out;
 	in.completeness = true;		/* the header tells how stacks end */
+	in.jobs = o.jobs;
 	s = cli_open(&in);
 	if (!s)
 		goto out;

@@ -33,8 +33,9 @@ static void usage(FILE *f)
 		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -j, --jobs N          threads: with 2 or more the text is written on a\n"
-		"                        thread of its own, the same bytes (default: the\n"
-		"                        CPUs available)\n"
+		"                        thread of its own and a compressed profile is\n"
+		"                        decompressed on another, the same bytes\n"
+		"                        (default: the CPUs available)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -114,6 +115,7 @@ int cmd_script(int argc, char **argv)
 		cli_error("script: --kallsyms %s: %s", in.kallsyms, strerror(errno));
 		return 1;
 	}
+	in.jobs = so.jobs;
 	s = cli_open(&in);
 	if (!s)
 		return 1;

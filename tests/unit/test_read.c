@@ -493,12 +493,16 @@ static void describe(FILE *out, const struct cs_event *ev)
 	fputc('\n', out);
 }
 
+/* Read with cs_reader_inflate_ahead() on: main() runs every test twice. */
+static bool inflate_ahead;
+
 struct readout {
 	char *text;		/* kernel records and rounds, described */
 	size_t text_len;
 	int err;
 	char msg[512];
 	uint64_t nr_user;	/* records >= 64 other than FINISHED_ROUND */
+	uint64_t offsets;	/* a hash of every record's offset, in order */
 	bool truncated;
 	char warning[512];	/* cs_reader_warning(), "" if none */
 	struct cs_file_info info;
@@ -531,7 +535,9 @@ static void read_all(const char *path, int fd, struct readout *o)
 	out = open_memstream(&o->text, &o->text_len);
 	ret = cs_reader_open(path, fd, &err, &r);
 	if (ret == 0) {
+		cs_reader_inflate_ahead(r, inflate_ahead);
 		while ((ret = cs_reader_next(r, &rec)) > 0) {
+			o->offsets = o->offsets * 1000003 + rec.offset;
 			ret = cs_decode(cs_reader_evlist(r), rec.bytes, rec.size,
 					rec.offset, cs_reader_path(r), &ev, &err);
 			if (ret)
@@ -832,6 +838,79 @@ static void corrupt_compressed_data_is_an_error(void **state)
 	assert_int_equal(o.err, -EBADMSG);
 	assert_non_null(strstr(o.msg, "COMPRESSED record at offset 0x"));
 	free_readout(&o);
+	free(e.b);
+}
+
+/* The same records, offsets and errors with the payloads inflated on a
+ * second thread as without; a reader freed half-way ends that thread. */
+static void inflating_ahead_changes_nothing(void **state)
+{
+	static const size_t cuts[] = { 24, 61, 100000 };
+	bool was = inflate_ahead;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		for (int corrupt = 0; corrupt < 2; corrupt++) {
+			struct zctx z = { cuts[i], CS_RECORD_COMPRESSED2, i == 1 };
+			struct em e = { .be = z.be };
+			struct readout o1, o2;
+			uint64_t data_at;
+			char *path;
+
+			file_profile(&e, compressed_data, &z);
+			memcpy(&data_at, e.b + 40, 8);
+			if (z.be)
+				data_at = __builtin_bswap64(data_at);
+			/* zstd bytes of the third payload (of the one, uncut) */
+			for (int k = 0; k < (z.cut < 1000 ? 2 : 0); k++)
+				data_at += z.be ? (e.b[data_at + 6] << 8 |
+						   e.b[data_at + 7]) :
+					  (e.b[data_at + 7] << 8 | e.b[data_at + 6]);
+			for (size_t b = data_at + 20; corrupt && b < data_at + 40 &&
+			     b < e.len; b++)
+				e.b[b] ^= 0x5a;
+			path = write_tmp(&e);	/* one name, in both messages */
+			inflate_ahead = false;
+			read_all(path, -1, &o1);
+			inflate_ahead = true;
+			read_all(path, -1, &o2);
+			unlink(path);
+			free(path);
+			assert_int_equal(o1.err, corrupt ? -EBADMSG : 0);
+			assert_int_equal(o2.err, o1.err);
+			assert_string_equal(o2.msg, o1.msg);
+			assert_string_equal(o2.text, o1.text);
+			assert_true(o2.offsets == o1.offsets);
+			assert_true(o2.nr_user == o1.nr_user);
+			free_readout(&o1);
+			free_readout(&o2);
+			free(e.b);
+		}
+	}
+	inflate_ahead = was;
+}
+
+static void reader_freed_while_inflating_ahead(void **state)
+{
+	struct zctx z = { 7, CS_RECORD_COMPRESSED, false };
+	struct cs_errbuf err = { { 0 } };
+	struct cs_reader *r;
+	struct cs_record rec;
+	struct em e = { 0 };
+	char *path;
+
+	(void)state;
+	file_profile(&e, compressed_data, &z);
+	path = write_tmp(&e);
+	for (int n = 0; n < 40; n += 3) {
+		assert_int_equal(cs_reader_open(path, -1, &err, &r), 0);
+		cs_reader_inflate_ahead(r, true);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(cs_reader_next(r, &rec), 1);
+		cs_reader_free(r);
+	}
+	unlink(path);
+	free(path);
 	free(e.b);
 }
 
@@ -1278,6 +1357,8 @@ int main(void)
 		cmocka_unit_test(big_endian_attr_flags_keep_their_meaning),
 		cmocka_unit_test(compressed_records_straddle_payloads),
 		cmocka_unit_test(corrupt_compressed_data_is_an_error),
+		cmocka_unit_test(inflating_ahead_changes_nothing),
+		cmocka_unit_test(reader_freed_while_inflating_ahead),
 		cmocka_unit_test(truncated_file_names_the_offset),
 		cmocka_unit_test(truncated_stream_names_the_offset),
 		cmocka_unit_test(dead_recorder_file_reads_to_the_last_whole_record),
@@ -1290,5 +1371,9 @@ int main(void)
 		cmocka_unit_test(newer_feature_bits_are_harmless),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("read", tests, NULL, NULL);
+
+	inflate_ahead = true;
+	return failed + cmocka_run_group_tests_name("read, inflating ahead",
+						    tests, NULL, NULL);
 }

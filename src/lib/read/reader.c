@@ -57,6 +57,7 @@ struct cs_reader {
 	/* compressed payloads */
 	struct cs_zstream *z;
 	bool z_active;
+	bool z_ahead;			/* inflate on a second thread */
 	uint64_t z_offset;		/* offset of the COMPRESSED record */
 
 	/* swapped or realigned copies */
@@ -650,6 +651,7 @@ void cs_reader_free(struct cs_reader *r)
 {
 	if (!r)
 		return;
+	cs_zstream_free(r->z);		/* its thread reads the mapping */
 	if (r->map)
 		munmap((void *)r->map, r->map_size);
 	if (r->own_fd && r->fd >= 0)
@@ -658,7 +660,6 @@ void cs_reader_free(struct cs_reader *r)
 	free(r->pipe_keep);
 	free(r->scratch);
 	free(r->zcopy);
-	cs_zstream_free(r->z);
 	cs_feat_store_free(&r->feat);
 	cs_evlist_free(r->evlist);
 	free(r->path);
@@ -1018,15 +1019,21 @@ static int hand_out(struct cs_reader *r, struct cs_record *out,
 		if (r->z_active)
 			return rerr(r, type, off, "compressed record inside a "
 				    "compressed payload");
-		if (!r->z && cs_zstream_new(&r->z))	/* on first use */
-			return cs_error(r->eb, -ENOMEM, "%s: out of memory",
-					r->path);
+		if (!r->z) {			/* on first use */
+			if (cs_zstream_new(&r->z))
+				return cs_error(r->eb, -ENOMEM, "%s: out of "
+						"memory", r->path);
+			/* without the thread, the reader inflates */
+			if (r->z_ahead && r->map)
+				(void)cs_zstream_ahead(r->z, r->map, off,
+						       r->data_end, r->swap);
+		}
 		/* the payload is read lazily, after scratch is reused */
 		if (rec == r->scratch) {
 			memcpy(r->zcopy, rec, size);
 			data = r->zcopy + (data - rec);
 		}
-		cs_zstream_feed(r->z, data, n);
+		cs_zstream_feed(r->z, off, data, n);
 		r->z_active = true;
 		r->z_offset = off;
 	}
@@ -1286,6 +1293,11 @@ static void release_passed(struct cs_reader *r)
 			(size_t)(upto - r->released), MADV_DONTNEED);
 		r->released = upto;
 	}
+}
+
+void cs_reader_inflate_ahead(struct cs_reader *r, bool on)
+{
+	r->z_ahead = on;
 }
 
 int cs_reader_next(struct cs_reader *r, struct cs_record *rec)

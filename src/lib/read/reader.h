@@ -45,6 +45,13 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
  * records found inside a compressed payload come out one by one. */
 int cs_reader_next(struct cs_reader *r, struct cs_record *rec);
 
+/* With on, the compressed payloads of a mapped file are inflated on a
+ * second thread ahead of cs_reader_next(), from the first COMPRESSED
+ * record on; the records, their offsets and errors stay what they are
+ * without it. Set it before the first cs_reader_next(); a pipe is read
+ * without it. */
+void cs_reader_inflate_ahead(struct cs_reader *r, bool on);
+
 /* The events of the file; grows in pipe mode as HEADER_ATTR records come. */
 const struct cs_evlist *cs_reader_evlist(const struct cs_reader *r);
 const struct cs_file_info *cs_reader_info(const struct cs_reader *r);

@@ -32,8 +32,17 @@ const char *cs_swap_body(const struct cs_evlist *l, void *rec, size_t size);
 struct cs_zstream;
 int cs_zstream_new(struct cs_zstream **out);
 void cs_zstream_free(struct cs_zstream *z);
-/* Feeds one compressed payload; it must stay readable until drained. */
-void cs_zstream_feed(struct cs_zstream *z, const void *in, size_t size);
+/* Inflates, on a thread of its own, the payloads of the COMPRESSED
+ * records in map[from, end) (a mapped data section, from the first
+ * COMPRESSED record on) ahead of cs_zstream_next(); the records that come
+ * out are the same. Call before the first feed. Returns 0, or a negative
+ * errno (the stream then inflates as it is read). */
+int cs_zstream_ahead(struct cs_zstream *z, const void *map, uint64_t from,
+		     uint64_t end, bool swap);
+/* Feeds the payload of the COMPRESSED record at file offset off; it must
+ * stay readable until drained. */
+void cs_zstream_feed(struct cs_zstream *z, uint64_t off, const void *in,
+		     size_t size);
 /* The next whole decompressed record: 1 and *rec, *size (valid until the
  * next call); 0 when the payload is used up (a record may be left
  * half-done, to be finished by the next payload); negative on an error,

@@ -193,6 +193,7 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 		return cs_error(&s->eb, err, "%s: %s", path, strerror(-err));
 	s->path = cs_reader_path(s->reader);
 	s->evlist = cs_reader_evlist(s->reader);
+	cs_reader_inflate_ahead(s->reader, s->opts.jobs >= 2);
 
 	info = cs_reader_info(s->reader);
 	if (s->opts.archive) {
