@@ -31,6 +31,7 @@ struct cs_report {
 	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
 	struct cs_agg *threads;		/* key: comm, addr = pid << 32 | tid,
 					 * flags = event */
+	uint64_t pidtid_shown;		/* the bits of addr the sort keys show */
 	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
 	uint64_t *sym_start;		/* per frame id: all of its location
 					 * that the graphs' order needs (the
@@ -90,6 +91,11 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
 		r->o.sort[2] = CS_REPORT_SYM;
 		r->o.nr_sort = 3;
 	}
+	for (size_t i = 0; i < r->o.nr_sort; i++)
+		if (r->o.sort[i] == CS_REPORT_PID)
+			r->pidtid_shown |= 0xffffffff00000000ULL;
+		else if (r->o.sort[i] == CS_REPORT_TID)
+			r->pidtid_shown |= 0xffffffffULL;
 	r->ids = malloc(CS_FRAMES_MAX * sizeof(*r->ids));
 	if (!r->ids || cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
 		cs_report_free(r);
@@ -206,9 +212,12 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 			  const struct cs_frame *frames, const uint8_t *inlined,
 			  size_t nr, uint64_t period)
 {
+	/* threads that the sort keys show alike are one: a pid or tid that
+	 * no key shows would only make more stacks, as many as samples in a
+	 * profile of many short-lived processes of a few programs */
 	struct cs_agg_key k = {
 		.sym = comm ? comm : ":unknown",
-		.addr = (uint64_t)pid << 32 | tid,
+		.addr = ((uint64_t)pid << 32 | tid) & r->pidtid_shown,
 		.flags = THREAD_FLAGS(evsel, state),
 	};
 	uint32_t thread;
