@@ -47,6 +47,16 @@
 #define KERNEL_TEXT 0xffffffff81000000ULL
 #define EXE_BASE 0x555555554000ULL
 #define LIBC_BASE 0x7f0000000000ULL
+/* the made-up kernel's functions (--kallsyms): KFUNCS of KFUNC_SIZE bytes
+ * from KFUNC_BASE, covering every address kernel_chain() draws */
+#define KFUNC_BASE (KERNEL_TEXT + 0x10000)
+#define KFUNC_SIZE 0x1000ULL
+#define KFUNCS 0xff1u
+/* --paths: functions user frames are call sites in */
+#define EXE_FUNCS 200u
+#define LIBC_FUNCS 600u
+#define PROGRAMS 8u		/* process names */
+#define MAX_PATHS 1000000u
 
 static const char usage[] =
 "usage: gen_synth [options]\n"
@@ -65,6 +75,10 @@ static const char usage[] =
 "  -z, --compress[=N]    zstd-compress the data (level N, default 1)\n"
 "      --no-defer        ordinary callchains only, no type-22 records\n"
 "                        (a file that perf 6.1 reads)\n"
+"      --paths N         draw stacks from N call paths, hot ones far more\n"
+"                        often, as a program's are (default: every stack\n"
+"                        at random, nearly all distinct)\n"
+"      --kallsyms FILE   write the kernel's symbols, /proc/kallsyms format\n"
 "  -h, --help            this text\n";
 
 /* ---- random numbers: splitmix64, deterministic for a seed ---- */
@@ -101,6 +115,8 @@ struct opts {
 	unsigned int cpus;
 	unsigned int tasks;
 	uint64_t seed;
+	uint32_t paths;		/* 0: every stack at random */
+	const char *kallsyms;
 	bool big_endian, pipe, no_defer;
 	int zstd;
 };
@@ -291,6 +307,8 @@ struct task {
 	bool user_mode_entry;		/* an interrupt of user code */
 	uint64_t u[MAXU];
 	unsigned int nu;
+	uint32_t path;			/* --paths: the one u is of */
+	unsigned int program;		/* --paths: what its process runs */
 	/* samples whose record did not come, waiting for their fate */
 	struct ksample *wait;
 	size_t nwait, cap_wait;
@@ -314,8 +332,117 @@ static struct cs_sample_id sid(uint32_t pid, uint32_t tid, uint64_t time,
 	return id;
 }
 
-static void kernel_chain(struct ksample *s)
+/* ---- --paths: a program's bounded set of call paths ---- */
+
+struct call_path {
+	uint8_t nk, nu;
+	uint64_t k[MAXK];	/* innermost first, as in a chain */
+	uint64_t u[MAXU];
+};
+
+static struct {
+	struct call_path *p;
+	uint64_t *cum;		/* cumulative weights, for draw_path() */
+	uint64_t libc_func[LIBC_FUNCS];
+} paths;
+
+static uint64_t kfunc_start(unsigned int f)
 {
+	return KFUNC_BASE + f * KFUNC_SIZE;
+}
+
+/* A call site in a function of the binary: frames j from the outermost
+ * (main's side) are the executable's for j < 3, libc's further in; the
+ * kernel's outermost frame is one of four entry points. */
+static uint64_t user_site(unsigned int j)
+{
+	if (j < 3)
+		return EXE_BASE + 0x1000 + between(0, EXE_FUNCS - 1) * 0x100 +
+		       between(1, 0x3f) * 4;
+	return paths.libc_func[between(0, LIBC_FUNCS - 1)] + between(0, 15) * 4;
+}
+
+static uint64_t kernel_site(unsigned int j)
+{
+	unsigned int f = j ? (unsigned int)between(4, KFUNCS - 1) :
+		       (unsigned int)between(0, 3);
+
+	return kfunc_start(f) + between(1, 0xff) * 0x10;
+}
+
+/* Fills n frames (innermost first) of which the outer `keep` are those of
+ * an earlier path's (from its own n_from) and the rest new call sites. */
+static void path_part(uint64_t *to, unsigned int n, const uint64_t *from,
+		      unsigned int n_from, unsigned int keep,
+		      uint64_t (*site)(unsigned int))
+{
+	for (unsigned int j = 0; j < n; j++)
+		to[n - 1 - j] = j < keep ? from[n_from - 1 - j] : site(j);
+}
+
+/* Path i branches off an earlier one: it shares some of its outer frames,
+ * as a program's calls share main and the loops around them. */
+static void make_path(uint32_t i)
+{
+	struct call_path *c = &paths.p[i];
+	const struct call_path *up = i ? &paths.p[between(0, i - 1)] : NULL;
+	unsigned int nu = (unsigned int)between(2, MAXU);
+	unsigned int nk = (unsigned int)between(2, MAXK);
+	unsigned int ku = up ? (unsigned int)between(0, (nu < up->nu ? nu : up->nu) - 1) : 0;
+	unsigned int kk = up ? (unsigned int)between(0, (nk < up->nk ? nk : up->nk) - 1) : 0;
+
+	c->nu = (uint8_t)nu;
+	c->nk = (uint8_t)nk;
+	path_part(c->u, nu, up ? up->u : NULL, up ? up->nu : 0, ku, user_site);
+	path_part(c->k, nk, up ? up->k : NULL, up ? up->nk : 0, kk, kernel_site);
+}
+
+static void make_paths(void)
+{
+	uint64_t sum = 0;
+
+	paths.p = xrealloc(NULL, g.o.paths * sizeof(*paths.p));
+	paths.cum = xrealloc(NULL, g.o.paths * sizeof(*paths.cum));
+	for (unsigned int i = 0; i < LIBC_FUNCS; i++)
+		paths.libc_func[i] = LIBC_BASE + between(0x100, 0x1fff0) * 16;
+	for (uint32_t i = 0; i < g.o.paths; i++) {
+		make_path(i);
+		sum += (1ULL << 32) / (i + 1);	/* Zipf: weight 1 / (i + 1) */
+		paths.cum[i] = sum;
+	}
+}
+
+/* A path, the hot ones far more often */
+static const struct call_path *draw_path(uint32_t *id)
+{
+	uint64_t x = rnd() % paths.cum[g.o.paths - 1];
+	uint32_t lo = 0, hi = g.o.paths - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (paths.cum[mid] > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*id = lo;
+	return &paths.p[lo];
+}
+
+/* With --paths, the kernel part of the task's path (a kernel thread's: of
+ * a path drawn now), sampled in it or in one of its two callers. */
+static void kernel_chain(const uint32_t *path, struct ksample *s)
+{
+	if (g.o.paths) {
+		uint32_t id;
+		const struct call_path *c = path ? &paths.p[*path] : draw_path(&id);
+		unsigned int skip = (unsigned int)between(0, c->nk > 4 ? 2 : c->nk - 2);
+
+		s->nk = (uint8_t)(c->nk - skip);
+		memcpy(s->k, c->k + skip, s->nk * sizeof(*s->k));
+		return;
+	}
 	s->nk = (uint8_t)between(2, MAXK);
 	for (unsigned int i = 0; i < s->nk; i++)
 		s->k[i] = KERNEL_TEXT + between(0x1000, 0xfffff) * 16 + i;
@@ -323,6 +450,13 @@ static void kernel_chain(struct ksample *s)
 
 static void user_stack(struct task *t)
 {
+	if (g.o.paths) {
+		const struct call_path *c = draw_path(&t->path);
+
+		t->nu = c->nu;
+		memcpy(t->u, c->u, c->nu * sizeof(*t->u));
+		return;
+	}
 	t->nu = (unsigned int)between(2, MAXU);
 	for (unsigned int i = 0; i < t->nu; i++)
 		t->u[i] = (i + 1 < t->nu ? LIBC_BASE + between(0x1000, 0x1fffff) :
@@ -421,7 +555,10 @@ static void write_side_band_task(struct task *t, uint64_t time, bool new_process
 	char name[16];
 	struct cs_comm cm = { .pid = t->pid, .tid = t->tid, .comm = name };
 
-	snprintf(name, sizeof(name), "synth-%u", t->tid);
+	if (g.o.paths)
+		snprintf(name, sizeof(name), "prog-%u", t->program);
+	else
+		snprintf(name, sizeof(name), "synth-%u", t->tid);
 	put(t->cpu, time, cs_encode_fork_exit(&g.dattr, CS_RECORD_FORK, &f, &id,
 					      g.rec, sizeof(g.rec)));
 	if (!new_process)
@@ -463,6 +600,9 @@ static struct task *spawn(const struct task *parent)
 	t->ptid = parent ? parent->tid : 1;
 	t->cpu = (unsigned int)between(0, g.o.cpus - 1);
 	t->alive = true;
+	if (g.o.paths)
+		t->program = thread ? parent->program :
+			     (unsigned int)between(0, PROGRAMS - 1);
 	user_stack(t);
 	write_side_band_task(t, tick(), !thread);
 	return t;
@@ -530,7 +670,7 @@ static void entry_sample(struct task *t, bool user_mode)
 	struct ksample s = { 0 };
 
 	if (!user_mode)
-		kernel_chain(&s);
+		kernel_chain(&t->path, &s);
 	s.time = tick();
 	if (t->nwait && t->wait_cookie != t->cookie)
 		supersede(t);
@@ -549,8 +689,10 @@ static void enter_kernel(struct task *t, bool user_mode)
 	t->cookie = new_cookie(t);
 	t->record_seen = false;
 	t->user_mode_entry = user_mode;
-	if (chance(150))
-		user_stack(t);	/* it called something else since */
+	/* it called something else since (with --paths: every entry is
+	 * made from a call path of its own) */
+	if (g.o.paths || chance(150))
+		user_stack(t);
 	if (user_mode)
 		t->left = 1;
 	else if (chance(40))
@@ -601,7 +743,7 @@ static void ordinary_sample(struct task *t, bool with_user)
 {
 	struct ksample s = { 0 };
 
-	kernel_chain(&s);
+	kernel_chain(&t->path, &s);
 	s.time = tick();
 	write_sample(t, t->pid, t->tid, t->cpu, &s, false, with_user ? t->u : NULL,
 		     with_user ? t->nu : 0, 0);
@@ -659,7 +801,7 @@ static void step_nodefer(struct task *t)
 		task_exit(t);
 		return;
 	}
-	if (chance(150))
+	if (g.o.paths || chance(150))
 		user_stack(t);
 	if (chance(30))
 		t->cpu = (unsigned int)between(0, g.o.cpus - 1);
@@ -672,7 +814,7 @@ static void kthread_sample(unsigned int i)
 	uint32_t tid = 10 + i;
 	unsigned int cpu = i % g.o.cpus;
 
-	kernel_chain(&s);
+	kernel_chain(NULL, &s);
 	s.time = tick();
 	write_sample(NULL, tid, tid, cpu, &s, false, NULL, 0, 0);
 	expect_line(tid, s.time, "original", "-", s.k, s.nk, NULL, 0, false);
@@ -734,6 +876,26 @@ static void open_output(int argc, char **argv)
 	check_writer(cs_writer_begin(g.w));
 }
 
+/* The made-up kernel's symbols, as /proc/kallsyms lists them */
+static void write_kallsyms(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "gen_synth: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	fprintf(f, "%016llx T _text\n", (unsigned long long)KERNEL_TEXT);
+	for (unsigned int i = 0; i < KFUNCS; i++)
+		fprintf(f, "%016llx T synth_kfunc_%u\n",
+			(unsigned long long)kfunc_start(i), i);
+	fprintf(f, "%016llx T _etext\n", (unsigned long long)kfunc_start(KFUNCS));
+	if (fclose(f)) {
+		fprintf(stderr, "gen_synth: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
 /* What perf writes before the rings: the kernel map and the kernel threads. */
 static void synthesize_start(void)
 {
@@ -774,6 +936,8 @@ static void parse(int argc, char **argv)
 		{ "pipe", no_argument, NULL, 'P' },
 		{ "compress", optional_argument, NULL, 'z' },
 		{ "no-defer", no_argument, NULL, 'D' },
+		{ "paths", required_argument, NULL, 'p' },
+		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -788,7 +952,7 @@ static void parse(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "o:n:C:t:s:z::h", lo, NULL)) != -1) {
 		unsigned long long v = 0;
 
-		if (optarg && strchr("nCtsz", c)) {
+		if (optarg && strchr("nCtszp", c)) {
 			errno = 0;
 			v = strtoull(optarg, &end, 0);
 			if (errno || *end || end == optarg) {
@@ -807,6 +971,15 @@ static void parse(int argc, char **argv)
 		case 'P': g.o.pipe = true; break;
 		case 'z': g.o.zstd = optarg ? (int)v : 1; break;
 		case 'D': g.o.no_defer = true; break;
+		case 'p':
+			if (!v || v > MAX_PATHS) {
+				fprintf(stderr, "gen_synth: --paths must be 1..%u\n",
+					MAX_PATHS);
+				exit(2);
+			}
+			g.o.paths = (uint32_t)v;
+			break;
+		case 'K': g.o.kallsyms = optarg; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: fputs(usage, stderr); exit(2);
 		}
@@ -829,6 +1002,10 @@ int main(int argc, char **argv)
 {
 	parse(argc, argv);
 	rng_state = g.o.seed;
+	if (g.o.kallsyms)
+		write_kallsyms(g.o.kallsyms);
+	if (g.o.paths)
+		make_paths();
 	g.cpu = calloc(g.o.cpus, sizeof(*g.cpu));
 	if (!g.cpu)
 		die("out of memory");
@@ -899,5 +1076,7 @@ int main(int argc, char **argv)
 		free(tasks[i].wait);
 	free(tasks);
 	free(live);
+	free(paths.p);
+	free(paths.cum);
 	return 0;
 }
