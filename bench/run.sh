@@ -27,7 +27,8 @@
 #   pipeline   the library's read + order + stitch (stitch_only) against
 #              cat                                              goal >= 0.3x
 #   memory     peak resident memory, anonymous and file-backed, of script
-#              and report on a BENCH_BIG_MB deferred profile
+#              and report on BENCH_BIG_MB deferred profiles: stacks from
+#              20000 call paths (gen_synth --paths), and all at random
 #                                 goal <= 256 MiB + what waiting samples need
 #   distinct   report on gen_synth --no-defer -n 500000, stacks nearly all
 #              distinct                             goal <= 512 MiB, <= 5 s
@@ -266,17 +267,30 @@ if [ -n "${BENCH_BEFORE:-}" ]; then
 	mline "  the same, BENCH_BEFORE build" "$t" "$a" "$f" ""
 fi
 if [ "$big_mb" -gt 0 ]; then
-	# gen_synth writes ~7000 deferred samples per MB
+	# gen_synth writes ~7000 deferred samples per MB. Two shapes: stacks
+	# drawn from 20000 call paths of a few programs, kernel frames on
+	# symbols (a profile people record: memory follows the call paths);
+	# and every address at random (memory follows the distinct entries,
+	# nearly one per frame of every sample: more than the goal's bound
+	# by nature, reported as it is)
 	big=$B/big.data
-	build/tools/gen_synth -n $((big_mb * 7000)) -o "$big" >/dev/null
-	sz=$(($(stat -c %s "$big") >> 20))
-	for cmd in script report; do
-		read -r a f < <(peak_rss "${capped[@]}" "$cs" "$cmd" -q -i "$big")
-		[ "$a" = failed ] && a="> 4 GiB"
-		mline "$cmd, deferred profile of $sz MB" "" "$a" "$f" \
-			"<= 256 MiB + waiting samples, anon and file"
+	for shape in paths distinct; do
+		# gen_synth writes the kernel's symbols, the commands read them
+		ks=() gen=()
+		[ "$shape" = paths ] && ks=(--kallsyms "$B/big.kallsyms") gen=(--paths 20000)
+		build/tools/gen_synth "${gen[@]}" "${ks[@]}" -n $((big_mb * 7000)) \
+			-o "$big" >/dev/null
+		sz=$(($(stat -c %s "$big") >> 20))
+		for run in script report ${BENCH_BEFORE:+before}; do
+			bin=$cs cmd=$run label="$run, $sz MB, $shape stacks"
+			[ "$run" = before ] && bin=$BENCH_BEFORE cmd=report \
+				label="  report, BENCH_BEFORE build"
+			read -r a f < <(peak_rss "${capped[@]}" "$bin" "$cmd" -q "${ks[@]}" -i "$big")
+			[ "$a" = failed ] && a="> 4 GiB" f=-
+			mline "$label" "" "$a" "$f" "<= 256 MiB + waiting samples, anon and file"
+		done
+		rm -f "$big"
 	done
-	rm -f "$big"
 fi
 
 # -j: CPU time is summed over threads, so the gain shows in wall time;
