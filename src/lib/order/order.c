@@ -22,6 +22,8 @@
 
 #define CHUNK_SIZE	(1u << 20)
 #define SPARE_CHUNKS	2
+/* Up to this many runs to merge, a scan of their heads beats a heap. */
+#define FEW_RUNS	8
 
 struct chunk {
 	struct chunk *next;		/* on the spare list */
@@ -313,6 +315,49 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
 	return err;
 }
 
+/* Merges a few runs (n <= FEW_RUNS heads, in run order) by scanning
+ * their head times for the least, one record at a time: the scan is
+ * branch-free (a run's head time turns UINT64_MAX, which no queued
+ * record has, once it has nothing more due), where a heap's sift mispredicts
+ * about every record when the runs interleave finely, as per-CPU buffers
+ * do. Ties go to the earlier run: the scan keeps the first least time. */
+static int merge_few(struct cs_order *q, const struct head *h, size_t n,
+		     uint64_t limit)
+{
+	uint64_t t[FEW_RUNS];
+	const struct entry *at[FEW_RUNS], *end[FEW_RUNS];
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct run *run = &q->runs[h[i].run];
+
+		t[i] = h[i].time;
+		at[i] = &q->ent[run->start];
+		end[i] = &q->ent[run->end];
+	}
+	for (;;) {
+		uint64_t best = t[0], next;
+		size_t m = 0;
+
+		for (size_t i = 1; i < n; i++) {
+			bool less = t[i] < best;
+
+			best = less ? t[i] : best;
+			m = less ? i : m;
+		}
+		if (best == UINT64_MAX)
+			break;
+		err = deliver_entry(q, at[m]++);
+		next = at[m] < end[m] ? at[m]->time : UINT64_MAX;
+		t[m] = next <= limit ? next : UINT64_MAX;
+		if (err)
+			break;
+	}
+	for (size_t i = 0; i < n; i++)
+		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
+	return err;
+}
+
 /* Delivers, in time order, every queued entry with time <= limit. */
 static int deliver_upto(struct cs_order *q, uint64_t limit)
 {
@@ -335,6 +380,10 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 			h[n].run = r;
 			n++;
 		}
+	}
+	if (n > 1 && n <= FEW_RUNS) {
+		err = merge_few(q, h, n, limit);
+		n = 0;
 	}
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(h, i, n);
