@@ -1,5 +1,6 @@
 /* test_stitch.c - one test per stitching rule of SPEC.md §1, and a stress
  * run against a naive model of the same rules. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,8 +32,50 @@ struct fix {
 	size_t n, cap;
 	int fail_at;			/* return 5 at this delivery (1-based) */
 	uint64_t next_id;
-	uint64_t buf[2 + MAXCHAIN];	/* the caller's reused record buffer */
+	uint64_t buf[4 + MAXCHAIN];	/* the caller's reused record buffer */
 };
+
+/*
+ * The tests' own sample record: header, tid, id (the sample's time and
+ * period), nr, callchain. test_decode decodes it as cs_decode() would
+ * decode a perf record: the stitcher decodes a waiting sample again with
+ * it when the sample goes out.
+ */
+static int test_decode(void *ctx, const void *bytes, size_t size,
+		       uint64_t offset, struct cs_event *ev)
+{
+	const uint64_t *r = bytes;
+
+	(void)ctx;
+	assert_true(size >= 4 * 8 && size == (4 + r[3]) * 8);
+	memset(ev, 0, sizeof(*ev));
+	ev->type = CS_RECORD_SAMPLE;
+	ev->bytes = bytes;
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->has_id = true;
+	ev->id.tid = ev->id.pid = (uint32_t)r[1];
+	ev->sample.pid = ev->sample.tid = (uint32_t)r[1];
+	ev->sample.time = ev->sample.period = r[2];
+	ev->sample.callchain_nr = r[3];
+	ev->sample.callchain = &r[4];
+	return 0;
+}
+
+/* Writes a record of the tests' form into rec (room for 4 + nr u64s). */
+static size_t test_record(uint64_t *rec, uint32_t tid, uint64_t id,
+			  const uint64_t *chain, size_t nr)
+{
+	size_t size = (4 + nr) * 8;
+
+	rec[0] = CS_RECORD_SAMPLE | (uint64_t)size << 48;
+	rec[1] = tid;
+	rec[2] = id;
+	rec[3] = nr;
+	if (nr)
+		memcpy(&rec[4], chain, nr * sizeof(*chain));
+	return size;
+}
 
 static int collect(void *ctx, const struct cs_stitched *s)
 {
@@ -66,7 +109,8 @@ static struct fix *fix_new(bool merge)
 
 	assert_non_null(f);
 	f->next_id = 1;
-	assert_int_equal(cs_stitch_new(merge, collect, f, &f->stats, &f->st), 0);
+	assert_int_equal(cs_stitch_new(merge, collect, f, test_decode, NULL,
+				       &f->stats, &f->st), 0);
 	return f;
 }
 
@@ -82,24 +126,14 @@ static void fix_free(struct fix *f)
 static uint64_t feed_chain(struct fix *f, uint32_t tid, const uint64_t *chain,
 			   size_t nr, int *err)
 {
-	struct cs_event ev = { .type = CS_RECORD_SAMPLE };
+	struct cs_event ev;
 	uint64_t id = f->next_id++;
+	size_t size;
 	int e;
 
 	assert_true(nr <= MAXCHAIN);
-	f->buf[0] = CS_RECORD_SAMPLE | (uint64_t)((2 + nr) * 8) << 48;
-	f->buf[1] = nr;
-	if (nr)
-		memcpy(&f->buf[2], chain, nr * sizeof(*chain));
-	ev.bytes = f->buf;
-	ev.size = (uint16_t)((2 + nr) * 8);
-	ev.has_id = true;
-	ev.id.tid = ev.id.pid = tid;
-	ev.sample.pid = ev.sample.tid = tid;
-	ev.sample.time = id;
-	ev.sample.period = id;
-	ev.sample.callchain = &f->buf[2];
-	ev.sample.callchain_nr = nr;
+	size = test_record(f->buf, tid, id, chain, nr);
+	test_decode(NULL, f->buf, size, 0, &ev);
 	e = cs_stitch_event(f->st, &ev);
 	memset(f->buf, 0xee, sizeof(f->buf));
 	if (err)
@@ -572,65 +606,11 @@ static void waiting_sample_is_copied(void **state)
 	fix_free(f);
 }
 
-struct regs_seen {
-	uint64_t regs[3];
-	uint64_t raw;
-	int n;
-};
-
-static int collect_regs(void *ctx, const struct cs_stitched *s)
-{
-	struct regs_seen *r = ctx;
-
-	memcpy(r->regs, s->event->sample.user_regs, sizeof(r->regs));
-	memcpy(&r->raw, s->event->sample.raw, sizeof(r->raw));
-	assert_int_equal(s->chain_nr, 3 + 1 + 3);
-	r->n++;
-	return 0;
-}
-
-static void arrays_outside_the_record_are_copied_too(void **state)
-{
-	struct cs_stats stats = { 0 };
-	struct regs_seen seen = { 0 };
-	struct cs_evsel evsel = { .sample_regs_user = 0x70 };	/* 3 regs */
-	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
-	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
-	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
-			       .size = sizeof(rec), .evsel = &evsel };
-	struct cs_stitch *st;
-
-	(void)state;
-	assert_int_equal(cs_stitch_new(true, collect_regs, &seen, &stats, &st), 0);
-	/* a decoder that keeps the arrays in buffers of its own */
-	ev.sample.tid = TID;
-	ev.sample.callchain = chain;
-	ev.sample.callchain_nr = 5;
-	ev.sample.user_regs = regs;
-	ev.sample.raw = &raw;
-	ev.sample.raw_size = sizeof(raw);
-	assert_int_equal(cs_stitch_event(st, &ev), 0);
-	memset(chain, 0, sizeof(chain));
-	memset(regs, 0, sizeof(regs));
-	raw = 0;
-	uint64_t ips[3] = { 1, 2, 3 };
-	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
-	d.id.tid = TID;
-	d.deferred.cookie = COOKIE;
-	d.deferred.nr = 3;
-	d.deferred.ips = ips;
-	assert_int_equal(cs_stitch_event(st, &d), 0);
-	assert_int_equal(seen.n, 1);
-	assert_int_equal(seen.regs[0], 11);
-	assert_int_equal(seen.regs[2], 33);
-	assert_int_equal(seen.raw, 0x1234);
-	cs_stitch_free(st);
-}
-
 /* what a sample handed out points at, for the stable-bytes tests */
 struct where {
 	const void *bytes;
 	const uint64_t *callchain;
+	uint64_t offset;
 	uint64_t user[3];
 	int n;
 };
@@ -641,6 +621,7 @@ static int collect_where(void *ctx, const struct cs_stitched *s)
 
 	w->bytes = s->event->bytes;
 	w->callchain = s->event->sample.callchain;
+	w->offset = s->event->offset;
 	assert_int_equal(s->chain_nr, 3 + 1 + 3);
 	memcpy(w->user, s->chain + 4, sizeof(w->user));
 	w->n++;
@@ -651,21 +632,20 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 {
 	struct cs_stats stats = { 0 };
 	struct where w = { 0 };
-	uint64_t rec[2 + 5] = { CS_RECORD_SAMPLE | (uint64_t)sizeof(rec) << 48, 5,
-				K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
-	uint64_t ips[3] = { 1, 2, 3 };
-	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
-			       .size = sizeof(rec) };
-	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
+	const uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED,
+				    COOKIE };
+	uint64_t rec[4 + 5], ips[3] = { 1, 2, 3 };
+	size_t size = test_record(rec, TID, 7, chain, 5);
+	struct cs_event ev, d = { .type = CS_RECORD_CALLCHAIN_DEFERRED,
+				  .has_id = true };
 	struct cs_stitch *st;
 
 	(void)state;
-	assert_int_equal(cs_stitch_new(true, collect_where, &w, &stats, &st), 0);
-	ev.sample.tid = TID;
-	ev.sample.callchain = &rec[2];
-	ev.sample.callchain_nr = 5;
+	assert_int_equal(cs_stitch_new(true, collect_where, &w, test_decode,
+				       NULL, &stats, &st), 0);
+	test_decode(NULL, rec, size, 0x1238, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
-	memset(&ev, 0, sizeof(ev));	/* the decoded event is still copied */
+	memset(&ev, 0, sizeof(ev));	/* the decoded event is not kept */
 	d.id.tid = TID;
 	d.deferred.cookie = COOKIE;
 	d.deferred.nr = 3;
@@ -673,49 +653,43 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 	assert_int_equal(cs_stitch_event(st, &d), 0);
 	assert_int_equal(w.n, 1);
 	assert_ptr_equal(w.bytes, rec);		/* not copied */
-	assert_ptr_equal(w.callchain, &rec[2]);
+	assert_ptr_equal(w.callchain, &rec[4]);
+	assert_int_equal(w.offset, 0x1238);	/* decoded again from its place */
 	assert_int_equal(w.user[0], 1);
 	assert_int_equal(w.user[2], 3);
 	assert_int_equal(stats.stitched, 1);
 	cs_stitch_free(st);
 }
 
-static void stable_sample_with_arrays_outside_its_record_is_copied(void **state)
+static int refuse_decode(void *ctx, const void *bytes, size_t size,
+			 uint64_t offset, struct cs_event *ev)
 {
-	struct cs_stats stats = { 0 };
-	struct regs_seen seen = { 0 };
-	struct cs_evsel evsel = { .sample_regs_user = 0x70 };	/* 3 regs */
-	uint64_t rec[4] = { 0 }, regs[3] = { 11, 22, 33 }, raw = 0x1234;
-	uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED, COOKIE };
-	uint64_t ips[3] = { 1, 2, 3 };
-	struct cs_event ev = { .type = CS_RECORD_SAMPLE, .bytes = rec,
-			       .size = sizeof(rec), .evsel = &evsel };
-	struct cs_event d = { .type = CS_RECORD_CALLCHAIN_DEFERRED, .has_id = true };
+	(void)ctx;
+	(void)bytes;
+	(void)size;
+	(void)offset;
+	(void)ev;
+	return -EBADMSG;
+}
+
+static void decode_error_of_a_waiting_sample_is_returned(void **state)
+{
+	struct fix *f = fix_new(true);
 	struct cs_stitch *st;
 
 	(void)state;
-	assert_int_equal(cs_stitch_new(true, collect_regs, &seen, &stats, &st), 0);
-	/* the record is stable, but not the decoder's own buffers */
-	ev.sample.tid = TID;
-	ev.sample.callchain = chain;
-	ev.sample.callchain_nr = 5;
-	ev.sample.user_regs = regs;
-	ev.sample.raw = &raw;
-	ev.sample.raw_size = sizeof(raw);
-	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
-	memset(chain, 0, sizeof(chain));
-	memset(regs, 0, sizeof(regs));
-	raw = 0;
-	d.id.tid = TID;
-	d.deferred.cookie = COOKIE;
-	d.deferred.nr = 3;
-	d.deferred.ips = ips;
-	assert_int_equal(cs_stitch_event(st, &d), 0);
-	assert_int_equal(seen.n, 1);
-	assert_int_equal(seen.regs[0], 11);
-	assert_int_equal(seen.regs[2], 33);
-	assert_int_equal(seen.raw, 0x1234);
-	cs_stitch_free(st);
+	/* the same samples, but a stitcher whose hook refuses them */
+	assert_int_equal(cs_stitch_new(true, collect, f, refuse_decode, NULL,
+				       &f->stats, &st), 0);
+	cs_stitch_free(f->st);
+	f->st = st;
+	feed_sample(f, TID, COOKIE, K, 3);
+	assert_int_equal(feed_deferred_cpu(f, TID, COOKIE, U, 3, 0), -EBADMSG);
+	assert_int_equal(f->n, 0);
+	feed_sample(f, TID + 1, COOKIE, K, 3);
+	assert_int_equal(cs_stitch_flush(f->st), -EBADMSG);
+	assert_int_equal(f->n, 0);
+	fix_free(f);
 }
 
 static void unmerged_mode_delivers_samples_as_recorded(void **state)
@@ -1009,9 +983,8 @@ int main(void)
 		cmocka_unit_test(deferred_ips_above_context_max_are_addresses),
 		cmocka_unit_test(user_mode_sample_gets_the_user_stack_alone),
 		cmocka_unit_test(waiting_sample_is_copied),
-		cmocka_unit_test(arrays_outside_the_record_are_copied_too),
 		cmocka_unit_test(stable_waiting_sample_keeps_pointing_at_its_record),
-		cmocka_unit_test(stable_sample_with_arrays_outside_its_record_is_copied),
+		cmocka_unit_test(decode_error_of_a_waiting_sample_is_returned),
 		cmocka_unit_test(unmerged_mode_delivers_samples_as_recorded),
 		cmocka_unit_test(callback_error_stops_and_is_returned),
 		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),

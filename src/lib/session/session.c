@@ -452,6 +452,15 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 	return to_output(s, ev);
 }
 
+/* The stitcher's hook: a waiting sample's record decoded again. */
+static int decode_again(void *ctx, const void *bytes, size_t size,
+			uint64_t offset, struct cs_event *ev)
+{
+	struct cs_session *s = ctx;
+
+	return cs_decode(s->evlist, bytes, size, offset, s->path, ev, &s->eb);
+}
+
 static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
 		   bool stable)
 {
@@ -607,11 +616,11 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	s->sample = sample;
 	s->sample_ctx = sample_ctx;
 	if (needs_on_sample(s))
-		err = cs_stitch_new(!s->opts.no_merge, on_sample, s, &s->stats,
-				    &s->stitch);
+		err = cs_stitch_new(!s->opts.no_merge, on_sample, s, decode_again,
+				    s, &s->stats, &s->stitch);
 	else
 		err = cs_stitch_new(!s->opts.no_merge, sample, sample_ctx,
-				    &s->stats, &s->stitch);
+				    decode_again, s, &s->stats, &s->stitch);
 	if (!err && !s->opts.ordered_off)
 		err = cs_order_new(deliver, s, &s->order);
 	if (err)

@@ -7,9 +7,12 @@
  * cookie means the task has left that kernel entry, so its record will not
  * come any more.
  *
- * A waiting sample is copied (record bytes and decoded event, its pointers
- * moved onto the copy) into a slot from per-size free lists, so a steady
- * stream of samples allocates nothing.
+ * A waiting sample keeps only its record's place (the bytes themselves when
+ * they are not stable) in a slot from per-size free lists, so a steady
+ * stream of samples allocates nothing, and is decoded again by the
+ * caller's hook when it goes out: cheaper than copying the decoded event
+ * (~360 bytes) in and reading it back, since the record must be read for
+ * its callchain then anyway.
  */
 #include "lib/stitch/stitch.h"
 
@@ -39,9 +42,12 @@ struct pend {
 	struct pend *next;		/* thread's FIFO, or a free list */
 	uint64_t seq;			/* arrival order, for the end flush */
 	uint64_t cookie;
+	uint64_t time;			/* the sample's */
+	const void *bytes;		/* the record: the caller's, or data */
+	uint64_t offset;
+	size_t size;
 	unsigned int cls;		/* SLOT_CLASSES: malloc'd to size */
-	struct cs_event ev;		/* the sample, pointing into data */
-	uint64_t data[];		/* the record, then arrays found outside it */
+	uint64_t data[];		/* the record, when it was not stable */
 };
 
 struct thr {
@@ -59,10 +65,20 @@ struct thr {
 	size_t rec_cap;
 };
 
+/* Free slots of one size, as a stack of pointers: taking one reads only
+ * the stack, not the (cold) slot, as a list through the slots would. */
+struct slot_stack {
+	struct pend **slot;
+	size_t nr, cap;
+};
+
 struct cs_stitch {
 	bool merge;
 	cs_stitched_fn fn;
 	void *ctx;
+	cs_stitch_decode_fn decode;
+	void *decode_ctx;
+	struct cs_event ev;		/* a waiting sample, decoded again */
 	struct cs_stats *stats;
 
 	struct thr *tab;
@@ -71,7 +87,7 @@ struct cs_stitch {
 	size_t pending;
 	uint64_t seq;
 	uint64_t lost_seq;		/* LOST and LOST_SAMPLES records seen */
-	struct pend *free_slots[SLOT_CLASSES];
+	struct slot_stack free_slots[SLOT_CLASSES];
 
 	uint64_t *chain;		/* merged chains are built here */
 	size_t chain_cap;
@@ -91,6 +107,7 @@ const char *cs_missing_reason_name(enum cs_missing_reason r)
 }
 
 int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+		  cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out)
 {
 	struct cs_stitch *st = calloc(1, sizeof(*st));
@@ -101,6 +118,8 @@ int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
 	st->merge = merge;
 	st->fn = fn;
 	st->ctx = ctx;
+	st->decode = decode;
+	st->decode_ctx = decode_ctx;
 	st->stats = stats;
 	st->tab_cap = 64;
 	st->tab = calloc(st->tab_cap, sizeof(*st->tab));
@@ -144,7 +163,7 @@ bool cs_stitch_waiting_since(struct cs_stitch *st, uint32_t tid, uint64_t *time)
 
 	if (!t || !t->head)
 		return false;
-	*time = t->head->ev.sample.time;
+	*time = t->head->time;
 	return true;
 }
 
@@ -252,11 +271,8 @@ static struct pend *slot_get(struct cs_stitch *st, size_t size)
 	unsigned int cls = slot_class(size);
 	struct pend *p;
 
-	if (cls < SLOT_CLASSES && st->free_slots[cls]) {
-		p = st->free_slots[cls];
-		st->free_slots[cls] = p->next;
-		return p;
-	}
+	if (cls < SLOT_CLASSES && st->free_slots[cls].nr)
+		return st->free_slots[cls].slot[--st->free_slots[cls].nr];
 	p = malloc(cls < SLOT_CLASSES ? slot_size(cls) : size);
 	if (p)
 		p->cls = cls;
@@ -265,164 +281,47 @@ static struct pend *slot_get(struct cs_stitch *st, size_t size)
 
 static void slot_put(struct cs_stitch *st, struct pend *p)
 {
+	struct slot_stack *s;
+
 	if (p->cls >= SLOT_CLASSES) {
 		free(p);
 		return;
 	}
-	p->next = st->free_slots[p->cls];
-	st->free_slots[p->cls] = p;
-}
+	s = &st->free_slots[p->cls];
+	if (s->nr == s->cap) {
+		/* every slot of the class is in the stack at most once: it
+		 * grows to the most samples that waited at once */
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct pend **n = realloc(s->slot, cap * sizeof(*n));
 
-static inline size_t round8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-/*
- * The arrays of a decoded sample normally point into its record, so the
- * copy only moves them by the distance between record and copy. A decoder
- * may keep an array elsewhere (none of ours does today): such an array is
- * copied after the record. Lengths are worked out only for those.
- */
-struct span {
-	const void **ptr;		/* the field in the copied sample */
-	size_t len;
-};
-
-static size_t regs_len(const struct cs_evsel *evsel, bool intr)
-{
-	uint64_t mask;
-
-	if (!evsel)
-		return 0;
-	mask = intr ? evsel->sample_regs_intr : evsel->sample_regs_user;
-	return (size_t)__builtin_popcountll(mask) * 8;
-}
-
-/* Points the copy's arrays into data (a copy of the record at lo..hi);
- * arrays found outside the record go to *extra, which must have room for
- * outside_len() bytes. */
-static void relocate(struct cs_sample *s, const struct cs_evsel *evsel,
-		     const unsigned char *lo, const unsigned char *hi,
-		     unsigned char *data, unsigned char *extra, size_t *need)
-{
-	struct span f[] = {
-		{ (const void **)&s->read, s->read_size * 8 },
-		{ (const void **)&s->callchain, s->callchain_nr * 8 },
-		{ (const void **)&s->raw, s->raw_size },
-		{ (const void **)&s->branches, s->branch_nr * sizeof(*s->branches) },
-		{ (const void **)&s->branch_counters, s->branch_nr * 8 },
-		{ (const void **)&s->user_regs, SIZE_MAX },
-		{ (const void **)&s->stack_user, s->stack_user_size },
-		{ (const void **)&s->intr_regs, SIZE_MAX - 1 },
-		{ (const void **)&s->aux, s->aux_size },
-	};
-
-	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		const unsigned char *p = *f[i].ptr;
-		size_t len = f[i].len;
-
-		if (!p)
-			continue;
-		if (p >= lo && p < hi) {
-			if (data)
-				*f[i].ptr = data + (p - lo);
-			continue;
+		if (!n) {
+			free(p);	/* a slot less to reuse, no harm */
+			return;
 		}
-		if (len >= SIZE_MAX - 1)
-			len = regs_len(evsel, len == SIZE_MAX - 1);
-		if (!data) {
-			*need += round8(len);
-			continue;
-		}
-		memcpy(extra, p, len);
-		*f[i].ptr = extra;
-		extra += round8(len);
+		s->slot = n;
+		s->cap = cap;
 	}
+	s->slot[s->nr++] = p;
 }
 
-/* The common case, straight-line: every array lies inside the record, so
- * each moves by the same distance. Returns false (leaving s half moved) if
- * one does not. */
-static bool move_all_inside(struct cs_sample *s, const unsigned char *lo,
-			    size_t size, unsigned char *data)
+/* Keeps where a waiting sample's record is: the bytes themselves only
+ * when they will not outlive the call. */
+static struct pend *pend_new(struct cs_stitch *st, const struct cs_event *ev,
+			     uint64_t cookie, bool stable)
 {
-	bool ok = true;
+	struct pend *p = slot_get(st, sizeof(*p) + (stable ? 0 : ev->size));
 
-#define MOVE(field)							\
-	do {								\
-		const unsigned char *p_ = (const void *)s->field;	\
-		if (!p_)						\
-			break;						\
-		if ((uintptr_t)p_ - (uintptr_t)lo >= size)		\
-			ok = false;					\
-		else							\
-			s->field = (const void *)(data + (p_ - lo));	\
-	} while (0)
-	MOVE(read);
-	MOVE(callchain);
-	MOVE(raw);
-	MOVE(branches);
-	MOVE(branch_counters);
-	MOVE(user_regs);
-	MOVE(stack_user);
-	MOVE(intr_regs);
-	MOVE(aux);
-#undef MOVE
-	return ok;
-}
-
-/* Copies a sample event so that it outlives the caller's buffer. When
- * the record's bytes are stable (they outlive the stitcher), only the
- * decoded event is copied and keeps pointing at them. */
-static struct pend *pend_copy(struct cs_stitch *st, const struct cs_event *ev,
-			      bool stable)
-{
-	const unsigned char *lo = ev->bytes, *hi = lo + ev->size;
-	size_t rec = round8(ev->size), extra = 0;
-	size_t evsize = sizeof(*ev);
-	struct pend *p;
-
-	p = slot_get(st, sizeof(*p) + (stable ? 0 : rec));
 	if (!p)
 		return NULL;
-	/* an opaque size makes this a libc memcpy: the inlined `rep movsq`
-	 * gcc picks for a struct this big was a tenth of the stitcher's time */
-	__asm__("" : "+r"(evsize));
-	memcpy(&p->ev, ev, evsize);
-	if (stable) {
-		/* moving every array by nothing checks they are all inside */
-		if (move_all_inside(&p->ev.sample, lo, ev->size,
-				    (unsigned char *)(uintptr_t)lo))
-			goto done;
-		/* one lies elsewhere, in memory nobody promised to keep */
-		slot_put(st, p);
-		p = slot_get(st, sizeof(*p) + rec);
-		if (!p)
-			return NULL;
-		memcpy(&p->ev, ev, evsize);
-	}
-	memcpy(p->data, lo, ev->size);
-	p->ev.bytes = p->data;
-	if (!move_all_inside(&p->ev.sample, lo, ev->size,
-			     (unsigned char *)p->data)) {
-		slot_put(st, p);
-		relocate((struct cs_sample *)&ev->sample, ev->evsel, lo, hi,
-			 NULL, NULL, &extra);
-		p = slot_get(st, sizeof(*p) + rec + extra);
-		if (!p)
-			return NULL;
-		memcpy(p->data, lo, ev->size);
-		memcpy(&p->ev, ev, sizeof(*ev));
-		p->ev.bytes = p->data;
-		relocate(&p->ev.sample, ev->evsel, lo, hi,
-			 (unsigned char *)p->data, (unsigned char *)p->data + rec,
-			 NULL);
-	}
-done:
+	p->bytes = ev->bytes;
+	if (!stable)
+		p->bytes = memcpy(p->data, ev->bytes, ev->size);
 	p->next = NULL;
 	p->seq = st->seq++;
-	p->cookie = ev->sample.callchain[ev->sample.callchain_nr - 1];
+	p->cookie = cookie;
+	p->time = ev->sample.time;
+	p->offset = ev->offset;
+	p->size = ev->size;
 	return p;
 }
 
@@ -497,13 +396,10 @@ static int deliver_kernel_only(struct cs_stitch *st, const struct cs_event *ev,
 	return st->fn(st->ctx, &out);
 }
 
-static inline void prefetch_pend(const struct pend *p)
+/* A waiting sample's event, decoded again from its record into st->ev. */
+static inline int pend_decode(struct cs_stitch *st, const struct pend *p)
 {
-	if (!p)
-		return;
-	/* the slot header and the event up to the sample's callchain */
-	for (size_t i = 0; i < offsetof(struct pend, ev.sample.raw); i += 64)
-		__builtin_prefetch((const char *)p + i);
+	return st->decode(st->decode_ctx, p->bytes, p->size, p->offset, &st->ev);
 }
 
 /* Hands out every waiting sample of t: stitched with the thread's record
@@ -514,25 +410,24 @@ static int release(struct cs_stitch *st, struct thr *t,
 	struct pend *p;
 	int err = 0;
 
-	/* Samples wait long enough to leave the cache, and each is a miss
-	 * on its slot and then on its record: ask for the slot two ahead and
-	 * the record of the next one while this one goes out. */
-	if (t->head)
-		prefetch_pend(t->head->next);
+	/* Samples wait long enough to leave the cache: ask for the next
+	 * one's slot and record while this one goes out. */
 	while (!err && (p = t->head)) {
 		struct pend *n = p->next;
 
 		if (n) {
-			prefetch_pend(n->next);
-			__builtin_prefetch(n->ev.sample.callchain);
+			__builtin_prefetch(n->next);
+			__builtin_prefetch(n->bytes);
+			__builtin_prefetch((const char *)n->bytes + 64);
 		}
 		t->head = n;
 		st->pending--;
-		if (why == CS_MISSING_NONE)
-			err = deliver_merged(st, &p->ev, p->cookie, t->rec_ips,
+		err = pend_decode(st, p);
+		if (!err && why == CS_MISSING_NONE)
+			err = deliver_merged(st, &st->ev, p->cookie, t->rec_ips,
 					     t->rec_nr, CS_CHAIN_STITCHED);
-		else
-			err = deliver_kernel_only(st, &p->ev, p->cookie, why);
+		else if (!err)
+			err = deliver_kernel_only(st, &st->ev, p->cookie, why);
 		slot_put(st, p);
 	}
 	if (!t->head)
@@ -636,7 +531,7 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 		t->wait_cookie = cookie;
 		t->wait_lost = st->lost_seq;
 	}
-	p = pend_copy(st, ev, stable);
+	p = pend_new(st, ev, cookie, stable);
 	if (!p)
 		return -ENOMEM;
 	if (t->tail)
@@ -766,7 +661,9 @@ int cs_stitch_flush(struct cs_stitch *st)
 	for (size_t i = 0; i < n; i++) {
 		st->pending--;
 		if (!err)
-			err = deliver_kernel_only(st, &all[i]->ev, all[i]->cookie,
+			err = pend_decode(st, all[i]);
+		if (!err)
+			err = deliver_kernel_only(st, &st->ev, all[i]->cookie,
 						  CS_MISSING_END);
 		slot_put(st, all[i]);
 	}
@@ -791,12 +688,11 @@ void cs_stitch_free(struct cs_stitch *st)
 		free(t->rec_ips);
 	}
 	for (int c = 0; c < SLOT_CLASSES; c++) {
-		struct pend *p;
+		struct slot_stack *s = &st->free_slots[c];
 
-		while ((p = st->free_slots[c])) {
-			st->free_slots[c] = p->next;
-			free(p);
-		}
+		while (s->nr)
+			free(s->slot[--s->nr]);
+		free(s->slot);
 	}
 	free(st->tab);
 	free(st->chain);

@@ -1,8 +1,9 @@
 /* stitch.h - joins deferred user callchains to the samples that wait.
  *
  * Fed time-ordered samples, type-22 records, EXIT and LOST records. A
- * deferred sample (chain ending [USER_DEFERRED, cookie]) waits, copied, until
- * the record with its (tid, cookie) arrives, and goes out with the record's
+ * deferred sample (chain ending [USER_DEFERRED, cookie]) waits, as its
+ * record (copied unless stable), until the record with its (tid, cookie)
+ * arrives, and goes out with the record's
  * user stack; a sample whose (tid, cookie) record was already seen goes out
  * at once (stitched late). Samples whose record cannot come any more (a
  * newer cookie of the tid, its exit, the end of input) go out with the
@@ -12,6 +13,8 @@
 #define CS_STITCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <callstitch/callstitch.h>
 
@@ -19,21 +22,29 @@ struct cs_stitch;			/* opaque */
 
 typedef int (*cs_stitched_fn)(void *ctx, const struct cs_stitched *s);
 
+/* Decodes a waiting sample's record (bytes, size, at offset) again into
+ * *ev when it goes out, as it was decoded when it came in: the stitcher
+ * keeps where a record is, not its decoded event. Returns 0 or a negative
+ * errno, which the stitcher passes on. */
+typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
+				   uint64_t offset, struct cs_event *ev);
+
 /* stats is updated in place (not owned). With merge off, every sample goes
  * out at once as CS_CHAIN_UNMERGED and records only count. Returns 0 and
  * the stitcher in *out (caller frees), or -ENOMEM. */
 int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+		  cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out);
 
 /* ev->type must be SAMPLE, CALLCHAIN_DEFERRED, EXIT, LOST or LOST_SAMPLES;
- * ev and what it points to are valid only during the call. Returns 0,
- * -ENOMEM, or what fn returned. */
+ * ev and what it points to are valid only during the call (a sample's
+ * record, ev->bytes and ev->size, is copied if it waits). Returns 0,
+ * -ENOMEM, or what fn or decode returned. */
 int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev);
 
-/* cs_stitch_event() for an event whose record bytes (ev->bytes, which its
- * arrays point into) stay valid and unchanged until cs_stitch_free(), as
- * a mapped file's do: a waiting sample keeps pointing at them, and only
- * the decoded event is copied. */
+/* cs_stitch_event() for an event whose record bytes (ev->bytes) stay valid
+ * and unchanged until cs_stitch_free(), as a mapped file's do: a waiting
+ * sample keeps pointing at them, nothing is copied. */
 int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev);
 
 /* End of input: releases every waiting sample (CS_MISSING_END). */
