@@ -311,14 +311,49 @@ variable:
 }
 
 /*
- * Zeroes an event or a sample. The size is made opaque so that this is a
- * libc memset: for a constant ~300 bytes gcc inlines `rep stos`, whose
- * start-up cost made it half of cs_decode's time.
+ * Zeroes an event or a sample with 16-byte stores, unrolled for a size
+ * known at compile time (n a multiple of 8): no call, no branch. gcc
+ * makes `rep stos` of a plain memset of ~300 bytes, whose start-up cost
+ * was half of cs_decode's time, and libc's memset was ~10% of stitch_only.
  */
+typedef uint64_t zero_vec __attribute__((vector_size(16), aligned(8), may_alias));
+
 static inline void zero(void *p, size_t n)
 {
-	__asm__("" : "+r"(n));
-	memset(p, 0, n);
+	const zero_vec z = { 0, 0 };
+	size_t i;
+
+#pragma GCC unroll 32
+	for (i = 0; i + 16 <= n; i += 16)
+		*(zero_vec *)(void *)((char *)p + i) = z;
+	if (i < n)
+		*(uint64_t *)(void *)((char *)p + i) = 0;
+}
+
+/* The usual sample (perf record -g): the fixed fields, then a callchain
+ * that fills the record. Returns false, having decided nothing, for any
+ * other, which sample_body() walks (and explains if it is damaged). out
+ * must be zeroed. */
+static inline bool quick_sample(uint64_t st, const uint8_t *rec, size_t size,
+				struct cs_sample *out, struct cs_sample_id *id)
+{
+	struct cur c = { rec + 8, rec + size, NULL };
+	size_t left;
+	uint64_t nr;
+
+	if ((st & ~FIXED_BITS) != CS_SAMPLE_CALLCHAIN || size < 8 + FIXED_MAX)
+		return false;
+	fixed_fields(st, &c, out, id);
+	left = (size_t)(c.end - c.p);
+	if (left < 8)
+		return false;
+	nr = cs_ld64(c.p);
+	if (nr != (left - 8) / 8 || (left & 7))
+		return false;
+	out->misc = cs_ld16(rec + 4);
+	out->callchain_nr = nr;
+	out->callchain = (const uint64_t *)(const void *)(c.p + 8);
+	return true;
 }
 
 /* out must be zeroed. */
@@ -583,6 +618,7 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 {
 	const uint8_t *b = rec;
 	const struct cs_evsel_layout *lay = NULL;
+	const struct cs_perf_attr *attr;
 	const char *why = NULL;
 	const char *tn;
 	uint32_t type;
@@ -611,8 +647,12 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 			why = "its id names no event of the file";
 			goto bad;
 		}
-		err = decode_sample(cs_evsel_attr(ev->evsel), rec, size, &ev->sample,
-				    &ev->id, &why);
+		attr = cs_evsel_attr(ev->evsel);
+		if (quick_sample(attr->sample_type, rec, size, &ev->sample, &ev->id)) {
+			ev->has_id = true;
+			return 0;
+		}
+		err = decode_sample(attr, rec, size, &ev->sample, &ev->id, &why);
 		if (err)
 			goto bad;
 		ev->has_id = true;
