@@ -259,22 +259,31 @@ static inline int deliver_entry(struct cs_order *q, const struct entry *e)
 	return err;
 }
 
-/* Packs the undelivered suffixes to the front of the array and joins
- * neighbouring runs that are in order with each other. */
+/* Drops the runs that are done and joins neighbouring runs that are in
+ * order with each other. The undelivered suffixes are packed to the front
+ * of the array only once they hold less than half of it: moving them
+ * after every round copied a round's entries each time. */
 static void compact(struct cs_order *q)
 {
-	size_t dst = 0, nr_runs = 0;
+	size_t dst = 0, nr_runs = 0, live = 0;
+	bool pack;
 
+	for (size_t r = 0; r < q->nr_runs; r++)
+		live += q->runs[r].end - q->runs[r].start;
+	pack = live <= q->nr / 2;
 	for (size_t r = 0; r < q->nr_runs; r++) {
 		struct run run = q->runs[r];
 		size_t len = run.end - run.start;
 
 		if (!len)
 			continue;
-		if (run.start != dst)
+		if (!pack)
+			dst = run.start;
+		else if (run.start != dst)
 			memmove(&q->ent[dst], &q->ent[run.start],
 				len * sizeof(*q->ent));
-		if (nr_runs && q->ent[dst - 1].time <= q->ent[dst].time) {
+		if (nr_runs && q->runs[nr_runs - 1].end == dst &&
+		    q->ent[dst - 1].time <= q->ent[dst].time) {
 			q->runs[nr_runs - 1].end = dst + len;
 		} else {
 			q->runs[nr_runs].start = dst;
@@ -283,7 +292,8 @@ static void compact(struct cs_order *q)
 		}
 		dst += len;
 	}
-	q->nr = dst;
+	if (pack || !nr_runs)
+		q->nr = dst;
 	q->nr_runs = nr_runs;
 
 	/* give back what a burst (a file without rounds) made us take */
