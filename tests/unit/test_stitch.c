@@ -692,6 +692,87 @@ static void decode_error_of_a_waiting_sample_is_returned(void **state)
 	fix_free(f);
 }
 
+/* what deep_kernel_parts_are_whole saw: every chain checked at once */
+struct deep_seen {
+	uint64_t nk[2];
+	int n;
+};
+
+static int collect_deep(void *ctx, const struct cs_stitched *s)
+{
+	struct deep_seen *d = ctx;
+	uint64_t nk = s->chain_nr - 1 - 3;
+
+	assert_true(d->n < 2);
+	d->nk[d->n++] = nk;
+	assert_int_equal(s->chain[0], CS_CONTEXT_KERNEL);
+	for (uint64_t i = 1; i < nk; i++)
+		assert_int_equal(s->chain[i], 0xffffffff81000000ULL + i);
+	assert_int_equal(s->chain[nk], CS_CONTEXT_USER);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(s->chain[nk + 1 + i], U[i]);
+	return 0;
+}
+
+/* A kernel part longer than the room the stitcher keeps before a
+ * record's user part, then a short one: both come out whole. */
+static void deep_kernel_parts_are_whole(void **state)
+{
+	enum { DEEP = 700 };
+	struct cs_stats stats = { 0 };
+	struct deep_seen seen = { 0 };
+	uint64_t *chain = calloc(DEEP + 2, sizeof(*chain));
+	uint64_t *rec = calloc(4 + DEEP + 2, sizeof(*rec));
+	uint64_t *rec2 = calloc(4 + 5, sizeof(*rec2));
+	struct cs_event ev, d = { .type = CS_RECORD_CALLCHAIN_DEFERRED,
+				  .has_id = true };
+	struct cs_stitch *st;
+	size_t size;
+
+	(void)state;
+	assert_non_null(chain);
+	assert_non_null(rec);
+	assert_non_null(rec2);
+	assert_int_equal(cs_stitch_new(true, collect_deep, &seen, test_decode,
+				       NULL, &stats, &st), 0);
+	chain[0] = CS_CONTEXT_KERNEL;
+	for (size_t i = 1; i < DEEP; i++)
+		chain[i] = 0xffffffff81000000ULL + i;
+	chain[DEEP] = CS_CONTEXT_USER_DEFERRED;
+	chain[DEEP + 1] = COOKIE;
+	size = test_record(rec, TID, 1, chain, DEEP + 2);
+	test_decode(NULL, rec, size, 0, &ev);
+	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
+	chain[3] = CS_CONTEXT_USER_DEFERRED;
+	chain[4] = COOKIE;
+	size = test_record(rec2, TID, 2, chain, 5);
+	test_decode(NULL, rec2, size, 0, &ev);
+	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
+	d.id.tid = TID;
+	d.deferred.cookie = COOKIE;
+	d.deferred.nr = 3;
+	d.deferred.ips = U;
+	assert_int_equal(cs_stitch_event(st, &d), 0);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.nk[0], DEEP);
+	assert_int_equal(seen.nk[1], 3);
+	/* late (the record was seen): a deep one goes out at once */
+	chain[3] = 0xffffffff81000003ULL;
+	chain[4] = 0xffffffff81000004ULL;
+	size = test_record(rec, TID, 3, chain, DEEP + 2);
+	test_decode(NULL, rec, size, 0, &ev);
+	seen.n = 1;
+	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.nk[1], DEEP);
+	assert_int_equal(stats.stitched, 2);
+	assert_int_equal(stats.stitched_late, 1);
+	cs_stitch_free(st);
+	free(chain);
+	free(rec);
+	free(rec2);
+}
+
 static void unmerged_mode_delivers_samples_as_recorded(void **state)
 {
 	struct fix *f = fix_new(false);
@@ -985,6 +1066,7 @@ int main(void)
 		cmocka_unit_test(waiting_sample_is_copied),
 		cmocka_unit_test(stable_waiting_sample_keeps_pointing_at_its_record),
 		cmocka_unit_test(decode_error_of_a_waiting_sample_is_returned),
+		cmocka_unit_test(deep_kernel_parts_are_whole),
 		cmocka_unit_test(unmerged_mode_delivers_samples_as_recorded),
 		cmocka_unit_test(callback_error_stops_and_is_returned),
 		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),

@@ -91,6 +91,9 @@ struct cs_stitch {
 
 	uint64_t *chain;		/* merged chains are built here */
 	size_t chain_cap;
+	size_t user_at, user_nr;	/* where their user part is, its size */
+	const uint64_t *user_ips;	/* what it was made of */
+	uint64_t user_ips_nr;
 };
 
 const char *cs_missing_reason_name(enum cs_missing_reason r)
@@ -344,34 +347,58 @@ static int chain_reserve(struct cs_stitch *st, size_t n)
 	return 0;
 }
 
-/* Kernel part of a deferred sample, then the user ips behind one marker. */
-static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
-			  uint64_t cookie, const uint64_t *ips, uint64_t nr,
-			  enum cs_chain_state state)
+/* Room for a kernel part before the user part in st->chain: the kernel
+ * keeps 127 frames by default (kernel.perf_event_max_stack). */
+#define KERNEL_ROOM	256
+
+/* Writes the user part of merged chains, ips behind one marker, into
+ * st->chain after room slots: the samples that go out with one record
+ * then write only their kernel parts, each just before it. */
+static int place_user(struct cs_stitch *st, size_t room, const uint64_t *ips,
+		      uint64_t nr)
 {
-	const struct cs_sample *s = &ev->sample;
-	uint64_t nk = s->callchain_nr - 2;
 	/* drafts of the feature put a USER marker first; released kernels
 	 * only addresses, which a JIT may place at or above CONTEXT_MAX */
 	bool marker = nr && ips[0] != CS_CONTEXT_USER &&
 		      ips[0] != CS_CONTEXT_USER_DEFERRED;
-	size_t n = nk + marker + nr;
+	int err = chain_reserve(st, room + marker + nr);
+
+	if (err)
+		return err;
+	if (marker)
+		st->chain[room] = CS_CONTEXT_USER;
+	if (nr)
+		memcpy(st->chain + room + marker, ips, nr * sizeof(*ips));
+	st->user_at = room;
+	st->user_nr = marker + nr;
+	st->user_ips = ips;
+	st->user_ips_nr = nr;
+	return 0;
+}
+
+/* Kernel part of a deferred sample, then the user part place_user() put
+ * in st->chain. */
+static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
+			  uint64_t cookie, enum cs_chain_state state)
+{
+	const struct cs_sample *s = &ev->sample;
+	uint64_t nk = s->callchain_nr - 2;
 	struct cs_stitched out = {
 		.event = ev,
 		.state = state,
 		.cookie = cookie,
 	};
-	int err = chain_reserve(st, n);
+	int err;
 
-	if (err)
-		return err;
-	memcpy(st->chain, s->callchain, nk * sizeof(*st->chain));
-	if (marker)
-		st->chain[nk] = CS_CONTEXT_USER;
-	if (nr)
-		memcpy(st->chain + nk + marker, ips, nr * sizeof(*ips));
-	out.chain = st->chain;
-	out.chain_nr = n;
+	if (nk > st->user_at) {		/* a deeper kernel part than room for */
+		err = place_user(st, nk + KERNEL_ROOM, st->user_ips,
+				 st->user_ips_nr);
+		if (err)
+			return err;
+	}
+	out.chain = st->chain + st->user_at - nk;
+	out.chain_nr = nk + st->user_nr;
+	memcpy((uint64_t *)out.chain, s->callchain, nk * sizeof(*out.chain));
 	if (state == CS_CHAIN_STITCHED)
 		st->stats->stitched++;
 	else
@@ -410,6 +437,11 @@ static int release(struct cs_stitch *st, struct thr *t,
 	struct pend *p;
 	int err = 0;
 
+	if (why == CS_MISSING_NONE && t->head) {
+		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
+		if (err)
+			return err;
+	}
 	/* Samples wait long enough to leave the cache: ask for the next
 	 * one's slot and record while this one goes out. */
 	while (!err && (p = t->head)) {
@@ -424,8 +456,8 @@ static int release(struct cs_stitch *st, struct thr *t,
 		st->pending--;
 		err = pend_decode(st, p);
 		if (!err && why == CS_MISSING_NONE)
-			err = deliver_merged(st, &st->ev, p->cookie, t->rec_ips,
-					     t->rec_nr, CS_CHAIN_STITCHED);
+			err = deliver_merged(st, &st->ev, p->cookie,
+					     CS_CHAIN_STITCHED);
 		else if (!err)
 			err = deliver_kernel_only(st, &st->ev, p->cookie, why);
 		slot_put(st, p);
@@ -522,9 +554,13 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 	if (!t)
 		return -ENOMEM;
 	if (!t->head || t->wait_cookie != cookie) {
-		if (t->has_rec && t->rec_cookie == cookie)
-			return deliver_merged(st, ev, cookie, t->rec_ips,
-					      t->rec_nr, CS_CHAIN_STITCHED_LATE);
+		if (t->has_rec && t->rec_cookie == cookie) {
+			err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
+			if (err)
+				return err;
+			return deliver_merged(st, ev, cookie,
+					      CS_CHAIN_STITCHED_LATE);
+		}
 		err = release_superseded(st, t);
 		if (err)
 			return err;
