@@ -618,7 +618,6 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 {
 	const uint8_t *b = rec;
 	const struct cs_evsel_layout *lay = NULL;
-	const struct cs_perf_attr *attr;
 	const char *why = NULL;
 	const char *tn;
 	uint32_t type;
@@ -638,26 +637,29 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	ev->size = (uint16_t)size;
 	ev->offset = offset;
 	ev->bytes = rec;
-	ev->evsel = cs_evlist_event_of(l, rec, size);
-	if (ev->evsel)
-		lay = cs_evsel_layout(ev->evsel);
 
 	if (type == CS_RECORD_SAMPLE) {
+		ev->evsel = cs_evlist_sample_event(l, rec, size);
 		if (!ev->evsel) {
 			why = "its id names no event of the file";
 			goto bad;
 		}
-		attr = cs_evsel_attr(ev->evsel);
-		if (quick_sample(attr->sample_type, rec, size, &ev->sample, &ev->id)) {
+		if (quick_sample(ev->evsel->sample_type, rec, size, &ev->sample,
+				 &ev->id)) {
 			ev->has_id = true;
 			return 0;
 		}
-		err = decode_sample(attr, rec, size, &ev->sample, &ev->id, &why);
+		err = decode_sample(cs_evsel_attr(ev->evsel), rec, size,
+				    &ev->sample, &ev->id, &why);
 		if (err)
 			goto bad;
 		ev->has_id = true;
 		return 0;
 	}
+
+	ev->evsel = cs_evlist_event_of(l, rec, size);
+	if (ev->evsel)
+		lay = cs_evsel_layout(ev->evsel);
 
 	if (type < CS_RECORD_HEADER_ATTR) {
 		struct cur c = { b + 8, b + size, NULL };

@@ -30,6 +30,11 @@ struct cs_evlist {
 	size_t nr, cap;
 	struct id_slot *tab;		/* open addressing, power of two */
 	size_t tab_cap, tab_used;
+	/* ids are mostly a dense range (the kernel numbers them in turn):
+	 * then the index of id's event + 1 is direct[id - direct_base], or 0,
+	 * and the table is not probed. NULL when the range is too wide. */
+	uint32_t *direct;
+	uint64_t direct_base, direct_span;
 	/* shared by every event (checked on add) */
 	int sample_id_all;
 	int id_pos;			/* u64 index of the id in a sample, -1 */
@@ -210,6 +215,36 @@ static int tab_insert(struct cs_evlist *l, uint64_t id, size_t index)
 	return 0;
 }
 
+#define DIRECT_MAX	4096
+
+/* Rebuilds l->direct from the table after ids were added. */
+static int direct_build(struct cs_evlist *l)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint32_t *d;
+
+	free(l->direct);
+	l->direct = NULL;
+	for (size_t i = 0; i < l->tab_cap; i++) {
+		if (!l->tab[i].index_plus1)
+			continue;
+		lo = l->tab[i].id < lo ? l->tab[i].id : lo;
+		hi = l->tab[i].id > hi ? l->tab[i].id : hi;
+	}
+	if (lo > hi || hi - lo >= DIRECT_MAX)
+		return 0;
+	d = calloc(hi - lo + 1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->tab_cap; i++)
+		if (l->tab[i].index_plus1)
+			d[l->tab[i].id - lo] = l->tab[i].index_plus1;
+	l->direct = d;
+	l->direct_base = lo;
+	l->direct_span = hi - lo + 1;
+	return 0;
+}
+
 static int ids_append(struct cs_evlist *l, size_t index, const uint64_t *ids,
 		      size_t nr)
 {
@@ -237,7 +272,7 @@ static int ids_append(struct cs_evlist *l, size_t index, const uint64_t *ids,
 	}
 	e->pub.ids = e->ids;
 	e->pub.nr_ids = e->nr_ids;
-	return 0;
+	return nr ? direct_build(l) : 0;
 }
 
 int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
@@ -338,6 +373,12 @@ static inline const struct cs_evsel *find_id(const struct cs_evlist *l,
 {
 	size_t mask = l->tab_cap - 1, h;
 
+	if (l->direct) {
+		uint64_t d = id - l->direct_base;
+		uint32_t i = d < l->direct_span ? l->direct[d] : 0;
+
+		return i ? &l->ev[i - 1]->pub : NULL;
+	}
 	if (!l->tab_cap)
 		return NULL;
 	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1; h = (h + 1) & mask)
@@ -376,6 +417,20 @@ static inline const struct cs_evsel *event_of(const struct cs_evlist *l,
 	if (size < 8 + l->id_back)
 		return NULL;
 	return find_id(l, cs_ld64x((const char *)rec + size - l->id_back, swap));
+}
+
+const struct cs_evsel *cs_evlist_sample_event(const struct cs_evlist *l,
+					      const void *rec, size_t size)
+{
+	if (!l->nr || size < 8)
+		return NULL;
+	if (l->nr == 1)
+		return &l->ev[0]->pub;
+	if (l->id_pos < 0)
+		return &l->ev[0]->pub;	/* no id: perf takes the first */
+	if ((size_t)(l->id_pos + 2) * 8 > size)
+		return NULL;
+	return find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
 }
 
 const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,
@@ -428,5 +483,6 @@ void cs_evlist_free(struct cs_evlist *l)
 	}
 	free(l->ev);
 	free(l->tab);
+	free(l->direct);
 	free(l);
 }

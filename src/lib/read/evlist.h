@@ -44,6 +44,10 @@ const struct cs_evsel *cs_evlist_find(const struct cs_evlist *l, uint64_t id);
 const struct cs_evsel *cs_evlist_event_of(const struct cs_evlist *l,
 					  const void *rec, size_t size);
 
+/* cs_evlist_event_of() for a record known to be a SAMPLE. */
+const struct cs_evsel *cs_evlist_sample_event(const struct cs_evlist *l,
+					      const void *rec, size_t size);
+
 /* The record's timestamp, or CS_NO_TIME when it carries none. Cheap: no
  * full decode, just the fixed position of the time field. */
 #define CS_NO_TIME UINT64_MAX
