@@ -411,7 +411,7 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 {
 	int err;
 
-	if (ev->type != CS_RECORD_EXIT) {
+	if (s->offcpu && ev->type != CS_RECORD_EXIT) {
 		err = offcpu_event(s, ev);
 		if (err)
 			return err;

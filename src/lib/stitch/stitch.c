@@ -282,7 +282,21 @@ static struct pend *slot_get(struct cs_stitch *st, size_t size)
 	return p;
 }
 
-static void slot_put(struct cs_stitch *st, struct pend *p)
+/* Makes room in a stack of free slots for one more: it grows to the most
+ * samples that waited at once. Returns false if it cannot. */
+static __attribute__((noinline)) bool slot_stack_grow(struct slot_stack *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 64;
+	struct pend **n = realloc(s->slot, cap * sizeof(*n));
+
+	if (!n)
+		return false;
+	s->slot = n;
+	s->cap = cap;
+	return true;
+}
+
+static inline void slot_put(struct cs_stitch *st, struct pend *p)
 {
 	struct slot_stack *s;
 
@@ -291,18 +305,9 @@ static void slot_put(struct cs_stitch *st, struct pend *p)
 		return;
 	}
 	s = &st->free_slots[p->cls];
-	if (s->nr == s->cap) {
-		/* every slot of the class is in the stack at most once: it
-		 * grows to the most samples that waited at once */
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct pend **n = realloc(s->slot, cap * sizeof(*n));
-
-		if (!n) {
-			free(p);	/* a slot less to reuse, no harm */
-			return;
-		}
-		s->slot = n;
-		s->cap = cap;
+	if (s->nr == s->cap && !slot_stack_grow(s)) {
+		free(p);	/* a slot less to reuse, no harm */
+		return;
 	}
 	s->slot[s->nr++] = p;
 }
@@ -526,29 +531,30 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 {
 	const struct cs_sample *s = &ev->sample;
 	uint64_t n = s->callchain_nr, cookie;
-	struct cs_stitched out = {
-		.event = ev,
-		.chain = s->callchain,
-		.chain_nr = n,
-		.state = CS_CHAIN_ORIGINAL,
-	};
 	struct thr *t;
 	struct pend *p;
 	int err;
 
 	st->stats->samples++;
-	if (n < 2 || s->callchain[n - 2] != CS_CONTEXT_USER_DEFERRED) {
+	if (n < 2 || s->callchain[n - 2] != CS_CONTEXT_USER_DEFERRED ||
+	    !st->merge) {
+		struct cs_stitched out = {
+			.event = ev,
+			.chain = s->callchain,
+			.chain_nr = n,
+			.state = CS_CHAIN_ORIGINAL,
+		};
+
+		if (n >= 2 && s->callchain[n - 2] == CS_CONTEXT_USER_DEFERRED) {
+			out.state = CS_CHAIN_UNMERGED;
+			out.cookie = s->callchain[n - 1];
+			st->stats->samples_deferred++;
+		}
 		st->stats->original++;
 		return st->fn(st->ctx, &out);
 	}
 	cookie = s->callchain[n - 1];
 	st->stats->samples_deferred++;
-	if (!st->merge) {
-		out.state = CS_CHAIN_UNMERGED;
-		out.cookie = cookie;
-		st->stats->original++;
-		return st->fn(st->ctx, &out);
-	}
 
 	t = thr_get(st, s->tid);
 	if (!t)
