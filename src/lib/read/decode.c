@@ -612,7 +612,9 @@ static bool exact_body(uint32_t type)
 	return false;
 }
 
-int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
+/* cs_decode() of any record, the long way. */
+static __attribute__((noinline)) int
+decode_record(const struct cs_evlist *l, const void *rec, size_t size,
 	      uint64_t offset, const char *path, struct cs_event *ev,
 	      struct cs_errbuf *eb)
 {
@@ -643,11 +645,6 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 		if (!ev->evsel) {
 			why = "its id names no event of the file";
 			goto bad;
-		}
-		if (quick_sample(ev->evsel->sample_type, rec, size, &ev->sample,
-				 &ev->id)) {
-			ev->has_id = true;
-			return 0;
 		}
 		err = decode_sample(cs_evsel_attr(ev->evsel), rec, size,
 				    &ev->sample, &ev->id, &why);
@@ -711,4 +708,31 @@ bad:
 				": %s", path, tn, offset, why);
 	return cs_error(eb, -EBADMSG, "%s: record of type %u at offset %#" PRIx64
 			": %s", path, type, offset, why);
+}
+
+int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
+	      uint64_t offset, const char *path, struct cs_event *ev,
+	      struct cs_errbuf *eb)
+{
+	const uint8_t *b = rec;
+	const struct cs_evsel *evsel;
+
+	/* most records are the usual sample: straight through, with few
+	 * registers to save; anything else, and any doubt, the long way */
+	if (size >= 8 && cs_ld32(b) == CS_RECORD_SAMPLE && cs_ld16(b + 6) == size &&
+	    (evsel = cs_evlist_sample_event(l, rec, size))) {
+		zero(ev, sizeof(*ev));
+		if (quick_sample(evsel->sample_type, b, size, &ev->sample,
+				 &ev->id)) {
+			ev->type = CS_RECORD_SAMPLE;
+			ev->misc = ev->sample.misc;
+			ev->size = (uint16_t)size;
+			ev->offset = offset;
+			ev->bytes = rec;
+			ev->evsel = evsel;
+			ev->has_id = true;
+			return 0;
+		}
+	}
+	return decode_record(l, rec, size, offset, path, ev, eb);
 }
