@@ -326,11 +326,12 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
 }
 
 /* Merges a few runs (n <= FEW_RUNS heads, in run order) by scanning
- * their head times for the least, one record at a time: the scan is
- * branch-free (a run's head time turns UINT64_MAX, which no queued
- * record has, once it has nothing more due), where a heap's sift mispredicts
- * about every record when the runs interleave finely, as per-CPU buffers
- * do. Ties go to the earlier run: the scan keeps the first least time. */
+ * their head times for the least, one record at a time. No branch depends
+ * on the times (the scan is conditional moves; a run's head time turns
+ * UINT64_MAX, which no queued record has, once it has nothing more due),
+ * where a heap's sift mispredicts about every record when the runs
+ * interleave finely, as per-CPU buffers do. Ties go to the earlier run:
+ * the scan keeps the first least time. */
 static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 		     uint64_t limit)
 {
