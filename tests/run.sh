@@ -5,7 +5,8 @@
 # Integration tests are tests/integration/*.sh, run with the sanitized
 # binary in $CS; each prints TAP-style lines ("ok - what",
 # "not ok - what", "ok - what # SKIP why") and each line counts. A script
-# that exits non-zero without a "not ok" line counts as one failure.
+# that exits non-zero without a "not ok" line, or prints no result at all,
+# counts as one failure.
 #
 #   tests/run.sh [PATTERN]     only tests whose file name matches PATTERN
 set -u
@@ -46,6 +47,7 @@ run_unit() {
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' <<<"$out" | tail -1)
 	p=${p:-0} f=${f:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi	# ran no case
 	passed=$((passed + p)); failed=$((failed + f))
 	if [ "$f" -ne 0 ]; then
 		failures+=("$(basename "$t")")
@@ -60,11 +62,14 @@ run_script() {
 	bash "$t" >"$log" 2>&1
 	local rc=$?
 	local p f s
-	p=$(grep -cE '^ok\b' "$log" | head -1)
-	s=$(grep -cE '^ok\b.*# SKIP' "$log" | head -1)
-	f=$(grep -cE '^not ok\b' "$log" | head -1)
-	p=$((p - s))
+	p=$(grep -cE '^ok\b' "$log" 2>/dev/null)
+	s=$(grep -cE '^ok\b.*# SKIP' "$log" 2>/dev/null)
+	f=$(grep -cE '^not ok\b' "$log" 2>/dev/null)
+	p=$((${p:-0} - ${s:-0})) s=${s:-0} f=${f:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - exited $rc" >>"$log"; fi
+	# a script that said nothing (its log gone, a crash before the first
+	# check) has not passed
+	if [ $((p + s + f)) -eq 0 ]; then f=1; echo "not ok - no result at all" >>"$log"; fi
 	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
 	if [ "$f" -ne 0 ]; then
 		failures+=("$(basename "$t")")
