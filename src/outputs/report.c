@@ -13,6 +13,7 @@
 #include "outputs/stack_agg.h"
 #include "lib/util/hash.h"
 #include "lib/util/jobs.h"
+#include "lib/util/keysort.h"
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)
@@ -877,13 +878,6 @@ static int cmp_rank_text(const void *pa, const void *pb)
 	return strcmp(a->text, b->text);
 }
 
-static int cmp_rank_num(const void *pa, const void *pb)
-{
-	const struct rank_item *a = pa, *b = pb;
-
-	return a->num < b->num ? -1 : a->num > b->num;
-}
-
 /* Ranks items sorted by text into rank[id]; returns the next free rank. */
 static uint32_t rank_sorted_text(const struct rank_item *it, size_t n,
 				 uint32_t next, uint32_t *rank)
@@ -974,11 +968,16 @@ static int rank_dsos(const struct cs_report *r, struct ranks *rk)
 	return err;
 }
 
-/* The text an address without a symbol is compared by (frame_sym_text) */
+/* The text an address without a symbol is compared by (frame_sym_text),
+ * against s: strcmp()'s sign */
 static int addr_text_cmp(const char *s, uint64_t addr)
 {
 	char buf[32];
 
+	/* the address's text starts with '0' ("0x..." or "0"): most names
+	 * are told apart by their first byte, without printing it */
+	if (s[0] != '0')
+		return (unsigned char)s[0] < '0' ? -1 : 1;
 	snprintf(buf, sizeof(buf), "%#" PRIx64, addr);
 	return strcmp(s, buf);
 }
@@ -993,48 +992,59 @@ static bool same_rank(const struct rank_item *a, const struct rank_item *b)
 			 !addr_text_cmp(b->text, a->num);
 }
 
+/* Where a frame goes in rank_syms(): which half, a name or an address */
+static int sym_class(const struct cs_agg_key *k, bool *kernel, bool *named)
+{
+	if (k->flags & (F_INLINED | F_INLINED_SAME))
+		return 0;
+	*kernel = k->flags & F_KERNEL;
+	*named = k->sym || (k->flags & (F_MISSING | F_COOKIE));
+	return 1;
+}
+
 /* The order of the Symbol column ("[.] name", "[k] 0x..."): user frames
  * before kernel ones; within each, frames with a name (or a marker's text)
  * by their text, addresses without one by value, and a name against an
- * address by the address's text. Names and addresses are sorted apart,
- * then merged. */
+ * address by the address's text. Names and addresses are sorted apart -
+ * addresses, most of the frames of a profile without symbols, as keys of
+ * (address, frame id) - then merged. */
 static int rank_syms(const struct cs_report *r, struct ranks *rk)
 {
-	size_t n = cs_agg_nr_frames(r->stacks);
-	struct rank_item *it = malloc((n ? n : 1) * sizeof(*it));
-	const struct rank_item *prev = NULL;
+	size_t n = cs_agg_nr_frames(r->stacks), nr[2][2] = { { 0 } };
+	size_t most_names, most_addrs, nr_special = 0;
+	struct rank_item *it = NULL, prev = { 0 };
+	uint64_t *addrs = NULL;
 	char text[1024];
 	char (*special)[64] = NULL;
-	size_t nr_special = 0;
 	uint32_t next = 0;
+	bool kernel, named;
+	int err = 0;
 
-	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
-	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
-	if (!it || !rk->sym || !rk->sym_len) {
-		free(it);
-		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
 
+		if (sym_class(k, &kernel, &named))
+			nr[kernel][named]++;
 		if (k->flags & (F_MISSING | F_COOKIE))
 			nr_special++;
 	}
+	most_names = nr[0][1] > nr[1][1] ? nr[0][1] : nr[1][1];
+	most_addrs = nr[0][0] > nr[1][0] ? nr[0][0] : nr[1][0];
+	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
+	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
+	it = malloc((most_names ? most_names : 1) * sizeof(*it));
+	addrs = malloc((most_addrs ? most_addrs : 1) * 2 * sizeof(*addrs));
 	special = malloc((nr_special ? nr_special : 1) * sizeof(*special));
-	if (!special) {
-		free(it);
-		return -ENOMEM;
-	}
-	for (int kernel = 0; kernel < 2; kernel++) {
-		size_t nn = 0, na, i, j, ns = 0;
+	if (!rk->sym || !rk->sym_len || !it || !addrs || !special)
+		err = -ENOMEM;
+	for (int half = 0; half < 2 && !err; half++) {
+		size_t nn = 0, na = 0, i, j, ns = 0;
+		bool have_prev = false;
 
-		/* names first from the front, addresses from the back */
-		na = n;
 		for (i = 0; i < n; i++) {
 			const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
 
-			if (!!(k->flags & F_KERNEL) != kernel ||
-			    (k->flags & (F_INLINED | F_INLINED_SAME)))
+			if (!sym_class(k, &kernel, &named) || kernel != half)
 				continue;
 			if (k->flags & (F_MISSING | F_COOKIE)) {
 				const char *t = frame_sym_text(r, (uint32_t)i,
@@ -1046,29 +1056,35 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 			} else if (k->sym) {
 				it[nn++] = (struct rank_item){ k->sym, 0, (uint32_t)i };
 			} else {
-				it[--na] = (struct rank_item){ NULL, k->addr, (uint32_t)i };
+				addrs[2 * na] = k->addr;
+				addrs[2 * na++ + 1] = i;
 			}
 			rk->sym_len[i] = (uint16_t)entry_sym_text(r, (uint32_t)i,
 								  text, sizeof(text));
 		}
 		qsort(it, nn, sizeof(*it), cmp_rank_text);
-		qsort(it + na, n - na, sizeof(*it), cmp_rank_num);
+		err = cs_keysort(addrs, na, 2, r->o.jobs);
 		/* merge; keys that compare equal share a rank */
-		for (i = 0, j = na; i < nn || j < n;) {
-			int c = i == nn ? 1 : j == n ? -1 :
-				addr_text_cmp(it[i].text, it[j].num);
-			const struct rank_item *pick = c <= 0 ? &it[i++] : &it[j++];
+		for (i = 0, j = 0; !err && (i < nn || j < na);) {
+			int c = i == nn ? 1 : j == na ? -1 :
+				addr_text_cmp(it[i].text, addrs[2 * j]);
+			struct rank_item pick = c <= 0 ? it[i++] :
+				(struct rank_item){ NULL, addrs[2 * j],
+						    (uint32_t)addrs[2 * j + 1] };
 
-			if (!prev || !same_rank(prev, pick))
+			if (c > 0)
+				j++;
+			if (!have_prev || !same_rank(&prev, &pick))
 				next++;
-			rk->sym[pick->id] = next - 1;
+			rk->sym[pick.id] = next - 1;
 			prev = pick;
+			have_prev = true;
 		}
-		prev = NULL;
 	}
 	free(special);
+	free(addrs);
 	free(it);
-	return 0;
+	return err;
 }
 
 static void ranks_free(struct ranks *rk)
@@ -1116,49 +1132,23 @@ static int ranks_make(const struct cs_report *r, struct ranks *rk)
 	return err;
 }
 
-/* What entries sort on, packed so that sorting touches one small array:
- * Children (or Self), depth (callers above callees), Self, the keys'
- * ranks as one number, then the entry's id (the order of first sight, as
- * a stable sort of the entries would leave equal ones). 32 bytes: glibc's
- * qsort moves elements that small itself, bigger ones through an array
- * of pointers, with a cache miss per comparison. */
-struct sort_key {
-	uint64_t first, self;
-	uint64_t keys;			/* the ranks, packed (pack_ranks()) */
-	int32_t depth;			/* negated for caller graphs */
-	uint32_t id;
+/* What entries sort on: Children (or Self) descending, depth (callers
+ * above callees), Self descending, the keys' ranks, then the entry's id
+ * (the order of first sight, as a stable sort of the entries would leave
+ * equal ones). Each field takes as many bits as its largest value needs,
+ * the first in the highest bits of a key of u64 words (keysort.h), so
+ * that a million entries sort as integers of two words or so. */
+struct key_layout {
+	uint64_t max_first, max_self;
+	uint32_t max_depth;
+	bool callee;			/* depth ascending, not descending */
+	/* the fields' bits, and their sum */
+	unsigned int first, depth, self, ranks[CS_REPORT__NR_KEYS], id;
+	unsigned int total;
+	size_t words;
 };
-
-static int cmp_entry(const void *pa, const void *pb)
-{
-	const struct sort_key *a = pa, *b = pb;
-
-	if (a->first != b->first)
-		return a->first > b->first ? -1 : 1;
-	if (a->depth != b->depth)
-		return a->depth < b->depth ? -1 : 1;
-	if (a->self != b->self)
-		return a->self > b->self ? -1 : 1;
-	if (a->keys != b->keys)
-		return a->keys < b->keys ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* An entry's ranks, when they do not pack into 64 bits */
-struct rank_tuple {
-	uint32_t key[CS_REPORT__NR_KEYS];
-	uint32_t id;
-};
-
-static int cmp_tuple(const void *pa, const void *pb)
-{
-	const struct rank_tuple *a = pa, *b = pb;
-
-	for (size_t i = 0; i < CS_REPORT__NR_KEYS; i++)
-		if (a->key[i] != b->key[i])
-			return a->key[i] < b->key[i] ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
+_Static_assert(64 + 16 + 64 + 32 * CS_REPORT__NR_KEYS + 32 <=
+	       64 * CS_KEYSORT_MAX_WORDS, "a sort key's fields fit its words");
 
 /* An entry's keys as ranks, in the sort's order; unused keys are 0. */
 static void sort_key_ranks(const struct view *v, const struct ranks *rk,
@@ -1194,61 +1184,149 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 	}
 }
 
-static unsigned int bits_for(uint32_t max)
+static unsigned int bits_for(uint64_t max)
 {
 	unsigned int n = 0;
 
-	while (n < 32 && (max >> n))
+	while (n < 64 && (max >> n))
 		n++;
 	return n;
 }
 
-/* Sets keys[i].keys for entry i: its ranks, the first sort key in the
- * high bits, each in as many bits as its largest value needs. When they
- * need more than 64 bits (many sort keys, many values), the ranks are
- * sorted once on their own and keys[i].keys is the rank of entry i's. */
-static int pack_ranks(const struct view *v, const struct ranks *rk,
-		      struct sort_key *keys)
+/* Appends the w low bits of v to key at bit *pos, counted from the top
+ * of its first word. */
+static void put_bits(uint64_t *key, unsigned int *pos, uint64_t v,
+		     unsigned int w)
 {
-	uint32_t key[CS_REPORT__NR_KEYS], max[CS_REPORT__NR_KEYS] = { 0 };
-	unsigned int width[CS_REPORT__NR_KEYS], total = 0;
-	struct rank_tuple *t;
+	while (w) {
+		unsigned int room = 64 - *pos % 64, take = w < room ? w : room;
+		uint64_t bits = v >> (w - take);
 
+		if (take < 64)
+			bits &= (1ULL << take) - 1;
+		key[*pos / 64] |= bits << (room - take);
+		*pos += take;
+		w -= take;
+	}
+}
+
+static uint64_t get_bits(const uint64_t *key, unsigned int pos, unsigned int w)
+{
+	uint64_t v = 0;
+
+	while (w) {
+		unsigned int room = 64 - pos % 64, take = w < room ? w : room;
+		uint64_t bits = key[pos / 64] >> (room - take);
+
+		if (take < 64)
+			bits &= (1ULL << take) - 1;
+		v = take < 64 ? v << take | bits : bits;
+		pos += take;
+		w -= take;
+	}
+	return v;
+}
+
+static size_t key_words(unsigned int bits)
+{
+	return bits ? (bits + 63) / 64 : 1;
+}
+
+static uint64_t entry_first(const struct cs_report *r, const struct entry *e)
+{
+	return r->o.no_children ? e->self_period : e->child_period;
+}
+
+/* How many bits each field needs, over the event's entries: at most 64
+ * + 16 + 64 + 6 * 32 + 32 = 368, which CS_KEYSORT_MAX_WORDS holds */
+static void key_layout_make(const struct view *v, const struct ranks *rk,
+			   struct key_layout *kl)
+{
+	const struct cs_report *r = v->r;
+	uint32_t key[CS_REPORT__NR_KEYS], max[CS_REPORT__NR_KEYS] = { 0 };
+
+	memset(kl, 0, sizeof(*kl));
+	kl->callee = r->o.graph == CS_REPORT_GRAPH_CALLEE;
 	for (size_t i = 0; i < v->nr_e; i++) {
-		sort_key_ranks(v, rk, &v->e[i], key);
+		const struct entry *e = &v->e[i];
+
+		if (entry_first(r, e) > kl->max_first)
+			kl->max_first = entry_first(r, e);
+		if (e->self_period > kl->max_self)
+			kl->max_self = e->self_period;
+		if (e->max_depth > kl->max_depth)
+			kl->max_depth = e->max_depth;
+		sort_key_ranks(v, rk, e, key);
 		for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
 			if (key[k] > max[k])
 				max[k] = key[k];
 	}
-	for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
-		total += width[k] = bits_for(max[k]);
-	if (total <= 64) {
-		for (size_t i = 0; i < v->nr_e; i++) {
-			uint64_t packed = 0;
-
-			sort_key_ranks(v, rk, &v->e[i], key);
-			for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
-				if (width[k])
-					packed = packed << width[k] | key[k];
-			keys[i].keys = packed;
-		}
-		return 0;
+	kl->first = bits_for(kl->max_first);
+	/* without Children every entry's depth is the same */
+	kl->depth = r->o.no_children ? 0 : bits_for(kl->max_depth);
+	kl->self = bits_for(kl->max_self);
+	kl->id = bits_for(v->nr_e ? v->nr_e - 1 : 0);
+	kl->total = kl->first + kl->depth + kl->self + kl->id;
+	for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++) {
+		kl->ranks[k] = bits_for(max[k]);
+		kl->total += kl->ranks[k];
 	}
-	t = malloc((v->nr_e ? v->nr_e : 1) * sizeof(*t));
-	if (!t)
+	kl->words = key_words(kl->total);
+}
+
+/* The entries' sort keys, in *out (the caller frees it). Returns 0 or
+ * -ENOMEM. */
+static int sort_keys_make(const struct view *v, const struct ranks *rk,
+			  const struct key_layout *kl, uint64_t **out)
+{
+	size_t w = kl->words;
+	uint32_t key[CS_REPORT__NR_KEYS];
+	uint64_t *keys = calloc((v->nr_e ? v->nr_e : 1) * w, sizeof(*keys));
+
+	*out = keys;
+	if (!keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < v->nr_e; i++) {
-		sort_key_ranks(v, rk, &v->e[i], t[i].key);
-		t[i].id = (uint32_t)i;
+		const struct entry *e = &v->e[i];
+		uint64_t *k = keys + i * w;
+		unsigned int pos = 0;
+
+		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
+		put_bits(k, &pos, kl->callee ? e->max_depth :
+			 kl->max_depth - e->max_depth, kl->depth);
+		put_bits(k, &pos, kl->max_self - e->self_period, kl->self);
+		sort_key_ranks(v, rk, e, key);
+		for (size_t j = 0; j < CS_REPORT__NR_KEYS; j++)
+			put_bits(k, &pos, key[j], kl->ranks[j]);
+		put_bits(k, &pos, i, kl->id);
 	}
-	cs_jobs_sort(t, v->nr_e, sizeof(*t), cmp_tuple, v->r->o.jobs);
-	for (size_t i = 0, rank = 0; i < v->nr_e; i++) {
-		if (i && memcmp(t[i - 1].key, t[i].key, sizeof(t[i].key)))
-			rank++;
-		keys[t[i].id].keys = rank;
-	}
-	free(t);
 	return 0;
+}
+
+/* The entries in the order they are shown, in *out (the caller frees
+ * it). Returns 0 or -ENOMEM. */
+static int entries_sort(const struct view *v, const struct ranks *rk,
+			uint32_t **out)
+{
+	struct key_layout kl;
+	uint64_t *keys = NULL;
+	uint32_t *order = NULL;
+	int err;
+
+	key_layout_make(v, rk, &kl);
+	err = sort_keys_make(v, rk, &kl, &keys);
+	if (!err)
+		err = cs_keysort(keys, v->nr_e, kl.words, v->r->o.jobs);
+	if (!err && !(order = malloc((v->nr_e ? v->nr_e : 1) * sizeof(*order))))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < v->nr_e; i++)
+		order[i] = (uint32_t)get_bits(keys + i * kl.words,
+					      kl.total - kl.id, kl.id);
+	free(keys);
+	*out = err ? NULL : order;
+	if (err)
+		free(order);
+	return err;
 }
 
 /* ---- call graphs -------------------------------------------------------- */
@@ -1671,7 +1749,6 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	bool off_cpu = r->ev_off_cpu[evsel];
 	uint32_t *order = NULL;
 	struct ranks rk = { 0 };
-	struct sort_key *keys;
 	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
 	char text[1024];
 	int err;
@@ -1689,37 +1766,11 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	v.keys = NULL;
 	if (err)
 		goto out;
-	keys = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*keys));
-	if (!keys || (err = ranks_make(r, &rk))) {
-		free(keys);
-		err = err ? err : -ENOMEM;
+	err = ranks_make(r, &rk);
+	if (!err)
+		err = entries_sort(&v, &rk, &order);
+	if (err)
 		goto out;
-	}
-	for (uint32_t i = 0; i < v.nr_e; i++) {
-		const struct entry *e = &v.e[i];
-
-		keys[i].first = children ? e->child_period : e->self_period;
-		keys[i].self = e->self_period;
-		/* perf puts a caller above its callees when they weigh the same */
-		keys[i].depth = !children ? 0 : r->o.graph == CS_REPORT_GRAPH_CALLEE ?
-				(int32_t)e->max_depth : -(int32_t)e->max_depth;
-		keys[i].id = i;
-	}
-	err = pack_ranks(&v, &rk, keys);
-	if (err) {
-		free(keys);
-		goto out;
-	}
-	cs_jobs_sort(keys, v.nr_e, sizeof(*keys), cmp_entry, r->o.jobs);
-	order = malloc((v.nr_e ? v.nr_e : 1) * sizeof(*order));
-	if (!order) {
-		free(keys);
-		err = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < v.nr_e; i++)
-		order[i] = keys[i].id;
-	free(keys);
 	for (; nr_show < v.nr_e; nr_show++) {
 		const struct entry *e = &v.e[order[nr_show]];
 		uint64_t p = children ? e->child_period : e->self_period;

@@ -1,0 +1,198 @@
+/* keysort.c - a merge sort of u64-word keys on threads (see keysort.h).
+ *
+ * Bottom-up: runs of INSERT_RUN keys sorted by insertion, then merged
+ * pairwise. Each merge copies the shorter of its two runs aside, so the
+ * buffer never needs more than half of what is sorted. The body is
+ * inlined for each common key size: comparisons are then a word or two. */
+#include "lib/util/keysort.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INSERT_RUN 16
+#define MAX_PARTS 32
+/* fewer keys are not worth a thread */
+#define MIN_PER_THREAD 4096
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE bool key_less(const uint64_t *a, const uint64_t *b,
+				   size_t w)
+{
+	for (size_t i = 0; i < w; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return false;
+}
+
+static ALWAYS_INLINE void key_copy(uint64_t *to, const uint64_t *from, size_t w)
+{
+	for (size_t i = 0; i < w; i++)
+		to[i] = from[i];
+}
+
+/* Merges the sorted runs k[0, na) and k[na, na + nb) in place, through
+ * buf (room for the shorter run). Ties take the left run's key first. */
+static ALWAYS_INLINE void merge_runs(uint64_t *k, size_t na, size_t nb,
+				     uint64_t *buf, size_t w)
+{
+	uint64_t *right = k + na * w, *out;
+
+	if (!na || !nb || !key_less(right, right - w, w))
+		return;
+	if (na <= nb) {
+		const uint64_t *a = buf, *a_end = buf + na * w;
+		const uint64_t *b = right, *b_end = right + nb * w;
+
+		memcpy(buf, k, na * w * sizeof(*k));
+		for (out = k; a < a_end && b < b_end; out += w) {
+			if (key_less(b, a, w)) {
+				key_copy(out, b, w);
+				b += w;
+			} else {
+				key_copy(out, a, w);
+				a += w;
+			}
+		}
+		/* what is left of the right run is in place already */
+		memcpy(out, a, (size_t)(a_end - a) * sizeof(*k));
+	} else {
+		/* the right run aside, merged from the back */
+		const uint64_t *a = right, *b = buf + nb * w;
+
+		memcpy(buf, right, nb * w * sizeof(*k));
+		for (out = right + nb * w; a > k && b > buf;) {
+			out -= w;
+			if (key_less(b - w, a - w, w)) {
+				a -= w;
+				key_copy(out, a, w);
+			} else {
+				b -= w;
+				key_copy(out, b, w);
+			}
+		}
+		/* what is left of the left run is in place already */
+		memcpy(out - (b - buf), buf, (size_t)(b - buf) * sizeof(*k));
+	}
+}
+
+static ALWAYS_INLINE void sort_run_w(uint64_t *k, size_t n, uint64_t *buf,
+				     size_t w)
+{
+	uint64_t t[CS_KEYSORT_MAX_WORDS];
+
+	for (size_t lo = 0; lo < n; lo += INSERT_RUN) {
+		size_t hi = n - lo < INSERT_RUN ? n : lo + INSERT_RUN;
+
+		for (size_t i = lo + 1; i < hi; i++) {
+			size_t j = i;
+
+			if (!key_less(k + i * w, k + (i - 1) * w, w))
+				continue;
+			key_copy(t, k + i * w, w);
+			for (; j > lo && key_less(t, k + (j - 1) * w, w); j--)
+				key_copy(k + j * w, k + (j - 1) * w, w);
+			key_copy(k + j * w, t, w);
+		}
+	}
+	for (size_t run = INSERT_RUN; run < n; run *= 2)
+		for (size_t lo = 0; lo + run < n; lo += 2 * run)
+			merge_runs(k + lo * w, run,
+				   n - lo - run < run ? n - lo - run : run, buf, w);
+}
+
+/* Sorts k[0, n) through buf (room for n / 2 keys) */
+static void sort_run(uint64_t *k, size_t n, uint64_t *buf, size_t w)
+{
+	switch (w) {
+	case 1: sort_run_w(k, n, buf, 1); break;
+	case 2: sort_run_w(k, n, buf, 2); break;
+	case 3: sort_run_w(k, n, buf, 3); break;
+	case 4: sort_run_w(k, n, buf, 4); break;
+	default: sort_run_w(k, n, buf, w); break;
+	}
+}
+
+static void merge(uint64_t *k, size_t na, size_t nb, uint64_t *buf, size_t w)
+{
+	switch (w) {
+	case 1: merge_runs(k, na, nb, buf, 1); break;
+	case 2: merge_runs(k, na, nb, buf, 2); break;
+	case 3: merge_runs(k, na, nb, buf, 3); break;
+	case 4: merge_runs(k, na, nb, buf, 4); break;
+	default: merge_runs(k, na, nb, buf, w); break;
+	}
+}
+
+struct sort_part {
+	uint64_t *keys, *buf;
+	size_t nr, words;
+};
+
+static void *sort_part(void *arg)
+{
+	struct sort_part *p = arg;
+
+	sort_run(p->keys, p->nr, p->buf, p->words);
+	return NULL;
+}
+
+/* Merges the sorted parts [p, q) into one run, halves first, so that no
+ * merge's shorter run is more than half of what it merges. */
+static void merge_parts(uint64_t *keys, const size_t *bounds, size_t p,
+			size_t q, uint64_t *buf, size_t w)
+{
+	size_t m = (p + q) / 2;
+
+	if (q - p < 2)
+		return;
+	merge_parts(keys, bounds, p, m, buf, w);
+	merge_parts(keys, bounds, m, q, buf, w);
+	merge(keys + bounds[p] * w, bounds[m] - bounds[p], bounds[q] - bounds[m],
+	      buf, w);
+}
+
+int cs_keysort(uint64_t *keys, size_t nr, size_t words, unsigned int jobs)
+{
+	struct sort_part parts[MAX_PARTS];
+	pthread_t threads[MAX_PARTS];
+	bool started[MAX_PARTS] = { false };
+	size_t bounds[MAX_PARTS + 1], nparts = jobs ? jobs : 1, used = 0;
+	uint64_t *buf;
+
+	if (words < 1 || words > CS_KEYSORT_MAX_WORDS)
+		return -EINVAL;
+	if (nr < 2)
+		return 0;
+	if (nparts > MAX_PARTS)
+		nparts = MAX_PARTS;
+	if (nparts > nr / MIN_PER_THREAD)
+		nparts = nr / MIN_PER_THREAD ? nr / MIN_PER_THREAD : 1;
+	/* each part's merges need half of it; the parts' merges half of all */
+	buf = malloc((nr / 2 + 1) * words * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i <= nparts; i++)
+		bounds[i] = nr * i / nparts;
+	for (size_t i = 0; i < nparts; i++) {
+		size_t n = bounds[i + 1] - bounds[i];
+
+		parts[i] = (struct sort_part){ keys + bounds[i] * words,
+					       buf + used * words, n, words };
+		used += n / 2;
+		/* the last part on this thread */
+		started[i] = i + 1 < nparts &&
+			     !pthread_create(&threads[i], NULL, sort_part, &parts[i]);
+		if (!started[i])
+			sort_part(&parts[i]);
+	}
+	for (size_t i = 0; i < nparts; i++)
+		if (started[i])
+			pthread_join(threads[i], NULL);
+	merge_parts(keys, bounds, 0, nparts, buf, words);
+	free(buf);
+	return 0;
+}
