@@ -34,6 +34,7 @@ struct cs_report {
 					 * flags = event */
 	uint64_t pidtid_shown;		/* the bits of addr the sort keys show */
 	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
+	struct cs_agg_key *frame_keys;	/* the same */
 	uint64_t *sym_start;		/* per frame id: all of its location
 					 * that the graphs' order needs (the
 					 * address without a symbol) */
@@ -41,6 +42,7 @@ struct cs_report {
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
 	size_t nr_ev;
+	bool has_inlined;		/* a frame is an inlined function */
 };
 
 int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
@@ -98,7 +100,8 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
 		else if (r->o.sort[i] == CS_REPORT_TID)
 			r->pidtid_shown |= 0xffffffffULL;
 	r->ids = malloc(CS_FRAMES_MAX * sizeof(*r->ids));
-	if (!r->ids || cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
+	r->frame_keys = malloc(CS_FRAMES_MAX * sizeof(*r->frame_keys));
+	if (!r->ids || !r->frame_keys || cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
 		cs_report_free(r);
 		return -ENOMEM;
 	}
@@ -113,6 +116,7 @@ void cs_report_free(struct cs_report *r)
 	cs_agg_free(r->stacks);
 	cs_agg_free(r->threads);
 	free(r->ids);
+	free(r->frame_keys);
 	free(r->sym_start);
 	free(r->ev_samples);
 	free(r->ev_off_cpu);
@@ -229,10 +233,15 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 	err = ev_reserve(r, evsel);
 	if (!err)
 		err = cs_agg_frame_copy(r->threads, &k, &thread);
+	for (size_t i = 0; i < nr; i++) {
+		if (inlined && inlined[i])
+			r->has_inlined = true;
+		frame_key(&frames[i], inlined ? inlined[i] : 0, &r->frame_keys[i]);
+	}
+	if (!err)
+		err = cs_agg_frames(r->stacks, r->frame_keys, nr, r->ids);
 	for (size_t i = 0; !err && i < nr; i++) {
-		frame_key(&frames[i], inlined ? inlined[i] : 0, &k);
-		err = cs_agg_frame(r->stacks, &k, NULL, &r->ids[i]);
-		if (!err && r->ids[i] >= r->cap_sym_start)
+		if (r->ids[i] >= r->cap_sym_start)
 			err = grow_sym_start(r);
 		/* perf compares a frame without a symbol by its address */
 		if (!err)
@@ -263,19 +272,21 @@ uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel)
 
 /* ---- entries ------------------------------------------------------------ */
 
-/* A profile of distinct stacks has millions of entries: 56 bytes each */
+/* A profile of distinct stacks has millions of entries: 40 bytes each,
+ * all that writing them needs; what only counting them and their sort
+ * need is in struct entry_work, freed before the sort. */
 struct entry {
 	uint32_t thread;		/* a thread and frame that show the keys */
 	uint32_t frame;
-	uint32_t stamp;			/* last stack counted in child_* */
-	uint32_t occ_nr;		/* its occurrences, from occ_off */
 	uint64_t self_count, self_period;
 	uint64_t child_count, child_period;
-	uint32_t occ_off;
+};
+
+struct entry_work {
+	uint32_t stamp;			/* last stack counted in child_* */
+	uint32_t occ_nr;		/* occurrences counted, then filed */
 	uint16_t max_depth;		/* longest chain its graph shows: a
 					 * stack has at most CS_FRAMES_MAX */
-	bool graph;			/* draws a call graph: keeps its
-					 * occurrences */
 };
 _Static_assert(CS_FRAMES_MAX <= UINT16_MAX, "an entry's max_depth is 16 bits");
 
@@ -304,9 +315,12 @@ struct view {
 	size_t map_cap;
 	uint32_t map_hash_bits;
 	struct entry *e;
+	struct entry_work *work;	/* per entry, until the sort */
 	size_t nr_e, cap_e;
-	struct occurrence *occ;
+	struct occurrence *occ;		/* of the entries that draw a graph */
 	size_t nr_occ;
+	uint32_t *occ_off;		/* entry i's in occ[occ_off[i],
+					 * occ_off[i + 1]); NULL: none */
 	uint64_t total_period, total_count;
 };
 
@@ -503,13 +517,19 @@ static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 	if (v->nr_e == v->cap_e) {
 		size_t n = v->cap_e ? v->cap_e * 2 : 256;
 		struct entry *e = realloc(v->e, n * sizeof(*e));
+		struct entry_work *w;
 
 		if (!e)
 			return -ENOMEM;
 		v->e = e;
+		w = realloc(v->work, n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		v->work = w;
 		v->cap_e = n;
 	}
 	memset(&v->e[v->nr_e], 0, sizeof(v->e[0]));
+	memset(&v->work[v->nr_e], 0, sizeof(v->work[0]));
 	v->e[v->nr_e].thread = thread;
 	v->e[v->nr_e].frame = frame;
 	*id = (uint32_t)v->nr_e++;
@@ -547,8 +567,9 @@ static void view_parts_free(struct view *v)
 
 static bool is_inlined(const struct cs_report *r, uint32_t frame)
 {
-	return cs_agg_frame_key(r->stacks, frame)->flags &
-	       (F_INLINED | F_INLINED_SAME);
+	/* most profiles have none: no frame's key is then read */
+	return r->has_inlined && (cs_agg_frame_key(r->stacks, frame)->flags &
+				  (F_INLINED | F_INLINED_SAME));
 }
 
 static bool wants_graph(const struct cs_report *r)
@@ -573,6 +594,35 @@ static bool draws_graph(const struct view *v, const struct entry *e)
 	       pct(weight, v->total_period) >= r->o.graph_min_percent;
 }
 
+/* Asks early for what view_entry() will read for each of a stack's
+ * frames[0, n): their slots of the map, then the entries the slots name,
+ * so that the cache misses of a stack's frames overlap. */
+static void view_prefetch(struct view *v, uint32_t thread,
+			  const uint32_t *frames, size_t n, uint64_t *hash)
+{
+	uint32_t tp, fp;
+
+	if (!v->map_cap || thread_part(v, thread, &tp))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		hash[i] = 0;
+		if (frame_part(v, frames[i], &fp))
+			return;
+		hash[i] = mix64((uint64_t)tp << 32 | fp);
+		__builtin_prefetch(&v->map[hash[i] & (v->map_cap - 1)]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t slot = v->map[hash[i] & (v->map_cap - 1)];
+
+		if (slot && cs_slot_may_be(v->map_hash_bits, slot, hash[i])) {
+			uint32_t id = cs_slot_index(v->map_hash_bits, slot);
+
+			__builtin_prefetch(&v->e[id]);
+			__builtin_prefetch(&v->work[id]);
+		}
+	}
+}
+
 /* Pass over every stack of the event: self at the innermost frame, children
  * once per stack for each entry in it. Occurrences are
  * counted first and then filed per entry (a counting sort), so the call
@@ -582,9 +632,12 @@ static int view_build(struct view *v)
 	struct cs_report *r = v->r;
 	size_t nr = cs_agg_nr_stacks(r->stacks);
 	bool children = !r->o.no_children;
-	uint32_t *frames = malloc((cs_agg_max_depth(r->stacks) + 1) * sizeof(*frames));
+	size_t room = cs_agg_max_depth(r->stacks) + 1;
+	uint32_t *frames = malloc(room * sizeof(*frames));
+	uint32_t *todo = malloc(room * sizeof(*todo));
+	uint64_t *hash = malloc(room * sizeof(*hash));
 	struct cs_agg_stack st;
-	int err = frames ? 0 : -ENOMEM;
+	int err = frames && todo && hash ? 0 : -ENOMEM;
 
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		for (size_t s = 0; s < nr && !err; s++) {
@@ -604,6 +657,14 @@ static int view_build(struct view *v)
 			while (leaf + 1 < st.nr && is_inlined(r, st.frames[leaf]))
 				leaf++;
 			depth = !st.nr ? 0 : children ? st.nr - leaf : 1;
+			if (depth > 1) {
+				uint32_t n = 0;
+
+				for (uint32_t k = 0; k < depth; k++)
+					if (k == 0 || !is_inlined(r, st.frames[leaf + k]))
+						todo[n++] = st.frames[leaf + k];
+				view_prefetch(v, st.tag, todo, n, hash);
+			}
 			/* the innermost frame first; then, as perf walks the
 			 * chain, outermost first for caller graphs, so that a
 			 * recursive function's graph starts at its outermost
@@ -614,6 +675,7 @@ static int view_build(struct view *v)
 					leaf + k : st.nr - k;
 				uint32_t id;
 				struct entry *e;
+				struct entry_work *w;
 
 				if (k && is_inlined(r, st.frames[pos]))
 					continue;
@@ -622,23 +684,24 @@ static int view_build(struct view *v)
 				if (err)
 					break;
 				e = &v->e[id];
+				w = &v->work[id];
 				if (pass == 0 && k == 0) {
 					e->self_count += st.count;
 					e->self_period += st.period;
 				}
-				if (e->stamp == s + 1)
+				if (w->stamp == s + 1)
 					continue;
-				e->stamp = (uint32_t)(s + 1);
+				w->stamp = (uint32_t)(s + 1);
 				if (pass == 0) {
 					uint32_t len = k ? pos + 1 : st.nr;
 
 					e->child_count += st.count;
 					e->child_period += st.period;
-					e->occ_nr++;
-					if (len > e->max_depth)
-						e->max_depth = (uint16_t)len;
-				} else if (e->graph) {
-					v->occ[e->occ_off + e->occ_nr++] = (struct occurrence){
+					w->occ_nr++;
+					if (len > w->max_depth)
+						w->max_depth = (uint16_t)len;
+				} else if (v->occ_off[id + 1] > v->occ_off[id]) {
+					v->occ[v->occ_off[id] + w->occ_nr++] = (struct occurrence){
 						(uint32_t)s, pos, k == 0 };
 				}
 			}
@@ -648,29 +711,38 @@ static int view_build(struct view *v)
 
 			/* only entries that draw a graph need their stacks */
 			for (size_t i = 0; i < v->nr_e; i++) {
-				v->e[i].graph = draws_graph(v, &v->e[i]);
-				if (!v->e[i].graph)
-					v->e[i].occ_nr = 0;
-				if (v->e[i].occ_nr > UINT32_MAX - off) {
+				if (draws_graph(v, &v->e[i]))
+					off += v->work[i].occ_nr;
+				if (off > UINT32_MAX) {
 					err = -ENOMEM;
 					break;
 				}
-				v->e[i].occ_off = (uint32_t)off;
-				off += v->e[i].occ_nr;
-				v->e[i].occ_nr = 0;
-				v->e[i].stamp = 0;
 			}
 			if (err || !off)
 				break;
 			v->nr_occ = off;
-			v->occ = malloc((off ? off : 1) * sizeof(*v->occ));
-			if (!v->occ)
+			v->occ = malloc(off * sizeof(*v->occ));
+			v->occ_off = malloc((v->nr_e + 1) * sizeof(*v->occ_off));
+			if (!v->occ || !v->occ_off) {
 				err = -ENOMEM;
+				break;
+			}
+			off = 0;
+			for (size_t i = 0; i < v->nr_e; i++) {
+				v->occ_off[i] = (uint32_t)off;
+				if (draws_graph(v, &v->e[i]))
+					off += v->work[i].occ_nr;
+				v->work[i].occ_nr = 0;
+				v->work[i].stamp = 0;
+			}
+			v->occ_off[v->nr_e] = (uint32_t)off;
 		} else if (pass == 0) {
 			break;
 		}
 	}
 	free(frames);
+	free(todo);
+	free(hash);
 	return err;
 }
 
@@ -1254,8 +1326,8 @@ static void key_layout_make(const struct view *v, const struct ranks *rk,
 			kl->max_first = entry_first(r, e);
 		if (e->self_period > kl->max_self)
 			kl->max_self = e->self_period;
-		if (e->max_depth > kl->max_depth)
-			kl->max_depth = e->max_depth;
+		if (v->work[i].max_depth > kl->max_depth)
+			kl->max_depth = v->work[i].max_depth;
 		sort_key_ranks(v, rk, e, key);
 		for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
 			if (key[k] > max[k])
@@ -1292,8 +1364,8 @@ static int sort_keys_make(const struct view *v, const struct ranks *rk,
 		unsigned int pos = 0;
 
 		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
-		put_bits(k, &pos, kl->callee ? e->max_depth :
-			 kl->max_depth - e->max_depth, kl->depth);
+		put_bits(k, &pos, kl->callee ? v->work[i].max_depth :
+			 kl->max_depth - v->work[i].max_depth, kl->depth);
 		put_bits(k, &pos, kl->max_self - e->self_period, kl->self);
 		sort_key_ranks(v, rk, e, key);
 		for (size_t j = 0; j < CS_REPORT__NR_KEYS; j++)
@@ -1304,8 +1376,9 @@ static int sort_keys_make(const struct view *v, const struct ranks *rk,
 }
 
 /* The entries in the order they are shown, in *out (the caller frees
- * it). Returns 0 or -ENOMEM. */
-static int entries_sort(const struct view *v, const struct ranks *rk,
+ * it). Frees v->work: the keys hold what the sort needs of it. Returns 0
+ * or -ENOMEM. */
+static int entries_sort(struct view *v, const struct ranks *rk,
 			uint32_t **out)
 {
 	struct key_layout kl;
@@ -1315,6 +1388,8 @@ static int entries_sort(const struct view *v, const struct ranks *rk,
 
 	key_layout_make(v, rk, &kl);
 	err = sort_keys_make(v, rk, &kl, &keys);
+	free(v->work);
+	v->work = NULL;
 	if (!err)
 		err = cs_keysort(keys, v->nr_e, kl.words, v->r->o.jobs);
 	if (!err && !(order = malloc((v->nr_e ? v->nr_e : 1) * sizeof(*order))))
@@ -1453,8 +1528,10 @@ static int graph_build(struct graph *g, const struct view *v,
 	g->frames = malloc((cs_agg_max_depth(r->stacks) + 1) * sizeof(*g->frames));
 	if (!g->frames)
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < e->occ_nr; i++) {
-		const struct occurrence *oc = &v->occ[e->occ_off + i];
+	size_t id = (size_t)(e - v->e);
+
+	for (size_t i = v->occ_off[id]; !err && i < v->occ_off[id + 1]; i++) {
+		const struct occurrence *oc = &v->occ[i];
 		uint32_t parent = CS_TREE_ROOT;
 		uint32_t from, to;
 		int step;
@@ -1667,6 +1744,21 @@ static int graph_print(const struct view *v, const struct entry *e,
 
 #define MAX_COLS (CS_REPORT__NR_KEYS + 3)
 
+/* Entries are written in their sorted order, scattered over memory: the
+ * one AHEAD places on and, once that is in, its frame's key are asked
+ * for early, so that their cache misses overlap. */
+#define AHEAD 16
+
+static void prefetch_entry(const struct view *v, const uint32_t *order,
+			   size_t i, size_t end)
+{
+	if (i + AHEAD < end)
+		__builtin_prefetch(&v->e[order[i + AHEAD]]);
+	if (i + AHEAD / 2 < end)
+		__builtin_prefetch(cs_agg_frame_key(v->r->stacks,
+						    v->e[order[i + AHEAD / 2]].frame));
+}
+
 /* The table's lines (and graphs) for entries order[begin, end): a chunk of
  * cs_jobs_ordered(), so it only reads what they share. */
 struct table {
@@ -1696,6 +1788,7 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 		const struct pct_text *pt;
 		size_t c = 0;
 
+		prefetch_entry(v, t->order, i, end);
 		l.len = 0;
 		line_put(&l, " ", 1);
 		if (t->children) {
@@ -1775,6 +1868,8 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		const struct entry *e = &v.e[order[nr_show]];
 		uint64_t p = children ? e->child_period : e->self_period;
 
+		if (nr_show + AHEAD < v.nr_e)
+			__builtin_prefetch(&v.e[order[nr_show + AHEAD]]);
 		if (!p && !e->self_count && !(children && e->child_count))
 			break;
 		if (pct(p, v.total_period) < r->o.percent_limit)
@@ -1810,6 +1905,14 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		width[nc + k] = strlen(key_header[r->o.sort[k]]);
 	for (size_t i = 0; i < nr_show; i++) {
 		const struct entry *e = &v.e[order[i]];
+
+		prefetch_entry(&v, order, i, nr_show);
+		if (i + AHEAD / 2 < nr_show) {
+			uint32_t f = v.e[order[i + AHEAD / 2]].frame;
+
+			__builtin_prefetch(&rk.sym_len[f]);
+			__builtin_prefetch(&rk.dso_len[f]);
+		}
 
 		if (off_cpu) {
 			int n = snprintf(text, sizeof(text), "%.6f",
@@ -1869,7 +1972,9 @@ out:
 	ranks_free(&rk);
 	free(order);
 	free(v.e);
+	free(v.work);
 	free(v.occ);
+	free(v.occ_off);
 	view_parts_free(&v);
 	cs_agg_free(v.keys);
 	cs_agg_free(v.names);

@@ -234,10 +234,11 @@ void cs_agg_free(struct cs_agg *a)
 	free(a);
 }
 
+/* Interns key, whose hash_key() is h */
 static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
-			const struct cs_location *loc, bool copy, uint32_t *id)
+			uint64_t h, const struct cs_location *loc, bool copy,
+			uint32_t *id)
 {
-	uint64_t h = hash_key(a, key, !copy);
 	struct agg_index *ix = &a->frame_index;
 	struct agg_frame *f;
 	size_t s;
@@ -304,13 +305,47 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 int cs_agg_frame(struct cs_agg *a, const struct cs_agg_key *key,
 		 const struct cs_location *loc, uint32_t *id)
 {
-	return frame_intern(a, key, loc, false, id);
+	return frame_intern(a, key, hash_key(a, key, true), loc, false, id);
+}
+
+/* A batch of cs_agg_frames(): its keys' hashes */
+#define FRAMES_BATCH 64
+
+int cs_agg_frames(struct cs_agg *a, const struct cs_agg_key *keys, size_t nr,
+		  uint32_t *ids)
+{
+	const struct agg_index *ix = &a->frame_index;
+	uint64_t h[FRAMES_BATCH];
+	int err = 0;
+
+	for (size_t at = 0; at < nr && !err; at += FRAMES_BATCH) {
+		size_t n = nr - at < FRAMES_BATCH ? nr - at : FRAMES_BATCH;
+
+		/* the keys' slots asked for at once, then the frames the
+		 * slots name: their cache misses overlap */
+		for (size_t i = 0; i < n; i++) {
+			h[i] = hash_key(a, &keys[at + i], true);
+			if (ix->slots)
+				__builtin_prefetch(&ix->slots[h[i] & ix->mask]);
+		}
+		for (size_t i = 0; ix->slots && i < n; i++) {
+			uint32_t slot = ix->slots[h[i] & ix->mask];
+
+			if (slot && cs_slot_may_be(ix->hash_bits, slot, h[i]))
+				__builtin_prefetch(&a->frames[cs_slot_index(ix->hash_bits,
+									    slot)]);
+		}
+		for (size_t i = 0; i < n && !err; i++)
+			err = frame_intern(a, &keys[at + i], h[i], NULL, false,
+					   &ids[at + i]);
+	}
+	return err;
 }
 
 int cs_agg_frame_copy(struct cs_agg *a, const struct cs_agg_key *key,
 		      uint32_t *id)
 {
-	return frame_intern(a, key, NULL, true, id);
+	return frame_intern(a, key, hash_key(a, key, false), NULL, true, id);
 }
 
 size_t cs_agg_nr_frames(const struct cs_agg *a)
