@@ -1,7 +1,7 @@
 /* keysort.c - a merge sort of u64-word keys on threads (see keysort.h).
  *
  * Bottom-up: runs of INSERT_RUN keys sorted by insertion, then merged
- * pairwise. Each merge copies the shorter of its two runs aside, so the
+ * pairwise, first within blocks that fit in a cache, then between them. Each merge copies the shorter of its two runs aside, so the
  * buffer never needs more than half of what is sorted. The body is
  * inlined for each common key size: comparisons are then a word or two. */
 #include "lib/util/keysort.h"
@@ -22,10 +22,14 @@
 static ALWAYS_INLINE bool key_less(const uint64_t *a, const uint64_t *b,
 				   size_t w)
 {
-	for (size_t i = 0; i < w; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i];
-	return false;
+	bool less = false, equal = true;
+
+	/* every word, without branches (see merge_runs()) */
+	for (size_t i = 0; i < w; i++) {
+		less |= equal & (a[i] < b[i]);
+		equal &= a[i] == b[i];
+	}
+	return less;
 }
 
 static ALWAYS_INLINE void key_copy(uint64_t *to, const uint64_t *from, size_t w)
@@ -48,14 +52,14 @@ static ALWAYS_INLINE void merge_runs(uint64_t *k, size_t na, size_t nb,
 		const uint64_t *b = right, *b_end = right + nb * w;
 
 		memcpy(buf, k, na * w * sizeof(*k));
+		/* without branches: which run goes next is random, and a
+		 * mispredicted branch costs more than the copy */
 		for (out = k; a < a_end && b < b_end; out += w) {
-			if (key_less(b, a, w)) {
-				key_copy(out, b, w);
-				b += w;
-			} else {
-				key_copy(out, a, w);
-				a += w;
-			}
+			bool take_b = key_less(b, a, w);
+
+			key_copy(out, take_b ? b : a, w);
+			a += take_b ? 0 : w;
+			b += take_b ? w : 0;
 		}
 		/* what is left of the right run is in place already */
 		memcpy(out, a, (size_t)(a_end - a) * sizeof(*k));
@@ -65,22 +69,21 @@ static ALWAYS_INLINE void merge_runs(uint64_t *k, size_t na, size_t nb,
 
 		memcpy(buf, right, nb * w * sizeof(*k));
 		for (out = right + nb * w; a > k && b > buf;) {
+			bool take_a = key_less(b - w, a - w, w);
+
 			out -= w;
-			if (key_less(b - w, a - w, w)) {
-				a -= w;
-				key_copy(out, a, w);
-			} else {
-				b -= w;
-				key_copy(out, b, w);
-			}
+			key_copy(out, take_a ? a - w : b - w, w);
+			a -= take_a ? w : 0;
+			b -= take_a ? 0 : w;
 		}
 		/* what is left of the left run is in place already */
 		memcpy(out - (b - buf), buf, (size_t)(b - buf) * sizeof(*k));
 	}
 }
 
-static ALWAYS_INLINE void sort_run_w(uint64_t *k, size_t n, uint64_t *buf,
-				     size_t w)
+/* Sorts k[0, n) (a block that fits in a cache) through buf */
+static ALWAYS_INLINE void sort_block_w(uint64_t *k, size_t n, uint64_t *buf,
+				       size_t w)
 {
 	uint64_t t[CS_KEYSORT_MAX_WORDS];
 
@@ -99,6 +102,26 @@ static ALWAYS_INLINE void sort_run_w(uint64_t *k, size_t n, uint64_t *buf,
 		}
 	}
 	for (size_t run = INSERT_RUN; run < n; run *= 2)
+		for (size_t lo = 0; lo + run < n; lo += 2 * run)
+			merge_runs(k + lo * w, run,
+				   n - lo - run < run ? n - lo - run : run, buf, w);
+}
+
+/* Blocks of BLOCK_BYTES sorted whole first, then merged: each level of
+ * merges between blocks passes over all the keys in memory, the levels
+ * within a block stay in the cache. */
+#define BLOCK_BYTES (256 * 1024)
+
+static ALWAYS_INLINE void sort_run_w(uint64_t *k, size_t n, uint64_t *buf,
+				     size_t w)
+{
+	size_t block = INSERT_RUN;
+
+	while (block * 2 * w * sizeof(*k) <= BLOCK_BYTES)
+		block *= 2;
+	for (size_t lo = 0; lo < n; lo += block)
+		sort_block_w(k + lo * w, n - lo < block ? n - lo : block, buf, w);
+	for (size_t run = block; run < n; run *= 2)
 		for (size_t lo = 0; lo + run < n; lo += 2 * run)
 			merge_runs(k + lo * w, run,
 				   n - lo - run < run ? n - lo - run : run, buf, w);
