@@ -29,6 +29,12 @@ enum {
 
 static void usage(FILE *f)
 {
+	/* the default rings of three kinds of recording */
+	struct cs_rec_event tracepoint = { .tp_system = "sched", .period = 1 };
+	struct cs_record_opts plain = { 0 };
+	struct cs_record_opts dwarf = { .dwarf_stack = CS_PERF_STACK_USER_DEFAULT };
+	struct cs_record_opts off_cpu = { .events = { &tracepoint, 1 } };
+
 	fprintf(f,
 		"usage: callstitch record [-e EVENT]... [-F FREQ | -c PERIOD]\n"
 		"                         [-g | --call-graph fp[,defer]|dwarf[,SIZE] | -G]\n"
@@ -80,7 +86,8 @@ static void usage(FILE *f)
 		"                        stacks still due (default %d, 0 = off)\n"
 		"  -m, --mmap-pages N    ring pages per CPU, a power of two (default\n"
 		"                        %zu; with dwarf, room for 128 samples: %zu for\n"
-		"                        the default SIZE)\n"
+		"                        the default SIZE; %zu with a tracepoint sampled\n"
+		"                        at every hit, as --off-cpu's)\n"
 		"      --buildid-cache   copy every binary with samples, and the kernel's\n"
 		"                        symbols, into perf's build-id cache (~/.debug),\n"
 		"                        so they are found after they change or go away\n"
@@ -91,8 +98,8 @@ static void usage(FILE *f)
 		"  -q, --quiet           no progress, notices or summary (errors only)\n"
 		"  -h, --help            this text\n",
 		DEFAULT_FREQ, CS_PERF_STACK_USER_DEFAULT, CS_PERF_STACK_USER_MAX,
-		DEFAULT_DRAIN_MS, cs_record_default_pages(0),
-		cs_record_default_pages(CS_PERF_STACK_USER_DEFAULT));
+		DEFAULT_DRAIN_MS, cs_record_default_pages(&plain),
+		cs_record_default_pages(&dwarf), cs_record_default_pages(&off_cpu));
 }
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out)

@@ -101,6 +101,8 @@ static int sys_perf_event_open(struct cs_perf_attr *attr, pid_t pid, int cpu)
 			    PERF_FLAG_FD_CLOEXEC);
 }
 
+#define WAKEUP_MAX	(256u << 10)
+
 /* perf's defaults: a tracepoint records every hit and its raw data unless
  * -c/-F say otherwise; every other event takes -c/-F (or its own
  * period=/freq= term). */
@@ -140,9 +142,13 @@ static void sample_attr(const struct cs_rec_evopts *o, const struct cs_rec_event
 		s->sample_regs_user = CS_PERF_REGS_USER_MASK;
 		s->sample_stack_user = o->dwarf_stack;
 	}
-	/* wake the reader when a quarter of the ring is used (wakeup_watermark,
-	 * in bytes): the rest absorbs the reader's scheduling delays */
+	/* wake the reader when a quarter of the ring is used, at most
+	 * WAKEUP_MAX (wakeup_watermark, in bytes): the rest absorbs the
+	 * reader's scheduling delays, so a big ring keeps most of itself
+	 * for them */
 	s->wakeup_events = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (s->wakeup_events > WAKEUP_MAX)
+		s->wakeup_events = WAKEUP_MAX;
 }
 
 static int build_attrs(const struct cs_rec_evopts *o, size_t pages,

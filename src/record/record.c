@@ -285,20 +285,41 @@ static void raise_fd_limit(void)
 #define DWARF_RING_SAMPLES	128
 #define DWARF_SAMPLE_EXTRA	512	/* registers, ids, a kernel callchain */
 #define DWARF_MAX_PAGES		2048
+#define TRACEPOINT_PAGES	1024	/* 4 MiB */
+
+/* A tracepoint sampled at every hit comes as fast as what it traces. */
+static bool every_hit_tracepoint(const struct cs_record_opts *o)
+{
+	for (size_t i = 0; i < o->events.nr; i++) {
+		const struct cs_rec_event *e = &o->events.v[i];
+
+		if (cs_rec_event_is_tracepoint(e) &&
+		    (e->period ? e->period == 1 && !e->freq : !o->period_given))
+			return true;
+	}
+	return false;
+}
 
 /* A dwarf sample is the size of its stack copy: 8 KiB by default, so
  * perf's 512 KiB ring holds about 60. At 4 kHz a CPU fills it in 15 ms,
  * and the reader, woken at a quarter full, must come within 11 ms or lose
  * samples, which a busy machine does not promise. So such a ring holds at
- * least DWARF_RING_SAMPLES of them: the reader gets 45 ms. */
-size_t cs_record_default_pages(uint32_t dwarf_stack)
+ * least DWARF_RING_SAMPLES of them: the reader gets 45 ms.
+ *
+ * sched_switch sampled at every switch-out (--off-cpu) is as bad: at 200k
+ * switch-outs a CPU second, ~300 bytes each with its stack, it fills
+ * perf's ring in 9 ms, and a loaded machine lets the reader wait longer
+ * than that for its turn (bench/offcpu_lost.sh). Its 4 MiB give it 70 ms. */
+size_t cs_record_default_pages(const struct cs_record_opts *o)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t want, pages = PERF_DEFAULT_PAGES;
 
-	if (!dwarf_stack)
-		return PERF_DEFAULT_PAGES;
-	want = DWARF_RING_SAMPLES * ((size_t)dwarf_stack + DWARF_SAMPLE_EXTRA) / page;
+	if (every_hit_tracepoint(o))
+		pages = TRACEPOINT_PAGES;
+	if (!o->dwarf_stack)
+		return pages;
+	want = DWARF_RING_SAMPLES * ((size_t)o->dwarf_stack + DWARF_SAMPLE_EXTRA) / page;
 	while (pages < want && pages < DWARF_MAX_PAGES)
 		pages *= 2;
 	return pages;
@@ -328,7 +349,7 @@ static int open_events(struct rec *r)
 	if (!o->mmap_pages) {
 		/* our default may ask for more than the locked-memory limit
 		 * allows: then less, down to perf's */
-		eo.mmap_pages = cs_record_default_pages(o->dwarf_stack);
+		eo.mmap_pages = cs_record_default_pages(o);
 		if (eo.mmap_pages > PERF_DEFAULT_PAGES)
 			eo.min_mmap_pages = PERF_DEFAULT_PAGES;
 	}

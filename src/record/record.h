@@ -78,10 +78,13 @@ struct cs_record_result {
 	int workload_status;		/* wait status of the command, or -1 */
 };
 
-/* The ring pages per CPU when none are asked for: perf's 128 (512 KiB),
- * or, for dwarf samples of stack_size bytes, room for at least 128 of
- * them (2 MiB for 8 KiB stacks), at most 2048 pages (8 MiB). */
-size_t cs_record_default_pages(uint32_t dwarf_stack);
+/* The ring pages per CPU when none are asked for: perf's 128 (512 KiB);
+ * 1024 (4 MiB) when a tracepoint is sampled at every hit (--off-cpu's
+ * sched_switch); for dwarf samples of dwarf_stack bytes, room for at
+ * least 128 of them (2 MiB for 8 KiB stacks), at most 2048 pages (8 MiB).
+ * Where the locked-memory limit refuses them, the recorder halves them,
+ * down to perf's. */
+size_t cs_record_default_pages(const struct cs_record_opts *o);
 
 /* Returns 0 with *res filled, or a negative errno with eb filled (the file
  * may then be incomplete). */

@@ -12,6 +12,7 @@
 #include "abi/perf_abi.h"
 
 #define RECORD_MAX 65536		/* header.size is a u16 */
+#define RELEASE_STEP (16u << 10)	/* at most, read between tail updates */
 
 static struct perf_event_mmap_page *ctl(const struct cs_ring *r)
 {
@@ -92,12 +93,20 @@ static void copy_out(const struct cs_ring *r, uint64_t pos, void *dst, size_t le
 		memcpy((unsigned char *)dst + first, r->data, len - first);
 }
 
+/* Publishes tail: the kernel may write over what is behind it. Our reads
+ * of those records happen before. */
+static void release(struct cs_ring *r, uint64_t tail)
+{
+	__atomic_store_n(&ctl(r)->data_tail, tail, __ATOMIC_RELEASE);
+}
+
 long cs_ring_read(struct cs_ring *r, cs_ring_fn fn, void *ctx)
 {
 	struct perf_event_mmap_page *pc = ctl(r);
 	/* pairs with the kernel's store of data_head after the record bytes */
 	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	uint64_t start = pc->data_tail, tail = start;
+	uint64_t start = pc->data_tail, tail = start, released = start;
+	uint64_t step = r->size / 4 < RELEASE_STEP ? r->size / 4 : RELEASE_STEP;
 	long ret = 0;
 
 	while (tail < head) {
@@ -120,9 +129,14 @@ long cs_ring_read(struct cs_ring *r, cs_ring_fn fn, void *ctx)
 		tail += h.size;
 		if (ret)
 			break;
+		/* room for the kernel as we go, not only at the end: the
+		 * callback may block (the writer's flush) while it fills */
+		if (tail - released >= step) {
+			release(r, tail);
+			released = tail;
+		}
 	}
-	/* our reads of the records happen before the kernel may overwrite them */
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
+	release(r, tail);
 	if (ret)
 		return ret;
 	return (long)(tail - start);

@@ -35,10 +35,11 @@ int cs_ring_init(struct cs_ring *r, void *base, size_t page_size,
  * return stops the read and is returned. */
 typedef int (*cs_ring_fn)(void *ctx, const void *rec, size_t size);
 
-/* Reads every complete record now in the ring. Returns the number of bytes
- * consumed (>= 0), what fn returned when it stopped the read, or -EBADMSG
- * if the ring holds a record header that cannot be right (size < 8 or
- * beyond the head). Records handed to fn before a stop are consumed. */
+/* Reads every complete record now in the ring, giving the room read back
+ * to the kernel as it goes (fn may block: the writer's flush). Returns the number of bytes consumed (>= 0),
+ * what fn returned when it stopped the read, or -EBADMSG if the ring
+ * holds a record header that cannot be right (size < 8 or beyond the
+ * head). Records handed to fn before a stop are consumed. */
 long cs_ring_read(struct cs_ring *r, cs_ring_fn fn, void *ctx);
 
 /* Bytes waiting to be read. */

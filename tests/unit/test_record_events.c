@@ -18,6 +18,7 @@
 #include "lib/write/feature.h"
 #include "record/event_parse.h"
 #include "record/events.h"
+#include "record/record.h"
 #include "record/tracing_data.h"
 
 static char root[64];
@@ -365,10 +366,38 @@ static void tracing_data_names_a_missing_format(void **state)
 	cs_rec_events_free(&l);
 }
 
+/* Rings as big as the rate needs: a tracepoint at every hit (--off-cpu's
+ * sched_switch) and dwarf copies get more than perf's 128 pages. */
+static void default_rings_fit_what_is_recorded(void **state)
+{
+	struct cs_rec_event cpu_clock = { .type = CS_PERF_TYPE_SOFTWARE };
+	struct cs_rec_event every_hit = { .tp_system = "sched", .period = 1 };
+	struct cs_rec_event sampled = { .tp_system = "sched" };
+	struct cs_rec_event both[] = { cpu_clock, every_hit };
+	struct cs_record_opts o = { .events = { &cpu_clock, 1 } };
+
+	(void)state;
+	assert_int_equal(cs_record_default_pages(&o), 128);
+	o.dwarf_stack = 8192;
+	assert_int_equal(cs_record_default_pages(&o), 512);
+	o.dwarf_stack = 0;
+	o.events = (struct cs_rec_events){ both, 2 };
+	assert_int_equal(cs_record_default_pages(&o), 1024);
+	o.dwarf_stack = 8192;
+	assert_int_equal(cs_record_default_pages(&o), 1024);
+	o.dwarf_stack = 0;
+	/* a tracepoint takes -c/-F when given: no longer every hit */
+	o.events = (struct cs_rec_events){ &sampled, 1 };
+	assert_int_equal(cs_record_default_pages(&o), 1024);
+	o.period_given = true;
+	assert_int_equal(cs_record_default_pages(&o), 128);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(symbolic_names_are_perfs),
+		cmocka_unit_test(default_rings_fit_what_is_recorded),
 		cmocka_unit_test(modifiers_exclude_what_is_not_named),
 		cmocka_unit_test(raw_events_are_hex_configs),
 		cmocka_unit_test(cache_events_combine_cache_op_and_result),

@@ -108,6 +108,36 @@ static void records_come_out_in_order_and_the_tail_follows(void **state)
 	assert_int_equal(s.n, 3);
 }
 
+/* What the callbacks saw of the published tail. */
+struct watch {
+	struct fake *f;
+	struct seen s;
+	uint64_t tail_seen;	/* data_tail as the last callback saw it */
+};
+
+static int watch_tail(void *ctx, const void *rec, size_t size)
+{
+	struct watch *w = ctx;
+
+	w->tail_seen = __atomic_load_n(&pc(w->f)->data_tail, __ATOMIC_ACQUIRE);
+	return collect(&w->s, rec, size);
+}
+
+static void room_is_given_back_during_the_read(void **state)
+{
+	struct fake *f = *state;
+	struct watch w = { .f = f };
+
+	for (int i = 0; i < 4; i++)
+		kernel_write(f, 512, 1000 * (uint64_t)i);
+	assert_int_equal(cs_ring_read(&f->ring, watch_tail, &w), 4 * 512);
+	assert_int_equal(w.s.n, 4);
+	assert_int_equal(pc(f)->data_tail, 4 * 512);
+	/* before the last record was read, the kernel already had the room
+	 * of the first two back: a quarter of the ring at a time */
+	assert_int_equal(w.tail_seen, 2 * 512);
+}
+
 static void record_across_the_end_comes_out_whole(void **state)
 {
 	struct fake *f = *state;
@@ -197,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(records_come_out_in_order_and_the_tail_follows, setup, teardown),
+		cmocka_unit_test_setup_teardown(room_is_given_back_during_the_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(record_across_the_end_comes_out_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(many_laps_lose_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_stop_consumes_up_to_the_record_that_stopped, setup, teardown),
