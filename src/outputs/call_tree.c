@@ -74,12 +74,13 @@ static size_t probe(const struct cs_tree *t, uint32_t parent, uint32_t frame,
 	return s;
 }
 
-/* A bigger index, or after cs_tree_trim() one that fits the nodes */
-static int index_grow(struct cs_tree *t)
+/* A bigger index, or after cs_tree_trim() one that fits the nodes, with
+ * room for `more` new ones */
+static int index_grow(struct cs_tree *t, size_t more)
 {
 	size_t cap = t->slots ? (t->mask + 1) * 2 : 1024;
 
-	while (cap < (t->nr + 1) * 2)
+	while (cap < (t->nr + more) * 2)
 		cap *= 2;
 	uint32_t *slots = calloc(cap, sizeof(*slots));
 	uint64_t h;
@@ -107,7 +108,7 @@ int cs_tree_find(struct cs_tree *t, uint32_t parent, uint32_t frame,
 
 	if (!t->slots && !t->nr)
 		return -ENOENT;
-	if (!t->slots && (err = index_grow(t)))
+	if (!t->slots && (err = index_grow(t, 1)))
 		return err;
 	s = probe(t, parent, frame, &h);
 	if (!t->slots[s])
@@ -123,7 +124,7 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 	size_t s = 0;
 	int err;
 
-	if (!t->slots && t->nr && (err = index_grow(t)))
+	if (!t->slots && t->nr && (err = index_grow(t, 1)))
 		return err;
 	if (t->slots) {
 		s = probe(t, parent, frame, &h);
@@ -144,7 +145,7 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 		t->cap = cap;
 	}
 	if ((t->nr + 1) * 2 > (t->slots ? t->mask + 1 : 0)) {
-		err = index_grow(t);
+		err = index_grow(t, 1);
 		if (err)
 			return err;
 		s = probe(t, parent, frame, &h);
@@ -152,6 +153,77 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 	t->nodes[t->nr] = (struct tree_node){ parent, frame };
 	t->slots[s] = cs_slot_make(t->hash_bits, h, t->nr);
 	*id = (uint32_t)t->nr++;
+	return 0;
+}
+
+/* Room for n more nodes, in the array and in the index */
+static int reserve(struct cs_tree *t, size_t n)
+{
+	size_t cap = t->cap ? t->cap : 512;
+
+	if (n > MAX_NODES - t->nr)
+		return -ENOMEM;
+	while (cap < t->nr + n)
+		cap *= 2;
+	if (cap > t->cap) {
+		struct tree_node *nodes = realloc(t->nodes, cap * sizeof(*nodes));
+
+		if (!nodes)
+			return -ENOMEM;
+		t->nodes = nodes;
+		t->cap = cap;
+	}
+	if ((t->nr + n) * 2 > (t->slots ? t->mask + 1 : 0))
+		return index_grow(t, n);
+	return 0;
+}
+
+/* A batch of new nodes whose slots are asked for at once */
+#define CHAIN_BATCH 32
+
+int cs_tree_intern_path(struct cs_tree *t, uint32_t parent,
+			const uint32_t *frames, size_t n, uint32_t *ids)
+{
+	uint64_t h[CHAIN_BATCH];
+	size_t i = 0;
+	int err;
+
+	for (; i < n; i++) {
+		err = cs_tree_find(t, parent, frames[i], &parent);
+		if (err == -ENOENT)
+			break;
+		if (err)
+			return err;
+		ids[i] = parent;
+	}
+	if (i == n)
+		return 0;
+	/* under a new node every node is new, and its id is known ahead:
+	 * the hashes of the rest of the path are, and their slots can be
+	 * asked for together, not one cache miss after another */
+	err = reserve(t, n - i);
+	if (err)
+		return err;
+	for (size_t at = i; at < n; at += CHAIN_BATCH) {
+		size_t m = n - at < CHAIN_BATCH ? n - at : CHAIN_BATCH;
+
+		for (size_t j = 0; j < m; j++) {
+			uint32_t p = j ? (uint32_t)(t->nr + j - 1) : parent;
+
+			h[j] = node_hash(p, frames[at + j]);
+			__builtin_prefetch(&t->slots[h[j] & t->mask]);
+		}
+		for (size_t j = 0; j < m; j++) {
+			size_t s = h[j] & t->mask;
+
+			while (t->slots[s])
+				s = (s + 1) & t->mask;
+			t->nodes[t->nr] = (struct tree_node){ parent, frames[at + j] };
+			t->slots[s] = cs_slot_make(t->hash_bits, h[j], t->nr);
+			parent = (uint32_t)t->nr++;
+			ids[at + j] = parent;
+		}
+	}
 	return 0;
 }
 

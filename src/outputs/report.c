@@ -1309,13 +1309,43 @@ static uint64_t entry_first(const struct cs_report *r, const struct entry *e)
 	return r->o.no_children ? e->self_period : e->child_period;
 }
 
+/* The largest rank of each sort key, over every thread and frame (an
+ * event's entries may not reach it: the field is then a bit wider) */
+static void rank_maxima(const struct cs_report *r, const struct ranks *rk,
+			uint32_t *max)
+{
+	size_t nt = cs_agg_nr_frames(r->threads), nf = cs_agg_nr_frames(r->stacks);
+
+	memset(max, 0, CS_REPORT__NR_KEYS * sizeof(*max));
+	for (size_t i = 0; i < r->o.nr_sort; i++) {
+		enum cs_report_key k = r->o.sort[i];
+
+		for (size_t t = 0; t < nt && k != CS_REPORT_DSO && k != CS_REPORT_SYM; t++) {
+			uint64_t pt = thread_pidtid(r, (uint32_t)t);
+			uint32_t v = k == CS_REPORT_PID ? (uint32_t)(pt >> 32) :
+				     k == CS_REPORT_TID ? (uint32_t)pt :
+				     k == CS_REPORT_COMM ? rk->comm[t] :
+				     state_rank(thread_state(r, (uint32_t)t));
+
+			if (v > max[i])
+				max[i] = v;
+		}
+		for (size_t f = 0; f < nf && (k == CS_REPORT_DSO || k == CS_REPORT_SYM); f++) {
+			uint32_t v = k == CS_REPORT_DSO ? rk->dso[f] : rk->sym[f];
+
+			if (v > max[i])
+				max[i] = v;
+		}
+	}
+}
+
 /* How many bits each field needs, over the event's entries: at most 64
  * + 16 + 64 + 6 * 32 + 32 = 368, which CS_KEYSORT_MAX_WORDS holds */
 static void key_layout_make(const struct view *v, const struct ranks *rk,
 			   struct key_layout *kl)
 {
 	const struct cs_report *r = v->r;
-	uint32_t key[CS_REPORT__NR_KEYS], max[CS_REPORT__NR_KEYS] = { 0 };
+	uint32_t max[CS_REPORT__NR_KEYS];
 
 	memset(kl, 0, sizeof(*kl));
 	kl->callee = r->o.graph == CS_REPORT_GRAPH_CALLEE;
@@ -1328,11 +1358,8 @@ static void key_layout_make(const struct view *v, const struct ranks *rk,
 			kl->max_self = e->self_period;
 		if (v->work[i].max_depth > kl->max_depth)
 			kl->max_depth = v->work[i].max_depth;
-		sort_key_ranks(v, rk, e, key);
-		for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++)
-			if (key[k] > max[k])
-				max[k] = key[k];
 	}
+	rank_maxima(r, rk, max);
 	kl->first = bits_for(kl->max_first);
 	/* without Children every entry's depth is the same */
 	kl->depth = r->o.no_children ? 0 : bits_for(kl->max_depth);

@@ -24,11 +24,6 @@ struct agg_stack {
 
 #define NO_STACK UINT32_MAX
 
-struct path_step {
-	uint32_t frame;		/* or the tag, at the top */
-	uint32_t node;
-};
-
 /* Open addressing, linear probing; slots hold index + 1 and hash bits
  * (cs_slot_*, lib/util/hash.h). The table is kept at most half full so
  * probes stay short. */
@@ -63,7 +58,9 @@ struct cs_agg {
 	uint32_t *node_stack;	/* per tree node: the stack that ends there,
 				 * or NO_STACK */
 	size_t cap_node_stack;
-	struct path_step *path;	/* the last stack added (stack_leaf()) */
+	/* the last stack added (stack_leaf()), its path from the top: the
+	 * frames (the tag first) and their nodes */
+	uint32_t *path_frame, *path_node;
 	size_t path_nr, cap_path;
 	struct agg_stack *stacks;
 	size_t nr_stacks, cap_stacks;
@@ -229,7 +226,8 @@ void cs_agg_free(struct cs_agg *a)
 	free(a->frame_index.slots);
 	cs_tree_free(a->tree);
 	free(a->node_stack);
-	free(a->path);
+	free(a->path_frame);
+	free(a->path_node);
 	free(a->stacks);
 	free(a);
 }
@@ -377,31 +375,31 @@ static uint32_t path_frame(uint32_t tag, const uint32_t *frames, uint32_t nr,
 
 /* The stack's leaf, its nodes made where new. The steps it shares with
  * the last stack added (a thread's next sample mostly shares its outer
- * frames) are taken from a->path without a probe. Returns 0 or -ENOMEM. */
+ * frames) are taken from a->path_node without a probe. Returns 0 or -ENOMEM. */
 static int stack_leaf(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 		      uint32_t nr, uint32_t *leaf)
 {
-	uint32_t node = CS_TREE_ROOT;
-	size_t k = 0;
-	int err = grow((void **)&a->path, &a->cap_path, (size_t)nr + 1,
-		       sizeof(*a->path));
+	size_t k = 0, cap = a->cap_path;
+	int err = grow((void **)&a->path_frame, &cap, (size_t)nr + 1,
+		       sizeof(*a->path_frame));
 
+	if (!err)
+		err = grow((void **)&a->path_node, &a->cap_path, (size_t)nr + 1,
+			   sizeof(*a->path_node));
 	if (err)
 		return err;
 	while (k < a->path_nr && k <= nr &&
-	       a->path[k].frame == path_frame(tag, frames, nr, k))
-		node = a->path[k++].node;
+	       a->path_frame[k] == path_frame(tag, frames, nr, k))
+		k++;
 	a->path_nr = k;
-	for (; k <= nr; k++) {
-		uint32_t frame = path_frame(tag, frames, nr, k);
-
-		err = cs_tree_intern(a->tree, node, frame, &node);
-		if (err)
-			return err;
-		a->path[k] = (struct path_step){ frame, node };
-		a->path_nr = k + 1;
-	}
-	*leaf = node;
+	for (size_t j = k; j <= nr; j++)
+		a->path_frame[j] = path_frame(tag, frames, nr, j);
+	err = cs_tree_intern_path(a->tree, k ? a->path_node[k - 1] : CS_TREE_ROOT,
+				  a->path_frame + k, nr + 1 - k, a->path_node + k);
+	if (err)
+		return err;
+	a->path_nr = (size_t)nr + 1;
+	*leaf = a->path_node[nr];
 	return 0;
 }
 
@@ -485,8 +483,9 @@ void cs_agg_trim(struct cs_agg *a)
 	free(a->node_stack);
 	a->node_stack = NULL;
 	a->cap_node_stack = 0;
-	free(a->path);
-	a->path = NULL;
+	free(a->path_frame);
+	free(a->path_node);
+	a->path_frame = a->path_node = NULL;
 	a->path_nr = a->cap_path = 0;
 	cs_tree_trim(a->tree);
 }
