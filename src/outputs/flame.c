@@ -1,6 +1,7 @@
 /* flame.c - the call tree (interned frames, one node per distinct path)
  * and the flame graph page written from it. */
 #include "outputs/flame.h"
+#include "outputs/call_tree.h"
 #include "outputs/json.h"
 
 #include <errno.h>
@@ -14,13 +15,6 @@
 struct fl_frame {
 	uint32_t name, dso;		/* string ids; dso NONE if none */
 	uint32_t kind;
-};
-
-struct fl_node {
-	uint64_t value;
-	uint64_t base;			/* a diff's baseline on the same path */
-	uint32_t parent, frame;
-	uint32_t first_child, next_sibling;
 };
 
 /* An open-addressing set of ids (slot = id + 1, 0 = empty); what the ids
@@ -42,10 +36,14 @@ struct cs_flame {
 	size_t nr_frames, frames_cap;
 	struct fl_set frame_set;
 
-	struct fl_node *nodes;
-	size_t nr_nodes, nodes_cap;
-	struct fl_set node_set;
-	bool diff;			/* cs_flame_add_base() was called */
+	/* Node 0 is the root ("all"), node i > 0 the call tree's node
+	 * i - 1: a path of (parent, frame) interned in call_tree.h */
+	struct cs_tree *tree;
+	uint32_t root_frame;
+	uint64_t *value;		/* per node: samples on its path */
+	uint64_t *base;			/* per node: a diff's baseline; NULL
+					 * until cs_flame_add_base() */
+	size_t values_cap;
 };
 
 static uint32_t mix64(uint64_t x)
@@ -232,115 +230,107 @@ const char *cs_flame_frame_name(const struct cs_flame *f, uint32_t id)
 
 /* ---- nodes ---- */
 
-static uint32_t node_hash(uint32_t parent, uint32_t frame)
+static size_t nr_nodes(const struct cs_flame *f)
 {
-	return mix64((uint64_t)parent << 32 | frame);
+	return cs_tree_nr_nodes(f->tree) + 1;
 }
 
-static uint32_t node_hash_of(const struct cs_flame *f, uint32_t id)
+/* The parent of node id > 0 */
+static uint32_t node_parent(const struct cs_flame *f, uint32_t id)
 {
-	return node_hash(f->nodes[id].parent, f->nodes[id].frame);
+	uint32_t p = cs_tree_parent(f->tree, id - 1);
+
+	return p == CS_TREE_ROOT ? 0 : p + 1;
 }
 
-/* The node of frame under parent, or -1. */
-static long find_child(const struct cs_flame *f, uint32_t parent, uint32_t frame)
+static uint32_t node_frame(const struct cs_flame *f, uint32_t id)
 {
-	uint32_t h = node_hash(parent, frame);
-
-	for (size_t j = h & f->node_set.mask; f->node_set.slots[j];
-	     j = (j + 1) & f->node_set.mask) {
-		const struct fl_node *n = &f->nodes[f->node_set.slots[j] - 1];
-
-		if (n->parent == parent && n->frame == frame)
-			return f->node_set.slots[j] - 1;
-	}
-	return -1;
+	return id ? cs_tree_frame(f->tree, id - 1) : f->root_frame;
 }
 
-static long child(struct cs_flame *f, uint32_t parent, uint32_t frame)
+/* Room in the per-node counters for every node; new ones zero */
+static int values_reserve(struct cs_flame *f)
 {
-	uint32_t h = node_hash(parent, frame), id;
-	struct fl_node *n;
-	size_t j;
-	void *p;
+	size_t had = f->values_cap, cap = had ? had : 64, n = nr_nodes(f);
+	uint64_t *p;
 
-	for (j = h & f->node_set.mask; f->node_set.slots[j];
-	     j = (j + 1) & f->node_set.mask) {
-		n = &f->nodes[f->node_set.slots[j] - 1];
-		if (n->parent == parent && n->frame == frame)
-			return f->node_set.slots[j] - 1;
-	}
-	if (f->nr_nodes >= NONE - 1 || set_reserve(&f->node_set, node_hash_of, f))
-		return -ENOMEM;
-	p = grow(f->nodes, &f->nodes_cap, f->nr_nodes + 1, sizeof(*f->nodes));
+	if (n <= had)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(f->value, cap * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	f->nodes = p;
-	id = (uint32_t)f->nr_nodes++;
-	f->nodes[id] = (struct fl_node){
-		.parent = parent, .frame = frame,
-		.first_child = NONE, .next_sibling = f->nodes[parent].first_child,
-	};
-	f->nodes[parent].first_child = id;
-	for (j = h & f->node_set.mask; f->node_set.slots[j];
-	     j = (j + 1) & f->node_set.mask)
-		;
-	f->node_set.slots[j] = id + 1;
-	f->node_set.used++;
-	return id;
+	f->value = p;
+	memset(p + had, 0, (cap - had) * sizeof(*p));
+	if (f->base) {
+		p = realloc(f->base, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->base = p;
+		memset(p + had, 0, (cap - had) * sizeof(*p));
+	}
+	f->values_cap = cap;
+	return 0;
+}
+
+/* Adds count to the nodes of the path frames[0, nr), root first: to
+ * their samples, made where new; or to a diff's baseline, along the
+ * nodes the tree has. */
+static int add_path(struct cs_flame *f, const uint32_t *frames, size_t nr,
+		    uint64_t count, bool base)
+{
+	uint64_t *to;
+	uint32_t node = CS_TREE_ROOT;
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		if (frames[i] >= f->nr_frames)
+			return -EINVAL;
+	if (base && !f->base) {
+		f->base = calloc(f->values_cap, sizeof(*f->base));
+		if (!f->base)
+			return -ENOMEM;
+	}
+	to = base ? f->base : f->value;
+	to[0] += count;
+	for (size_t i = 0; i < nr; i++) {
+		err = base ? cs_tree_find(f->tree, node, frames[i], &node) :
+			     cs_tree_intern(f->tree, node, frames[i], &node);
+		/* a path the new profile does not have: its weight shows as
+		 * the shrinking of the paths it shares */
+		if (err == -ENOENT)
+			break;
+		if (!err)
+			err = values_reserve(f);
+		if (err)
+			return err;
+		to = base ? f->base : f->value;
+		to[node + 1] += count;
+	}
+	return 0;
 }
 
 int cs_flame_add(struct cs_flame *f, const uint32_t *frames, size_t nr,
 		 uint64_t count)
 {
-	uint32_t cur = 0;
-
-	for (size_t i = 0; i < nr; i++)
-		if (frames[i] >= f->nr_frames)
-			return -EINVAL;
-	f->nodes[0].value += count;
-	for (size_t i = 0; i < nr; i++) {
-		long c = child(f, cur, frames[i]);
-
-		if (c < 0)
-			return (int)c;
-		cur = (uint32_t)c;
-		f->nodes[cur].value += count;
-	}
-	return 0;
+	return add_path(f, frames, nr, count, false);
 }
 
 int cs_flame_add_base(struct cs_flame *f, const uint32_t *frames, size_t nr,
 		      uint64_t count)
 {
-	uint32_t cur = 0;
-
-	for (size_t i = 0; i < nr; i++)
-		if (frames[i] >= f->nr_frames)
-			return -EINVAL;
-	f->diff = true;
-	f->nodes[0].base += count;
-	for (size_t i = 0; i < nr; i++) {
-		long c = find_child(f, cur, frames[i]);
-
-		/* a path the new profile does not have: its weight shows as
-		 * the shrinking of the paths it shares */
-		if (c < 0)
-			break;
-		cur = (uint32_t)c;
-		f->nodes[cur].base += count;
-	}
-	return 0;
+	return add_path(f, frames, nr, count, true);
 }
 
 uint64_t cs_flame_total(const struct cs_flame *f)
 {
-	return f->nodes[0].value;
+	return f->value[0];
 }
 
 size_t cs_flame_nr_nodes(const struct cs_flame *f)
 {
-	return f->nr_nodes;
+	return nr_nodes(f);
 }
 
 int cs_flame_new(struct cs_flame **out)
@@ -352,19 +342,12 @@ int cs_flame_new(struct cs_flame **out)
 	if (!f)
 		return -ENOMEM;
 	if (set_init(&f->strs, 1024) || set_init(&f->frame_set, 1024) ||
-	    set_init(&f->node_set, 4096))
+	    cs_tree_new(&f->tree))
 		goto nomem;
 	root = cs_flame_frame(f, "all", NULL, CS_FLAME_OTHER);
-	if (root < 0)
+	if (root < 0 || values_reserve(f))
 		goto nomem;
-	f->nodes = grow(NULL, &f->nodes_cap, 1, sizeof(*f->nodes));
-	if (!f->nodes)
-		goto nomem;
-	f->nodes[0] = (struct fl_node){
-		.parent = NONE, .frame = (uint32_t)root,
-		.first_child = NONE, .next_sibling = NONE,
-	};
-	f->nr_nodes = 1;
+	f->root_frame = (uint32_t)root;
 	*out = f;
 	return 0;
 nomem:
@@ -382,8 +365,9 @@ void cs_flame_free(struct cs_flame *f)
 	free(f->strs.slots);
 	free(f->frames);
 	free(f->frame_set.slots);
-	free(f->nodes);
-	free(f->node_set.slots);
+	cs_tree_free(f->tree);
+	free(f->value);
+	free(f->base);
 	free(f);
 }
 
@@ -411,15 +395,15 @@ static int cmp_frames(const void *a, const void *b, void *ctx)
 /* rank[] orders the frames by name; children are sorted by their frame's
  * rank, a plain integer compare */
 struct rank_ctx {
-	const struct fl_node *nodes;
+	const struct cs_flame *f;
 	const uint32_t *rank;
 };
 
 static int cmp_by_rank(const void *a, const void *b, void *ctx)
 {
 	const struct rank_ctx *r = ctx;
-	uint32_t x = r->rank[r->nodes[*(const uint32_t *)a].frame];
-	uint32_t y = r->rank[r->nodes[*(const uint32_t *)b].frame];
+	uint32_t x = r->rank[node_frame(r->f, *(const uint32_t *)a)];
+	uint32_t y = r->rank[node_frame(r->f, *(const uint32_t *)b)];
 
 	return (x > y) - (x < y);
 }
@@ -431,7 +415,7 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 		       bool base, FILE *out)
 {
 	uint32_t *order = NULL, *rank = NULL, *kids = NULL, *first = NULL, *stack = NULL;
-	size_t n = f->nr_nodes, sp = 0;
+	size_t n = nr_nodes(f), sp = 0;
 	uint32_t root = 0;
 	bool sep = false;
 	int err = -ENOMEM;
@@ -450,7 +434,7 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 		rank[order[i]] = i;
 
 	for (size_t i = 1; i < n; i++)
-		first[f->nodes[i].parent + 1]++;
+		first[node_parent(f, (uint32_t)i) + 1]++;
 	for (size_t i = 1; i <= n; i++)
 		first[i] += first[i - 1];
 	/* first[p] .. first[p + 1] will hold p's children */
@@ -459,12 +443,12 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 
 		memcpy(fill, first, n * sizeof(*fill));
 		for (size_t i = 1; i < n; i++)
-			kids[fill[f->nodes[i].parent]++] = (uint32_t)i;
+			kids[fill[node_parent(f, (uint32_t)i)]++] = (uint32_t)i;
 	}
 	for (size_t p = 0; p < n; p++)
 		if (first[p + 1] - first[p] > 1)
 			qsort_r(kids + first[p], first[p + 1] - first[p], sizeof(*kids),
-				cmp_by_rank, &(struct rank_ctx){ f->nodes, rank });
+				cmp_by_rank, &(struct rank_ctx){ f, rank });
 
 	if (m && m->fold_single_top && first[1] - first[0] == 1)
 		root = kids[first[0]];
@@ -472,19 +456,18 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 	stack[sp++] = root;
 	while (sp) {
 		uint32_t id = stack[--sp];
-		const struct fl_node *nd = &f->nodes[id];
 
 		if (sep)
 			putc(',', out);
 		sep = true;
 		if (base) {
 			/* a diff's baselines, in the same order as the nodes */
-			cs_json_u64(out, id == root ? f->nodes[0].base : nd->base);
+			cs_json_u64(out, f->base ? f->base[id == root ? 0 : id] : 0);
 		} else {
 			/* a folded top keeps the root's frame ("all") */
-			cs_json_u64(out, id == root ? f->nodes[0].frame : nd->frame);
+			cs_json_u64(out, node_frame(f, id == root ? 0 : id));
 			putc(',', out);
-			cs_json_u64(out, nd->value);
+			cs_json_u64(out, f->value[id]);
 			putc(',', out);
 			cs_json_u64(out, first[id + 1] - first[id]);
 		}
@@ -536,8 +519,8 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 		put_meta_str(out, "cmdline", m->cmdline, &sep);
 	}
 	put_meta_u64(out, "samples", cs_flame_total(f), &sep);
-	if (f->diff)
-		put_meta_u64(out, "base_samples", f->nodes[0].base, &sep);
+	if (f->base)
+		put_meta_u64(out, "base_samples", f->base[0], &sep);
 	if (m && m->base_title)
 		put_meta_str(out, "base_title", m->base_title, &sep);
 	if (m && m->unit)
@@ -574,7 +557,7 @@ int cs_flame_write_json(const struct cs_flame *f, const struct cs_flame_meta *m,
 	err = write_nodes(f, m, false, out);
 	if (err)
 		return err;
-	if (f->diff) {
+	if (f->base) {
 		fputs("],\n\"base\":[", out);
 		err = write_nodes(f, m, true, out);
 		if (err)
