@@ -31,9 +31,18 @@ struct inl {				/* one range of one inlined call */
 	const char *name;		/* interned once asked for, or NULL */
 };
 
+/* What an address search reads of a range: the probes past the first
+ * few are cache misses, so they read these, 16 bytes, not the entries
+ * they stand for; the last probe's line holds `end`. */
+struct range_key {
+	uint64_t lo;
+	uint64_t end;			/* hi of a CU range, reach of a call */
+};
+
 struct cu_index {			/* a CU's inlined calls, built once */
 	Dwarf_Off cu;
 	struct inl *v;
+	struct range_key *keys;		/* v[i].lo, v[i].reach */
 	size_t nr, cap;
 	struct cu_index *next;
 };
@@ -54,6 +63,7 @@ struct cs_inlines {
 	size_t image_size;
 	struct cs_symcache_image saved;	/* the image saved by an earlier run */
 	struct cu_range *ranges;
+	struct range_key *range_keys;	/* ranges[i].lo, ranges[i].hi */
 	size_t nr_ranges, cap_ranges;
 	char **owned;			/* interned strings */
 	size_t nr_owned, cap_owned;
@@ -223,6 +233,12 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 	}
 	if (!err && !in->nr_ranges)
 		err = -ENODATA;
+	if (!err && !(in->range_keys = malloc(in->nr_ranges *
+					      sizeof(*in->range_keys))))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < in->nr_ranges; i++)
+		in->range_keys[i] = (struct range_key){ in->ranges[i].lo,
+							in->ranges[i].hi };
 	if (err) {
 		cs_inlines_free(in);
 		return err;
@@ -440,12 +456,20 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 		free(ci);
 		return NULL;
 	}
-	if (ci->nr)
+	if (ci->nr) {
 		qsort(ci->v, ci->nr, sizeof(*ci->v), cmp_inl);
+		ci->keys = malloc(ci->nr * sizeof(*ci->keys));
+		if (!ci->keys) {
+			free(ci->v);
+			free(ci);
+			return NULL;
+		}
+	}
 	for (size_t i = 0; i < ci->nr; i++) {
 		if (ci->v[i].hi > reach)
 			reach = ci->v[i].hi;
 		ci->v[i].reach = reach;
+		ci->keys[i] = (struct range_key){ ci->v[i].lo, reach };
 	}
 	ci->next = *head;
 	*head = ci;
@@ -461,14 +485,14 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (in->ranges[mid].lo <= addr)
+		if (in->range_keys[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* ranges may nest or overlap a little: look back a few */
 	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
-		if (addr < in->ranges[k].hi) {
+		if (addr < in->range_keys[k].end) {
 			/* kept on the range: a hash chain walk per address
 			 * was a cache miss per link */
 			ci = in->ranges[k].ci;
@@ -484,14 +508,14 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ci->v[mid].lo <= addr)
+		if (ci->keys[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* every call whose range holds addr; `reach` says when none before
 	 * can any more */
-	for (size_t k = lo; k-- > 0 && ci->v[k].reach > addr;) {
+	for (size_t k = lo; k-- > 0 && ci->keys[k].end > addr;) {
 		if (addr < ci->v[k].hi && n < MAX_DEPTH)
 			hit[n++] = &ci->v[k];
 	}
@@ -547,6 +571,7 @@ void cs_inlines_free(struct cs_inlines *in)
 		for (; ci; ci = next) {
 			next = ci->next;
 			free(ci->v);
+			free(ci->keys);
 			free(ci);
 		}
 	}
@@ -556,5 +581,6 @@ void cs_inlines_free(struct cs_inlines *in)
 	free(in->set);
 	free(in->memo);
 	free(in->ranges);
+	free(in->range_keys);
 	free(in);
 }
