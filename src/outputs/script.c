@@ -702,73 +702,94 @@ static char *hex_to(char *p, uint64_t v, int width)
 	return p + n;
 }
 
-/* One frame line without its newline, written in one go: most of the
- * output is these. */
-static void put_frame(struct cs_script *sc, const struct cs_frame *f,
-		      char lead)
+/* What a frame line shows after its address. */
+struct line_names {
+	const char *sym;		/* NULL: no sym field */
+	const char *dso;		/* NULL: no dso field */
+	size_t sym_len, dso_len;
+	bool missing;			/* sym is why the user stack is missing */
+	bool symoff;			/* +0xOFFSET after sym */
+};
+
+static void frame_names(const struct cs_script *sc, const struct cs_frame *f,
+			struct line_names *nm)
 {
 	const struct cs_location *l = &f->loc;
 	unsigned int fl = sc->fields;
-	const char *sym = NULL, *dso = NULL;
-	size_t sym_len = 0, dso_len = 0;
-	char *p, *start;
 
+	*nm = (struct line_names){ .missing = f->kind == CS_FRAME_MISSING_USER };
 	if (fl & CS_SCRIPT_SYM) {
 		switch (f->kind) {
 		case CS_FRAME_COOKIE:
-			sym = "(cookie)";
+			nm->sym = "(cookie)";
 			break;
 		case CS_FRAME_MISSING_USER:
-			sym = cs_missing_reason_name(f->missing);
+			nm->sym = cs_missing_reason_name(f->missing);
 			break;
 		case CS_FRAME_ADDR:
-			sym = l->sym ? l->sym : "[unknown]";
+			nm->sym = l->sym ? l->sym : "[unknown]";
+			nm->symoff = l->sym && (fl & CS_SCRIPT_SYMOFF);
 			break;
 		}
-		sym_len = strlen(sym);
+		nm->sym_len = strlen(nm->sym);
 	}
 	if (fl & CS_SCRIPT_DSO) {
-		dso = f->kind == CS_FRAME_ADDR && l->dso_name ?
-		      l->dso_name : "[unknown]";
-		dso_len = strlen(dso);
+		nm->dso = f->kind == CS_FRAME_ADDR && l->dso_name ?
+			  l->dso_name : "[unknown]";
+		nm->dso_len = strlen(nm->dso);
 	}
-	/* 17 + 1 + 22 + 3 + 16 + 3 and the names */
-	if (sym_len > BUF_SIZE / 2 || dso_len > BUF_SIZE / 2 ||
-	    !(p = room(sc, sym_len + dso_len + 80))) {
+}
+
+/* One frame line without its newline at p, which has room for its names
+ * and 80 bytes (17 + 1 + 22 + 3 + 16 + 3); returns its end. */
+static char *frame_to(char *p, const struct cs_frame *f, char lead,
+		      const struct line_names *nm)
+{
+	*p++ = lead;
+	p = hex_to(p, f->addr, 16);
+	if (nm->sym) {
+		*p++ = ' ';
+		if (nm->missing) {
+			p = cpy(p, "[user stack missing: ", 21);
+			p = cpy(p, nm->sym, nm->sym_len);
+			*p++ = ']';
+		} else {
+			p = cpy(p, nm->sym, nm->sym_len);
+		}
+		if (nm->symoff) {
+			p = cpy(p, "+0x", 3);
+			p = hex_to(p, f->loc.sym_offset, 0);
+		}
+	}
+	if (nm->dso) {
+		*p++ = ' ';
+		*p++ = '(';
+		p = cpy(p, nm->dso, nm->dso_len);
+		*p++ = ')';
+	}
+	return p;
+}
+
+/* One frame line without its newline, written in one go. */
+static void put_frame(struct cs_script *sc, const struct cs_frame *f,
+		      char lead)
+{
+	struct line_names nm;
+	char *p;
+
+	frame_names(sc, f, &nm);
+	if (nm.sym_len > BUF_SIZE / 2 || nm.dso_len > BUF_SIZE / 2 ||
+	    !(p = room(sc, nm.sym_len + nm.dso_len + 80))) {
 		put_frame_pieces(sc, f, lead);
 		return;
 	}
-	start = p;
-	*p++ = lead;
-	p = hex_to(p, f->addr, 16);
-	if (sym) {
-		*p++ = ' ';
-		if (f->kind == CS_FRAME_MISSING_USER) {
-			p = cpy(p, "[user stack missing: ", 21);
-			p = cpy(p, sym, sym_len);
-			*p++ = ']';
-		} else {
-			p = cpy(p, sym, sym_len);
-		}
-		if (f->kind == CS_FRAME_ADDR && l->sym &&
-		    (fl & CS_SCRIPT_SYMOFF)) {
-			p = cpy(p, "+0x", 3);
-			p = hex_to(p, l->sym_offset, 0);
-		}
-	}
-	if (dso) {
-		*p++ = ' ';
-		*p++ = '(';
-		p = cpy(p, dso, dso_len);
-		*p++ = ')';
-	}
-	sc->len += (size_t)(p - start);
+	sc->len += (size_t)(frame_to(p, f, lead, &nm) - p);
 }
 
 /* perf shows each function inlined at a user address as a line of its
  * own above the frame - "(inlined)" in place of the dso, or as an ordinary
  * line when it has the frame's own name. Writes every line of the address
- * (room for `bound` bytes is there) and returns how many. */
+ * and returns how many. */
 static size_t put_addr_lines(struct cs_script *sc, const struct cs_frame *f,
 			     const char *const *names, size_t n)
 {
@@ -810,16 +831,13 @@ static void line_cache_room(struct cs_script *sc, size_t bound)
 	sc->arena_len = 0;
 }
 
-static void line_store(struct cs_script *sc, uint64_t space, uint64_t addr,
-		       const char *text, size_t len, size_t lines)
+/* The len bytes at the arena's end (line_cache_room() made room) are
+ * addr's lines from now on. */
+static void line_keep(struct cs_script *sc, uint64_t space, uint64_t addr,
+		      size_t len, size_t lines)
 {
-	struct line_ent *e;
+	struct line_ent *e = &sc->lines[line_slot(space, addr)];
 
-	if (len > LC_MAX_TEXT || lines > UINT16_MAX ||
-	    sc->arena_len + len > LC_ARENA)
-		return;
-	e = &sc->lines[line_slot(space, addr)];
-	memcpy(sc->arena + sc->arena_len, text, len);
 	e->space = space;
 	e->addr = addr;
 	e->off = (uint32_t)sc->arena_len;
@@ -838,13 +856,16 @@ static size_t prefix_len(const char *text, size_t len, size_t lines)
 	return (size_t)(p - text);
 }
 
-/* An address's lines when not cached: resolved, written, then cached.
- * Returns how many lines it wrote (at most `left`). */
+/* An address's lines when not cached: resolved, formatted into the line
+ * cache and written from there by reference. Returns how many lines it
+ * wrote (at most `left`). */
 static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			    struct cs_frame *f, uint64_t space, size_t left)
 {
 	const char *names[32];
-	size_t n = 0, bound, start, lines;
+	struct line_names nm[33];	/* the inlined calls', then its own */
+	size_t n = 0, bound, start, lines, len;
+	char *text, *p;
 
 	/* the machine's cache would hold what the line cache holds */
 	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc);
@@ -853,28 +874,52 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		if (n > 32)
 			n = 32;
 	}
-	/* every line is at most its two names and 64 bytes */
-	bound = 64 + (f->loc.sym ? strlen(f->loc.sym) : 0) +
-		(f->loc.dso_name ? strlen(f->loc.dso_name) : 0);
-	for (size_t i = 0; i < n; i++)
-		bound += 64 + strlen(names[i]) +
-			 (f->loc.dso_name ? strlen(f->loc.dso_name) : 0);
+	frame_names(sc, f, &nm[n]);
+	bound = 80 + nm[n].sym_len + nm[n].dso_len;
+	for (size_t i = 0; i < n; i++) {
+		nm[i] = nm[n];
+		if (nm[i].sym) {
+			nm[i].sym = names[i];
+			nm[i].sym_len = strlen(names[i]);
+		}
+		if (nm[i].dso && strcmp(names[i], f->loc.sym)) {
+			nm[i].dso = "inlined";
+			nm[i].dso_len = 7;
+		}
+		bound += 80 + nm[i].sym_len + nm[i].dso_len;
+	}
 	if (bound > BUF_SIZE) {
 		/* absurd names: written piecewise, never cached */
 		if (n > left - 1)
 			n = left - 1;
 		return put_addr_lines(sc, f, names, n);
 	}
-	line_cache_room(sc, bound < LC_MAX_TEXT ? bound : LC_MAX_TEXT);
-	room(sc, bound);
-	start = sc->len;
-	lines = put_addr_lines(sc, f, names, n);
-	line_store(sc, space, f->addr, sc->buf + start, sc->len - start, lines);
+	if (bound > LC_MAX_TEXT) {
+		/* long names: written, not cached */
+		room(sc, bound);
+		start = sc->len;
+		lines = put_addr_lines(sc, f, names, n);
+		if (lines > left) {
+			sc->len = start + prefix_len(sc->buf + start,
+						     sc->len - start, left);
+			lines = left;
+		}
+		return lines;
+	}
+	line_cache_room(sc, bound);
+	text = p = sc->arena + sc->arena_len;
+	for (size_t i = 0; i <= n; i++) {
+		p = frame_to(p, f, '\t', &nm[i]);
+		*p++ = '\n';
+	}
+	len = (size_t)(p - text);
+	lines = n + 1;
+	line_keep(sc, space, f->addr, len, lines);
 	if (lines > left) {
-		sc->len = start + prefix_len(sc->buf + start, sc->len - start,
-					     left);
+		len = prefix_len(text, len, left);
 		lines = left;
 	}
+	put_ref(sc, text, len);
 	return lines;
 }
 
