@@ -976,38 +976,55 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	put_ch(sc, '\n');
 }
 
+/* The decimal digits of v, ending at end; returns where they start. Two
+ * at a time: every sample's first line has five or six numbers. */
+static char *digits_before(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + v % 100 * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + v * 2, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
 /* %*lu (pad ' ') or %0*lu (pad '0') */
 static char *dec_to(char *p, uint64_t v, int width, char pad)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[21], *q = digits_before(tmp + 21, v);
+	int n = (int)(tmp + 21 - q);
 
-	do {
-		tmp[19 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	for (; width > n; width--)
 		*p++ = pad;
-	memcpy(p, tmp + 20 - n, (size_t)n);
+	memcpy(p, q, (size_t)n);
 	return p + n;
 }
 
 /* %*d */
 static char *int_to(char *p, int32_t v, int width)
 {
-	char tmp[21];
-	int n = 0;
-	uint64_t u = v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v;
+	char tmp[21], *q;
+	int n;
 
-	do {
-		tmp[20 - n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	q = digits_before(tmp + 21, v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v);
 	if (v < 0)
-		tmp[20 - n++] = '-';
+		*--q = '-';
+	n = (int)(tmp + 21 - q);
 	for (; width > n; width--)
 		*p++ = ' ';
-	memcpy(p, tmp + 21 - n, (size_t)n);
+	memcpy(p, q, (size_t)n);
 	return p + n;
 }
 
@@ -1073,17 +1090,16 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 	}
 	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME)) {
 		/* "%lu.%06lu" right-aligned in 12 */
-		uint64_t sec = smp->time / 1000000000ULL;
-		uint64_t us = smp->time % 1000000000ULL / 1000;
-		int digits = 1;
+		char tmp[28], *end = tmp + sizeof(tmp), *q;
 
-		for (uint64_t x = sec; x >= 10; x /= 10)
-			digits++;
-		for (int k = digits + 7; k < 12; k++)
+		/* ".%06lu": the microseconds plus a million, whose 1 becomes
+		 * the dot */
+		digits_before(end, smp->time % 1000000000ULL / 1000 + 1000000);
+		end[-7] = '.';
+		q = digits_before(end - 7, smp->time / 1000000000ULL);
+		for (long k = end - q; k < 12; k++)
 			*p++ = ' ';
-		p = dec_to(p, sec, 0, ' ');
-		*p++ = '.';
-		p = dec_to(p, us, 6, '0');
+		p = cpy(p, q, (size_t)(end - q));
 		*p++ = ':';
 		*p++ = ' ';
 	}
