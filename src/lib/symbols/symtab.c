@@ -26,6 +26,15 @@ struct fin_ent {
 	uint32_t name, module;		/* pool offsets; module UINT32_MAX: none */
 };
 
+/* An address range in which every lookup finds symbol i: from its start
+ * to its end or the next symbol's start. */
+struct recent {
+	uint64_t lo, hi;		/* [lo, hi); empty: lo == hi */
+	size_t i;
+};
+
+#define RECENT_BITS 9			/* recent answers, by 4 KiB of address */
+
 struct cs_symtab {
 	struct entry *ent;		/* while filling */
 	size_t nr, cap;
@@ -45,6 +54,7 @@ struct cs_symtab {
 	uint32_t last_module_off;
 	char **demangled;		/* names demangled by find, to free */
 	size_t nr_demangled, cap_demangled;
+	struct recent *recent;		/* 1 << RECENT_BITS; made by find */
 };
 
 int cs_symtab_new(struct cs_symtab **out)
@@ -315,10 +325,25 @@ static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
 	return s;
 }
 
+/* The search's last probes are cache misses in a big table, and a
+ * profile's new addresses are often in a function it has just asked
+ * about: the answers are kept by the address's 4 KiB block. */
+static struct recent *recent_slot(struct cs_symtab *t, uint64_t addr)
+{
+	if (!t->recent &&
+	    !(t->recent = calloc((size_t)1 << RECENT_BITS, sizeof(*t->recent))))
+		return NULL;
+	return &t->recent[((addr >> 12) * 0x9e3779b97f4a7c15ULL) >>
+			  (64 - RECENT_BITS)];
+}
+
 const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nr_syms;
+	struct recent *r = recent_slot(t, addr);
+	size_t lo = 0, hi = t->nr_syms, i;
 
+	if (r && addr - r->lo < r->hi - r->lo)
+		return sym_at(t, r->i);
 	/* the last symbol starting at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -330,7 +355,14 @@ const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 	}
 	if (!lo || addr >= t->ends[lo - 1].end)
 		return NULL;
-	return sym_at(t, lo - 1);
+	i = lo - 1;
+	if (r) {
+		r->lo = t->starts[i];
+		r->hi = i + 1 < t->nr_syms && t->starts[i + 1] < t->ends[i].end ?
+			t->starts[i + 1] : t->ends[i].end;
+		r->i = i;
+	}
+	return sym_at(t, i);
 }
 
 size_t cs_symtab_count(const struct cs_symtab *t)
@@ -496,5 +528,6 @@ void cs_symtab_free(struct cs_symtab *t)
 	for (size_t i = 0; i < t->nr_demangled; i++)
 		free(t->demangled[i]);
 	free(t->demangled);
+	free(t->recent);
 	free(t);
 }
