@@ -27,14 +27,14 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#define BUF_SIZE (1u << 20)
+#define BUF_SIZE (256u << 10)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
 #define LC_BITS 16			/* the line cache: slots */
 #define LC_SLOTS (1u << LC_BITS)
 #define LC_ARENA (8u << 20)		/* its text */
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define CHUNKS 3			/* with a writer: being filled or written */
-#define CHUNK_REFS (32u << 10)		/* cached texts a chunk refers to */
+#define CHUNK_REFS (8u << 10)		/* cached texts a chunk refers to */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
