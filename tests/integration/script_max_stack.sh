@@ -64,5 +64,9 @@ if ! "$PERF" record -q -e cpu-clock -F 500 -g -o fp.data -- "$W" 0.6 2 200 >rec.
 fi
 same fp-default fp.data
 same fp-4 fp.data --max-stack 4
-check "-g --max-stack 4: the whole chain is 4 frames" \
-	awk '$1 + $2 != 4 { exit 1 }' fp-4.ours.n
+# a sample is cut to 4 frames, or keeps all it has when it has fewer (a
+# sample taken early in the process may be shallow)
+check "-g --max-stack 4: the whole chain is 4 frames, or all of a shorter one" \
+	awk 'NR == FNR { all[FNR] = $1 + $2; next }
+	     { want = all[FNR] < 4 ? all[FNR] : 4; if ($1 + $2 != want) exit 1 }
+	     END { exit FNR == 0 }' fp-default.ours.n fp-4.ours.n
