@@ -6,16 +6,14 @@
  * from a broken toolchain, a cache file cut short by a full disk. Input:
  *
  *   "\x7fELF..."  an ELF file: its header facts, its function symbols,
- *                 its PLT names, its debug link, the functions inlined
- *                 and the call frame information (.eh_frame,
- *                 .debug_frame, through libdw) at each symbol's start;
- *                 then the finished table is saved and opened again, and
- *                 must come back the same
+ *                 its PLT names, its debug link and the functions inlined
+ *                 at each symbol's start; then the finished table is saved
+ *                 and opened again, and must come back the same
  *   anything else a saved symbol table under the key "fuzz" (seeds: tables
  *                 this harness saved), opened and searched
  *
- * Checked: a lookup's symbol holds the address looked up, and so does a
- * CFI row; a saved table opens again with the same symbols. The symbol cache is off
+ * Checked: a lookup's symbol holds the address looked up; a saved table
+ * opens again with the same symbols. The symbol cache is off
  * (CS_CACHE_MAX_MB=0): every input is read afresh, and nothing is written
  * outside the harness's own files.
  */
@@ -23,7 +21,6 @@
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/inlines.h"
 #include "lib/symbols/symtab.h"
-#include "lib/unwind/cfi.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -110,32 +107,6 @@ static void round_trip(struct cs_symtab *t)
 	cs_symtab_free(back);
 }
 
-/* The CFI rows at every symbol's start, from a fresh cache: rows are
- * kept by the module's key, which is the same for every input. */
-static void frames(const char *path, struct cs_symtab *t)
-{
-	struct cs_unwind_module mod = { .key = path, .name = "fuzz",
-					.path = path };
-	struct cs_cfi *c = NULL;
-	size_t n = cs_symtab_count(t);
-
-	if (cs_cfi_new(cs_unwind_arch_find("x86_64"), &c))
-		return;
-	for (size_t i = 0; i < n && i < MAX_LOOKUPS; i++) {
-		uint64_t pc = cs_symtab_at(t, i)->start;
-		enum cs_unwind_stop why;
-		int err = 0;
-		const struct cs_cfi_row *row = cs_cfi_find(c, &mod, pc, &why, &err);
-
-		if (row && (pc < row->start || pc >= row->end))
-			fuzz_fail("fuzz_elf: the CFI row for %#llx is [%#llx, %#llx)",
-				  (unsigned long long)pc,
-				  (unsigned long long)row->start,
-				  (unsigned long long)row->end);
-	}
-	cs_cfi_free(c);
-}
-
 static void elf_file(const uint8_t *data, size_t size)
 {
 	const char *path = input_path(data, size);
@@ -158,7 +129,6 @@ static void elf_file(const uint8_t *data, size_t size)
 	if (cs_elf_load_symbols(path, t) >= 0 && !cs_symtab_finish(t)) {
 		search(t);
 		round_trip(t);
-		frames(path, t);
 		if (info.plt_end > info.plt_start && !cs_symtab_new(&plt)) {
 			if (cs_elf_load_plt(path, t, plt) >= 0 &&
 			    !cs_symtab_finish(plt))
