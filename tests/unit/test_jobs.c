@@ -74,37 +74,6 @@ struct item {
 	uint32_t key, id;
 };
 
-static int cmp_item(const void *pa, const void *pb)
-{
-	const struct item *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static void parallel_sort_equals_qsort(void **state)
-{
-	size_t n = 100003;
-	struct item *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
-
-	(void)state;
-	assert_non_null(a);
-	assert_non_null(b);
-	/* one job too: the sort is then in two parts and a merge */
-	for (unsigned int jobs = 1; jobs <= 7; jobs++) {
-		srand(jobs);
-		for (size_t i = 0; i < n; i++)
-			a[i] = (struct item){ (uint32_t)rand() % 1000, (uint32_t)i };
-		memcpy(b, a, n * sizeof(*a));
-		qsort(a, n, sizeof(*a), cmp_item);
-		assert_int_equal(cs_jobs_sort(b, n, sizeof(*b), cmp_item, jobs), 0);
-		assert_memory_equal(a, b, n * sizeof(*a));
-	}
-	free(a);
-	free(b);
-}
-
 static void jobs_arguments_are_checked(void **state)
 {
 	unsigned int j = 0;
@@ -124,7 +93,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunks_are_written_in_order),
 		cmocka_unit_test(the_first_error_in_order_is_returned),
-		cmocka_unit_test(parallel_sort_equals_qsort),
 		cmocka_unit_test(jobs_arguments_are_checked),
 	};
 

@@ -5,9 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #define MAX_JOBS 1024
@@ -178,111 +176,4 @@ int cs_jobs_ordered(size_t nr, size_t chunk, unsigned int jobs,
 	free(o.slots);
 	free(threads);
 	return err;
-}
-
-/* ---- sorting ------------------------------------------------------------ */
-
-/* A thread's share of a sort: two parts, one after the other, so that
- * the buffers qsort() takes at once hold half the elements */
-struct sort_part {
-	char *base[2];
-	size_t nr[2], size;
-	int (*cmp)(const void *, const void *);
-};
-
-static void *sort_one(void *arg)
-{
-	struct sort_part *p = arg;
-
-	qsort(p->base[0], p->nr[0], p->size, p->cmp);
-	qsort(p->base[1], p->nr[1], p->size, p->cmp);
-	return NULL;
-}
-
-/* Merges the sorted runs base[0, na) and base[na, na + nb) in place,
- * through tmp (room for na elements): the left run goes to tmp, and the
- * merge writes from the front of base, never past what it has read of
- * the right run. */
-static void merge(char *base, size_t na, size_t nb, char *tmp, size_t size,
-		  int (*cmp)(const void *, const void *))
-{
-	const char *a = tmp, *b = base + na * size;
-	char *out = base;
-
-	memcpy(tmp, base, na * size);
-	while (na && nb) {
-		if (cmp(b, a) < 0) {
-			memcpy(out, b, size);
-			b += size;
-			nb--;
-		} else {
-			memcpy(out, a, size);
-			a += size;
-			na--;
-		}
-		out += size;
-	}
-	/* what is left of the right run is in place already */
-	memcpy(out, a, na * size);
-}
-
-int cs_jobs_sort(void *base, size_t nr, size_t size,
-		 int (*cmp)(const void *, const void *), unsigned int jobs)
-{
-	struct sort_part parts[32];
-	pthread_t threads[32];
-	size_t bounds[65], nparts, most = 0;
-	char *tmp, *from = base;
-	bool ok[32] = { false };
-
-	if (jobs > 32)
-		jobs = 32;
-	if (jobs < 1)
-		jobs = 1;
-	/* small inputs are not worth a thread */
-	if (nr < 4096 || nr > SIZE_MAX / size) {
-		qsort(base, nr, size, cmp);
-		return 0;
-	}
-	/* two parts a thread, even for one: qsort() takes a buffer as big
-	 * as what it sorts, the merge half of the elements */
-	nparts = 2 * (size_t)jobs;
-	for (size_t i = 0; i <= nparts; i++)
-		bounds[i] = nr * i / nparts;
-	for (size_t i = 0; i < jobs; i++) {
-		size_t a = 2 * i, b = 2 * i + 1;
-
-		parts[i] = (struct sort_part){
-			{ from + bounds[a] * size, from + bounds[b] * size },
-			{ bounds[a + 1] - bounds[a], bounds[b + 1] - bounds[b] },
-			size, cmp };
-		ok[i] = jobs > 1 &&
-			!pthread_create(&threads[i], NULL, sort_one, &parts[i]);
-		if (!ok[i])
-			sort_one(&parts[i]);
-	}
-	for (size_t i = 0; i < jobs; i++)
-		if (ok[i])
-			pthread_join(threads[i], NULL);
-	/* merge neighbouring runs until one is left; the buffer, taken once
-	 * the parts' own sorts have given theirs back, holds the largest
-	 * left run: half the elements at most */
-	for (size_t w = 1; w < nparts; w *= 2)
-		for (size_t i = 0; i + w < nparts; i += 2 * w)
-			if (bounds[i + w] - bounds[i] > most)
-				most = bounds[i + w] - bounds[i];
-	tmp = malloc(most * size);
-	if (!tmp) {
-		qsort(base, nr, size, cmp);
-		return -ENOMEM;
-	}
-	for (size_t w = 1; w < nparts; w *= 2)
-		for (size_t i = 0; i + w < nparts; i += 2 * w) {
-			size_t lo = bounds[i], mid = bounds[i + w];
-			size_t hi = bounds[i + 2 * w < nparts ? i + 2 * w : nparts];
-
-			merge(from + lo * size, mid - lo, hi - mid, tmp, size, cmp);
-		}
-	free(tmp);
-	return 0;
 }

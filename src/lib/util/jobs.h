@@ -27,14 +27,6 @@ typedef int (*cs_chunk_fn)(void *ctx, size_t begin, size_t end, FILE *out);
 int cs_jobs_ordered(size_t nr, size_t chunk, unsigned int jobs,
 		    cs_chunk_fn fn, void *ctx, FILE *out);
 
-/* Sorts base[0, nr) like qsort() with cmp, in jobs parts (two at least)
- * sorted on their own threads and then merged through a buffer of half
- * of base at most. cmp must be a total order (no two elements equal), so
- * the result is the same for any number of jobs. Returns 0 or -ENOMEM
- * (then base is sorted on one thread). */
-int cs_jobs_sort(void *base, size_t nr, size_t size,
-		 int (*cmp)(const void *, const void *), unsigned int jobs);
-
 /* The CPUs this process may run on, at least 1: the default for -j. */
 unsigned int cs_jobs_default(void);
 
