@@ -820,25 +820,35 @@ static void compressed_records_straddle_payloads(void **state)
 	free(plain.b);
 }
 
+/* The error names the record type it was in, COMPRESSED or COMPRESSED2. */
 static void corrupt_compressed_data_is_an_error(void **state)
 {
-	struct zctx z = { 40, CS_RECORD_COMPRESSED, false };
-	struct em e = { 0 };
-	struct readout o;
+	static const uint32_t types[] = { CS_RECORD_COMPRESSED, CS_RECORD_COMPRESSED2 };
+	static const char *const names[] = { "COMPRESSED", "COMPRESSED2" };
 
 	(void)state;
-	uint64_t data_at;
+	for (size_t t = 0; t < 2; t++) {
+		struct zctx z = { 40, types[t], false };
+		struct em e = { 0 };
+		struct readout o;
+		uint64_t data_at, second;
+		uint16_t first_size;
+		char want[64];
 
-	file_profile(&e, compressed_data, &z);
-	memcpy(&data_at, e.b + 40, 8);
-	/* the second payload's bytes (after a 48-byte first record), scrambled */
-	for (size_t i = data_at + 48 + 8; i < data_at + 96; i++)
-		e.b[i] ^= 0x5a;
-	read_em_file(&e, &o);
-	assert_int_equal(o.err, -EBADMSG);
-	assert_non_null(strstr(o.msg, "COMPRESSED record at offset 0x"));
-	free_readout(&o);
-	free(e.b);
+		file_profile(&e, compressed_data, &z);
+		memcpy(&data_at, e.b + 40, 8);
+		memcpy(&first_size, e.b + data_at + 6, 2);
+		second = data_at + first_size;
+		/* the second payload's bytes past its header, scrambled */
+		for (size_t i = second + 16; i < second + 48; i++)
+			e.b[i] ^= 0x5a;
+		read_em_file(&e, &o);
+		assert_int_equal(o.err, -EBADMSG);
+		snprintf(want, sizeof(want), ": %s record at offset 0x", names[t]);
+		assert_non_null(strstr(o.msg, want));
+		free_readout(&o);
+		free(e.b);
+	}
 }
 
 /* The same records, offsets and errors with the payloads inflated on a

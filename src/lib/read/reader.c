@@ -59,6 +59,7 @@ struct cs_reader {
 	bool z_active;
 	bool z_ahead;			/* inflate on a second thread */
 	uint64_t z_offset;		/* offset of the COMPRESSED record */
+	uint32_t z_type;		/* COMPRESSED or COMPRESSED2 */
 
 	/* swapped or realigned copies */
 	uint8_t *scratch;
@@ -1036,6 +1037,7 @@ static int hand_out(struct cs_reader *r, struct cs_record *out,
 		cs_zstream_feed(r->z, off, data, n);
 		r->z_active = true;
 		r->z_offset = off;
+		r->z_type = type;
 	}
 	out->bytes = rec;
 	out->size = size;
@@ -1043,6 +1045,11 @@ static int hand_out(struct cs_reader *r, struct cs_record *out,
 	out->type = type;
 	out->stable = stable;
 	return 1;
+}
+
+static const char *z_type_name(const struct cs_reader *r)
+{
+	return r->z_type == CS_RECORD_COMPRESSED2 ? "COMPRESSED2" : "COMPRESSED";
 }
 
 static int next_compressed(struct cs_reader *r, struct cs_record *out)
@@ -1058,7 +1065,7 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
 	err = cs_zstream_next(r->z, r->swap, &raw, &size, &why);
 	if (err < 0)
 		return cs_error(r->eb, -EBADMSG, "%s: %s record at offset %#"
-				PRIx64 ": zstd: %s", r->path, "COMPRESSED",
+				PRIx64 ": zstd: %s", r->path, z_type_name(r),
 				r->z_offset, why);
 	if (!err) {
 		r->z_active = false;
@@ -1269,8 +1276,9 @@ static __attribute__((noinline)) int next_slow(struct cs_reader *r,
 	if (ret == 0 && r->z && cs_zstream_pending(r->z))
 		return cs_error(r->eb, -EBADMSG, "%s: data ends inside a "
 				"compressed record (%zu bytes left over from "
-				"the COMPRESSED record at offset %#" PRIx64 ")",
-				r->path, cs_zstream_pending(r->z), r->z_offset);
+				"the %s record at offset %#" PRIx64 ")",
+				r->path, cs_zstream_pending(r->z),
+				z_type_name(r), r->z_offset);
 	return ret;
 }
 
