@@ -38,7 +38,7 @@ since() { local d=$((($(now_us) - $1) / 100000)); echo "$((d / 10)).$((d % 10))"
 times=()
 
 run_unit() {
-	local t=$1 out start
+	local t=$1 out start took
 	start=$(now_us)
 	out=$("$t" 2>&1)
 	local rc=$?
@@ -53,7 +53,9 @@ run_unit() {
 		failures+=("$(basename "$t")")
 		printf '%s\n' "$out" | grep -E 'FAILED|ERROR|error|Assert|Sanitizer|runtime error' | head -20
 	fi
-	printf '%-40s %3d passed, %d failed  %ss\n' "unit/$(basename "$t")" "$p" "$f" "$(since "$start")"
+	took=$(since "$start")
+	times+=("$took $(basename "$t")")
+	printf '%-40s %3d passed, %d failed  %ss\n' "unit/$(basename "$t")" "$p" "$f" "$took"
 }
 
 run_script() {
@@ -86,19 +88,26 @@ run_script() {
 }
 
 suite_start=$(now_us)
+ran=0
 for t in build/asan/tests/test_*; do
 	[ -x "$t" ] || continue
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 	run_unit "$t"
+	ran=$((ran + 1))
 done
 for t in tests/integration/*.sh; do
 	[ -f "$t" ] || continue
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 	run_script "$t"
+	ran=$((ran + 1))
 done
 
-echo "took $(since "$suite_start")s; the slowest: $(printf '%s\n' "${times[@]}" |
-	sort -rn | head -5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
+if [ "$ran" -eq 0 ]; then
+	echo "run.sh: no test file's name contains '$pattern'" >&2
+else
+	echo "took $(since "$suite_start")s; the slowest: $(printf '%s\n' "${times[@]}" |
+		sort -rn | head -5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
+fi
 if [ ${#failures[@]} -ne 0 ]; then
 	echo "failed: ${failures[*]}"
 fi
