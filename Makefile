@@ -240,4 +240,5 @@ clean:
 .PHONY: all tools workloads man install uninstall check demo bench clean fuzz fuzzers
 .SECONDARY:
 
--include $(shell find build -name '*.d' -type f 2>/dev/null)
+# only the compiler's dependency files, not any *.d a tool left in build/
+-include $(shell find build -path '*/obj/*' -name '*.d' -type f 2>/dev/null)
