@@ -201,8 +201,10 @@ static bool *symbol_sections(Elf *elf, size_t shstrndx, size_t *nr)
 }
 
 /* perf's filter: functions, objects and labels (local NOTYPE symbols such
- * as ld.so's _start) in sections named like text or data. Objects matter
- * because a bad unwind can land in .rodata, and perf names the spot. */
+ * as ld.so's _start) in sections named like text or data, and functions
+ * in any section (_init and _fini live in .init and .fini). Objects
+ * matter because a bad unwind can land in .rodata, and perf names the
+ * spot. */
 static bool wanted_sym(const GElf_Sym *s, const bool *sections, size_t nr)
 {
 	int type = GELF_ST_TYPE(s->st_info);
@@ -210,7 +212,9 @@ static bool wanted_sym(const GElf_Sym *s, const bool *sections, size_t nr)
 
 	if (!s->st_name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE)
 		return false;
-	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_OBJECT &&
 	    !(type == STT_NOTYPE && vis != STV_HIDDEN && vis != STV_INTERNAL))
 		return false;
 	return s->st_shndx < nr && sections[s->st_shndx];
