@@ -130,8 +130,8 @@ static bool is_kernel(const struct cs_frame *f)
 	       f->cpumode == CS_MISC_GUEST_KERNEL || f->loc.kernel;
 }
 
-/* Frames are the same when their symbol and dso are; an address without
- * a symbol is its own frame, as in perf. */
+/* Frames are the same when their symbol (name and start) and dso are; an
+ * address without a symbol is its own frame, as in perf. */
 static void frame_key(const struct cs_frame *f, uint8_t inl,
 		      struct cs_agg_key *k)
 {
@@ -154,9 +154,13 @@ static void frame_key(const struct cs_frame *f, uint8_t inl,
 		break;
 	}
 	k->dso = f->loc.dso_name;
-	if (f->loc.sym && f->loc.sym[0])
+	if (f->loc.sym && f->loc.sym[0]) {
+		/* local symbols of one name (a static function in several
+		 * files, kallsyms' ".constprop.0"s) are different functions:
+		 * perf tells them apart by their start */
 		k->sym = f->loc.sym;
-	else
+		k->addr = f->loc.sym_start;
+	} else
 		k->addr = f->loc.dso_name ? f->loc.dso_addr : f->addr;
 	if (is_kernel(f))
 		k->flags |= F_KERNEL;

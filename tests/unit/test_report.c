@@ -348,6 +348,44 @@ static void inlined_functions_show_in_graphs_only(void **state)
 	cs_report_free(r);
 }
 
+/* Two local functions of one name (a static function in two files) are
+ * two entries, told apart by their start, as perf does; an address
+ * without a symbol is one entry, named by its address in the binary,
+ * whether it is a sample's own ip or a caller's (perf 6.1 names the first
+ * by its file offset and the second by its address: two entries). */
+static void same_names_and_unnamed_addresses(void **state)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.graph = CS_REPORT_GRAPH_NONE });
+	struct cs_frame one = uf("honor"), two = uf("honor"), main = uf("main");
+	struct cs_frame bare = { .cpumode = CS_MISC_USER, .kind = CS_FRAME_ADDR,
+		.addr = 0x55550000632ed0,
+		.loc = { .dso_name = "/opt/w/work", .dso_addr = 0x632ed0 } };
+	struct cs_frame a[2], b[2], c[2], d[1];
+	char *t;
+
+	(void)state;
+	one.loc.sym_start = 0x1000;
+	two.loc.sym_start = 0x2000;
+	a[0] = one, a[1] = main;
+	b[0] = two, b[1] = main;
+	c[0] = one, c[1] = bare;
+	d[0] = bare;
+	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 2, 2, "w", b, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 2, 2, "w", b, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 3, 3, "w", c, NULL, 2, 1), 0);
+	assert_int_equal(cs_report_add(r, 0, 4, 4, "w", d, NULL, 1, 1), 0);
+	t = written(r);
+	assert_non_null(strstr(t,
+		"    60.00%     0.00%  w        work           [.] main\n"
+		"    40.00%    40.00%  w        work           [.] honor\n"
+		"    40.00%    40.00%  w        work           [.] honor\n"
+		"    40.00%    20.00%  w        work           [.] 0x0000000000632ed0\n"));
+	free(t);
+	cs_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +398,7 @@ int main(void)
 		cmocka_unit_test(events_get_sections_of_their_own),
 		cmocka_unit_test(children_graph_starts_at_the_outermost_call),
 		cmocka_unit_test(inlined_functions_show_in_graphs_only),
+		cmocka_unit_test(same_names_and_unnamed_addresses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
