@@ -47,6 +47,17 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
+	if (!n) {
+		/* a corrupt chain shows no frames (cs_frames_walk()); perf's
+		 * report still files the sample under its own ip */
+		run->frames[0] = (struct cs_frame){
+			.addr = smp->ip,
+			.cpumode = smp->misc & CS_MISC_CPUMODE_MASK,
+			.kind = CS_FRAME_ADDR,
+		};
+		cs_frame_resolve(run->machine, smp->pid, &run->frames[0]);
+		n = 1;
+	}
 	if (run->no_inline)
 		return cs_report_add_off_cpu(run->report, evsel, s->off_cpu, smp->pid,
 					     smp->tid, comm, run->frames, NULL, n,
