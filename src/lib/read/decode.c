@@ -330,32 +330,6 @@ static inline void zero(void *p, size_t n)
 		*(uint64_t *)(void *)((char *)p + i) = 0;
 }
 
-/* The usual sample (perf record -g): the fixed fields, then a callchain
- * that fills the record. Returns false, having decided nothing, for any
- * other, which sample_body() walks (and explains if it is damaged). out
- * must be zeroed. */
-static inline bool quick_sample(uint64_t st, const uint8_t *rec, size_t size,
-				struct cs_sample *out, struct cs_sample_id *id)
-{
-	struct cur c = { rec + 8, rec + size, NULL };
-	size_t left;
-	uint64_t nr;
-
-	if ((st & ~FIXED_BITS) != CS_SAMPLE_CALLCHAIN || size < 8 + FIXED_MAX)
-		return false;
-	fixed_fields(st, &c, out, id);
-	left = (size_t)(c.end - c.p);
-	if (left < 8)
-		return false;
-	nr = cs_ld64(c.p);
-	if (nr != (left - 8) / 8 || (left & 7))
-		return false;
-	out->misc = cs_ld16(rec + 4);
-	out->callchain_nr = nr;
-	out->callchain = (const uint64_t *)(const void *)(c.p + 8);
-	return true;
-}
-
 /* out must be zeroed. */
 static int decode_sample(const struct cs_perf_attr *attr, const void *rec,
 			 size_t size, struct cs_sample *out,
@@ -641,7 +615,7 @@ decode_record(const struct cs_evlist *l, const void *rec, size_t size,
 	ev->bytes = rec;
 
 	if (type == CS_RECORD_SAMPLE) {
-		ev->evsel = cs_evlist_sample_event(l, rec, size);
+		ev->evsel = cs_evlist_sample_event_inline(l, rec, size);
 		if (!ev->evsel) {
 			why = "its id names no event of the file";
 			goto bad;
@@ -710,29 +684,81 @@ bad:
 			": %s", path, type, offset, why);
 }
 
+/*
+ * The usual sample (perf record -g): the fixed fields, then a callchain
+ * that fills the record, straight through. With k, one whose callchain
+ * ends in a deferred user part is not decoded: *k says what it waits for
+ * (1). Returns 0 with *ev decoded, or -1, having decided nothing, for any
+ * other record, which decode_record() walks (and explains if it is
+ * damaged). Inline in both callers: every sample comes here.
+ */
+static inline int quick_sample(const struct cs_evlist *l, const void *rec,
+			       size_t size, uint64_t offset,
+			       struct cs_event *ev, struct cs_wait_key *k)
+{
+	const uint8_t *b = rec, *chain;
+	const struct cs_evsel_layout *lay;
+	const struct cs_evsel *evsel;
+	struct cur c;
+	size_t left;
+	uint64_t nr;
+
+	if (size < 8 + FIXED_MAX || cs_ld32(b) != CS_RECORD_SAMPLE ||
+	    cs_ld16(b + 6) != size ||
+	    !(evsel = cs_evlist_sample_event_inline(l, rec, size)))
+		return -1;
+	lay = cs_evsel_layout(evsel);
+	if ((lay->sample_type & ~FIXED_BITS) != CS_SAMPLE_CALLCHAIN)
+		return -1;
+	chain = b + 8 + lay->sample_fixed_size;	/* nr, then the ips */
+	left = size - 8 - lay->sample_fixed_size;
+	if (left < 8 || (left & 7))
+		return -1;
+	nr = cs_ld64(chain);
+	if (nr != (left - 8) / 8)
+		return -1;
+	if (k && nr >= 2 && cs_ld64(b + size - 16) == CS_CONTEXT_USER_DEFERRED) {
+		k->cookie = cs_ld64(b + size - 8);
+		k->tid = lay->sample_tid_pos < 0 ? 0 :
+			 cs_ld32(b + 8 + 8 * lay->sample_tid_pos + 4);
+		k->time = lay->sample_time_pos < 0 ? 0 :
+			  cs_ld64(b + 8 + 8 * lay->sample_time_pos);
+		return 1;
+	}
+	zero(ev, sizeof(*ev));
+	c.p = b + 8;
+	fixed_fields(lay->sample_type, &c, &ev->sample, &ev->id);
+	ev->sample.misc = cs_ld16(b + 4);
+	ev->sample.callchain_nr = nr;
+	ev->sample.callchain = (const uint64_t *)(const void *)(chain + 8);
+	ev->type = CS_RECORD_SAMPLE;
+	ev->misc = ev->sample.misc;
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->bytes = rec;
+	ev->evsel = evsel;
+	ev->has_id = true;
+	return 0;
+}
+
 int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	      uint64_t offset, const char *path, struct cs_event *ev,
 	      struct cs_errbuf *eb)
 {
-	const uint8_t *b = rec;
-	const struct cs_evsel *evsel;
+	/* most records are the usual sample; anything else, and any doubt,
+	 * the long way */
+	if (!quick_sample(l, rec, size, offset, ev, NULL))
+		return 0;
+	return decode_record(l, rec, size, offset, path, ev, eb);
+}
 
-	/* most records are the usual sample: straight through, with few
-	 * registers to save; anything else, and any doubt, the long way */
-	if (size >= 8 && cs_ld32(b) == CS_RECORD_SAMPLE && cs_ld16(b + 6) == size &&
-	    (evsel = cs_evlist_sample_event(l, rec, size))) {
-		zero(ev, sizeof(*ev));
-		if (quick_sample(evsel->sample_type, b, size, &ev->sample,
-				 &ev->id)) {
-			ev->type = CS_RECORD_SAMPLE;
-			ev->misc = ev->sample.misc;
-			ev->size = (uint16_t)size;
-			ev->offset = offset;
-			ev->bytes = rec;
-			ev->evsel = evsel;
-			ev->has_id = true;
-			return 0;
-		}
-	}
+int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
+		      uint64_t offset, const char *path, struct cs_event *ev,
+		      struct cs_wait_key *k, struct cs_errbuf *eb)
+{
+	int ret = quick_sample(l, rec, size, offset, ev, k);
+
+	if (ret >= 0)
+		return ret;
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }

@@ -7,6 +7,7 @@
 #ifndef CS_DECODE_H
 #define CS_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,23 @@ struct cs_perf_attr;
 int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	      uint64_t offset, const char *path, struct cs_event *ev,
 	      struct cs_errbuf *eb);
+
+/* What a sample that waits for its deferred user stack is filed under. */
+struct cs_wait_key {
+	uint32_t tid;
+	uint64_t time;
+	uint64_t cookie;
+};
+
+/* cs_decode(), except for a usual sample (the fixed fields, then a
+ * callchain that fills the record) whose callchain ends [USER_DEFERRED,
+ * cookie]: that one is left undecoded and *k set to its tid, time and
+ * cookie (returns 1), so that it may wait as its bytes alone. cs_decode()
+ * of the same bytes will succeed. Returns 0 with *ev decoded, 1, or
+ * cs_decode()'s -EBADMSG. */
+int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
+		      uint64_t offset, const char *path, struct cs_event *ev,
+		      struct cs_wait_key *k, struct cs_errbuf *eb);
 
 /* Just the sample body, for one attr (used by cs_decode and by tests). */
 int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,

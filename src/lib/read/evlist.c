@@ -11,45 +11,6 @@
 #define TRAILER_BITS (CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ID | \
 		      CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_IDENTIFIER)
 
-struct evsel {
-	struct cs_evsel pub;		/* first: cs_evsel_layout() casts back */
-	struct cs_perf_attr attr;
-	struct cs_evsel_layout lay;
-	char *name;
-	uint64_t *ids;
-	size_t nr_ids, cap_ids;
-};
-
-struct id_slot {
-	uint64_t id;
-	uint32_t index_plus1;		/* 0: empty */
-};
-
-struct cs_evlist {
-	struct evsel **ev;
-	size_t nr, cap;
-	struct id_slot *tab;		/* open addressing, power of two */
-	size_t tab_cap, tab_used;
-	/* ids are mostly a dense range (the kernel numbers them in turn):
-	 * then the index of id's event + 1 is direct[id - direct_base], or 0,
-	 * and the table is not probed. NULL when the range is too wide. */
-	uint32_t *direct;
-	uint64_t direct_base, direct_span;
-	/* shared by every event (checked on add) */
-	int sample_id_all;
-	int id_pos;			/* u64 index of the id in a sample, -1 */
-	size_t id_back;			/* bytes from a trailer's end to its id, 0 */
-	/* the layout of every event when they all share one sample_type and
-	 * sample_id_all (perf's usual file: the time sits at the same place
-	 * whatever the event), else NULL */
-	const struct cs_evsel_layout *same;
-};
-
-const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e)
-{
-	return &((const struct evsel *)e)->lay;
-}
-
 const struct cs_perf_attr *cs_evsel_attr(const struct cs_evsel *e)
 {
 	return &((const struct evsel *)e)->attr;
@@ -107,6 +68,14 @@ static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
 	if (st & CS_SAMPLE_TIME)
 		l->sample_time_pos = __builtin_popcountll(st & (CS_SAMPLE_IDENTIFIER |
 				      CS_SAMPLE_IP | CS_SAMPLE_TID));
+	l->sample_tid_pos = -1;
+	if (st & CS_SAMPLE_TID)
+		l->sample_tid_pos = __builtin_popcountll(st & (CS_SAMPLE_IDENTIFIER |
+				     CS_SAMPLE_IP));
+	l->sample_fixed_size = 8 * (size_t)__builtin_popcountll(st & (
+		CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID |
+		CS_SAMPLE_TIME | CS_SAMPLE_ADDR | CS_SAMPLE_ID |
+		CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD));
 	l->trailer_time_back = 0;
 	if (l->trailer_size && (st & CS_SAMPLE_TIME))
 		l->trailer_time_back = 8 * (size_t)(1 + __builtin_popcountll(st &
@@ -166,11 +135,6 @@ static char *derive_name(const struct cs_perf_attr *a)
 	return strdup(buf);
 }
 
-static inline size_t id_hash(uint64_t id, size_t cap)
-{
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
-}
-
 static int tab_grow(struct cs_evlist *l)
 {
 	size_t cap = l->tab_cap ? l->tab_cap * 2 : 64;
@@ -184,7 +148,7 @@ static int tab_grow(struct cs_evlist *l)
 
 		if (!s->index_plus1)
 			continue;
-		for (h = id_hash(s->id, cap); t[h].index_plus1; h = (h + 1) & (cap - 1))
+		for (h = cs_evlist_id_hash(s->id, cap); t[h].index_plus1; h = (h + 1) & (cap - 1))
 			;
 		t[h] = *s;
 	}
@@ -205,7 +169,7 @@ static int tab_insert(struct cs_evlist *l, uint64_t id, size_t index)
 		if (err)
 			return err;
 	}
-	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1;
+	for (h = cs_evlist_id_hash(id, l->tab_cap); l->tab[h].index_plus1;
 	     h = (h + 1) & (l->tab_cap - 1))
 		if (l->tab[h].id == id)
 			return 0;
@@ -367,31 +331,11 @@ const struct cs_evsel *cs_evlist_get(const struct cs_evlist *l, size_t i)
 	return i < l->nr ? &l->ev[i]->pub : NULL;
 }
 
-/* Every record goes through here: kept inline in the callers below. */
-static inline const struct cs_evsel *find_id(const struct cs_evlist *l,
-					     uint64_t id)
-{
-	size_t mask = l->tab_cap - 1, h;
-
-	if (l->direct) {
-		uint64_t d = id - l->direct_base;
-		uint32_t i = d < l->direct_span ? l->direct[d] : 0;
-
-		return i ? &l->ev[i - 1]->pub : NULL;
-	}
-	if (!l->tab_cap)
-		return NULL;
-	for (h = id_hash(id, l->tab_cap); l->tab[h].index_plus1; h = (h + 1) & mask)
-		if (l->tab[h].id == id)
-			return &l->ev[l->tab[h].index_plus1 - 1]->pub;
-	return NULL;
-}
-
 const struct cs_evsel *cs_evlist_find(const struct cs_evlist *l, uint64_t id)
 {
 	if (l->nr == 1)
 		return &l->ev[0]->pub;
-	return find_id(l, id);
+	return cs_evlist_find_id(l, id);
 }
 
 static inline const struct cs_evsel *event_of(const struct cs_evlist *l,
@@ -409,28 +353,20 @@ static inline const struct cs_evsel *event_of(const struct cs_evlist *l,
 			return &l->ev[0]->pub;	/* no id: perf takes the first */
 		if ((size_t)(l->id_pos + 2) * 8 > size)
 			return NULL;
-		return find_id(l, cs_ld64x((const char *)rec + 8 + l->id_pos * 8,
+		return cs_evlist_find_id(l, cs_ld64x((const char *)rec + 8 + l->id_pos * 8,
 					   swap));
 	}
 	if (!l->id_back)
 		return &l->ev[0]->pub;
 	if (size < 8 + l->id_back)
 		return NULL;
-	return find_id(l, cs_ld64x((const char *)rec + size - l->id_back, swap));
+	return cs_evlist_find_id(l, cs_ld64x((const char *)rec + size - l->id_back, swap));
 }
 
 const struct cs_evsel *cs_evlist_sample_event(const struct cs_evlist *l,
 					      const void *rec, size_t size)
 {
-	if (!l->nr || size < 8)
-		return NULL;
-	if (l->nr == 1)
-		return &l->ev[0]->pub;
-	if (l->id_pos < 0)
-		return &l->ev[0]->pub;	/* no id: perf takes the first */
-	if ((size_t)(l->id_pos + 2) * 8 > size)
-		return NULL;
-	return find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
+	return cs_evlist_sample_event_inline(l, rec, size);
 }
 
 const struct cs_evsel *cs_evlist_event_of_x(const struct cs_evlist *l,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/read/bytes.h"
 #include "lib/read/evlist.h"
 
 struct cs_evsel_layout {
@@ -17,6 +18,8 @@ struct cs_evsel_layout {
 	uint64_t attr_flags;		/* CS_ATTR_* */
 	size_t trailer_size;		/* bytes of the sample_id trailer, 0 if none */
 	int sample_time_pos;		/* u64 index of TIME in a sample body, -1 */
+	int sample_tid_pos;		/* u64 index of TID in a sample body, -1 */
+	size_t sample_fixed_size;	/* bytes of the fixed fields a sample opens with */
 	size_t trailer_time_back;	/* bytes from the record's end to TIME, 0 */
 };
 
@@ -40,8 +43,108 @@ static inline bool mmap2_has_build_id(uint16_t misc,
 	return end - body >= 24 && body[0] <= 20;
 }
 
+/* The list itself, here so that the lookup every sample makes can be
+ * inlined into the decoder. */
+struct evsel {
+	struct cs_evsel pub;		/* first: cs_evsel_layout() casts back */
+	struct cs_perf_attr attr;
+	struct cs_evsel_layout lay;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids, cap_ids;
+};
+
+struct id_slot {
+	uint64_t id;
+	uint32_t index_plus1;		/* 0: empty */
+};
+
+struct cs_evlist {
+	struct evsel **ev;
+	size_t nr, cap;
+	struct id_slot *tab;		/* open addressing, power of two */
+	size_t tab_cap, tab_used;
+	/* ids are mostly a dense range (the kernel numbers them in turn):
+	 * then the index of id's event + 1 is direct[id - direct_base], or 0,
+	 * and the table is not probed. NULL when the range is too wide. */
+	uint32_t *direct;
+	uint64_t direct_base, direct_span;
+	/* shared by every event (checked on add) */
+	int sample_id_all;
+	int id_pos;			/* u64 index of the id in a sample, -1 */
+	size_t id_back;			/* bytes from a trailer's end to its id, 0 */
+	/* the layout of every event when they all share one sample_type and
+	 * sample_id_all (perf's usual file: the time sits at the same place
+	 * whatever the event), else NULL */
+	const struct cs_evsel_layout *same;
+};
+
+static inline size_t cs_evlist_id_hash(uint64_t id, size_t cap)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+/* The event id names, or NULL. */
+static inline const struct cs_evsel *cs_evlist_find_id(const struct cs_evlist *l,
+						       uint64_t id)
+{
+	size_t mask = l->tab_cap - 1, h;
+
+	if (l->direct) {
+		uint64_t d = id - l->direct_base;
+		uint32_t i = d < l->direct_span ? l->direct[d] : 0;
+
+		return i ? &l->ev[i - 1]->pub : NULL;
+	}
+	if (!l->tab_cap)
+		return NULL;
+	for (h = cs_evlist_id_hash(id, l->tab_cap); l->tab[h].index_plus1;
+	     h = (h + 1) & mask)
+		if (l->tab[h].id == id)
+			return &l->ev[l->tab[h].index_plus1 - 1]->pub;
+	return NULL;
+}
+
+/* cs_evlist_sample_event(), inline: every sample comes here. */
+static inline const struct cs_evsel *
+cs_evlist_sample_event_inline(const struct cs_evlist *l, const void *rec,
+			      size_t size)
+{
+	if (!l->nr || size < 8)
+		return NULL;
+	if (l->nr == 1 || l->id_pos < 0)
+		return &l->ev[0]->pub;	/* no id: perf takes the first */
+	if ((size_t)(l->id_pos + 2) * 8 > size)
+		return NULL;
+	return cs_evlist_find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
+}
+
+/* cs_evlist_record_time() of a kernel record (type < HEADER_ATTR, size
+ * >= 8), inline for the usual file whose events share one layout. */
+static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
+						    const void *rec, size_t size,
+						    uint32_t type)
+{
+	const struct cs_evsel_layout *lay = l->same;
+
+	if (!lay)
+		return cs_evlist_record_time(l, rec, size);
+	if (type == CS_RECORD_SAMPLE) {
+		if (lay->sample_time_pos < 0 ||
+		    (size_t)(lay->sample_time_pos + 2) * 8 > size)
+			return CS_NO_TIME;
+		return cs_ld64((const char *)rec + 8 + lay->sample_time_pos * 8);
+	}
+	if (!lay->trailer_time_back || size < 8 + lay->trailer_size)
+		return CS_NO_TIME;
+	return cs_ld64((const char *)rec + size - lay->trailer_time_back);
+}
+
 /* The layout of an evsel that came from a cs_evlist. */
-const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e);
+static inline const struct cs_evsel_layout *cs_evsel_layout(const struct cs_evsel *e)
+{
+	return &((const struct evsel *)e)->lay;
+}
 
 /* Bytes of the sample_id trailer an attr produces (0 without sample_id_all). */
 size_t cs_attr_trailer_size(const struct cs_perf_attr *attr);

@@ -1109,6 +1109,7 @@ static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 	out->offset = off;
 	out->type = type;
 	out->stable = true;
+	out->time = cs_evlist_kernel_record_time(r->evlist, rec, size, type);
 	return 1;
 }
 
@@ -1312,10 +1313,16 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
 {
 	int ret;
 
-	if (!r->pipe && !r->z_active && next_mapped(r, rec))
+	if (!r->pipe && !r->z_active && next_mapped(r, rec)) {
 		ret = 1;
-	else
+	} else {
 		ret = next_slow(r, rec);
+		/* records perf synthesizes (types >= 64) carry no sample_id */
+		if (ret > 0)
+			rec->time = rec->type < CS_RECORD_HEADER_ATTR ?
+				cs_evlist_record_time(r->evlist, rec->bytes,
+						      rec->size) : CS_NO_TIME;
+	}
 	if (r->map && r->pos - r->released >= RELEASE_LAG + RELEASE_STEP)
 		release_passed(r);
 	return ret;

@@ -25,6 +25,7 @@ struct cs_record {
 	const void *bytes;		/* starts with struct cs_perf_event_header */
 	size_t size;			/* header.size */
 	uint64_t offset;		/* in the file, or bytes from stream start */
+	uint64_t time;			/* its timestamp, or CS_NO_TIME */
 	uint32_t type;
 	bool stable;			/* bytes live until cs_reader_free() */
 };

@@ -465,13 +465,32 @@ static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
 		   bool stable)
 {
 	struct cs_session *s = ctx;
+	struct cs_wait_key key;
 	struct cs_event ev;
+	bool waits = false;
 	int err;
 
-	err = cs_decode(s->evlist, bytes, size, offset, s->path, &ev, &s->eb);
+	/* a deferred sample that is to wait is filed by its key: decoded
+	 * once, when it goes out, not now and again then (the off-CPU stage
+	 * sees every event first, so not with it) */
+	if (s->offcpu)
+		err = cs_decode(s->evlist, bytes, size, offset, s->path, &ev,
+				&s->eb);
+	else
+		err = cs_decode_or_wait(s->evlist, bytes, size, offset, s->path,
+					&ev, &key, &s->eb);
+	if (err == 1) {
+		err = cs_stitch_park(s->stitch, &key, bytes, size, offset,
+				     stable, &waits);
+		/* it goes out now after all (stitched late) */
+		if (!err && !waits)
+			err = cs_decode(s->evlist, bytes, size, offset, s->path,
+					&ev, &s->eb);
+	}
 	if (err)
 		return err;
-	err = dispatch(s, &ev, stable);
+	if (!waits)
+		err = dispatch(s, &ev, stable);
 	/* pulled: stop after a record that released samples, with the
 	 * machine where the callback would have seen it */
 	if (!err && s->pulled && s->pull.head != s->pull.tail)
@@ -492,17 +511,13 @@ static void progress(struct cs_session *s, uint64_t done, bool last)
 
 static int queue(struct cs_session *s, const struct cs_record *rec)
 {
-	uint64_t time = CS_NO_TIME;
 	int err;
 
 	if (s->opts.ordered_off)
 		return deliver(s, rec->bytes, rec->size, rec->offset,
 			       rec->stable);
-	/* records perf synthesizes (types >= 64) carry no sample_id */
-	if (rec->type < CS_RECORD_HEADER_ATTR)
-		time = cs_evlist_record_time(s->evlist, rec->bytes, rec->size);
-	err = cs_order_push(s->order, time, rec->bytes, rec->size, rec->offset,
-			    rec->stable);
+	err = cs_order_push(s->order, rec->time, rec->bytes, rec->size,
+			    rec->offset, rec->stable);
 	if (err)
 		return err;
 	if (rec->type == CS_RECORD_FINISHED_ROUND ||
@@ -534,11 +549,8 @@ static int read_all(struct cs_session *s)
 		 * news), queued by its time; the rest takes the long way */
 		if (rec.type < CS_RECORD_HEADER_ATTR && s->order &&
 		    !s->build_ids_dirty && !s->opts.progress) {
-			err = cs_order_push(s->order,
-					    cs_evlist_record_time(s->evlist, rec.bytes,
-								  rec.size),
-					    rec.bytes, rec.size, rec.offset,
-					    rec.stable);
+			err = cs_order_push(s->order, rec.time, rec.bytes,
+					    rec.size, rec.offset, rec.stable);
 			if (err)
 				return err;
 			continue;

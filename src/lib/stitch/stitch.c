@@ -314,22 +314,23 @@ static inline void slot_put(struct cs_stitch *st, struct pend *p)
 
 /* Keeps where a waiting sample's record is: the bytes themselves only
  * when they will not outlive the call. */
-static struct pend *pend_new(struct cs_stitch *st, const struct cs_event *ev,
+static struct pend *pend_new(struct cs_stitch *st, const void *bytes,
+			     size_t size, uint64_t offset, uint64_t time,
 			     uint64_t cookie, bool stable)
 {
-	struct pend *p = slot_get(st, sizeof(*p) + (stable ? 0 : ev->size));
+	struct pend *p = slot_get(st, sizeof(*p) + (stable ? 0 : size));
 
 	if (!p)
 		return NULL;
-	p->bytes = ev->bytes;
+	p->bytes = bytes;
 	if (!stable)
-		p->bytes = memcpy(p->data, ev->bytes, ev->size);
+		p->bytes = memcpy(p->data, bytes, size);
 	p->next = NULL;
 	p->seq = st->seq++;
 	p->cookie = cookie;
-	p->time = ev->sample.time;
-	p->offset = ev->offset;
-	p->size = ev->size;
+	p->time = time;
+	p->offset = offset;
+	p->size = size;
 	return p;
 }
 
@@ -526,13 +527,49 @@ static bool seen_record(const struct thr *t, uint64_t cookie)
 
 /* ---- events ---- */
 
+/* Whether a deferred sample of t with cookie comes after its record: it
+ * goes out at once with the record's user part. */
+static inline bool stitched_late(const struct thr *t, uint64_t cookie)
+{
+	return (!t->head || t->wait_cookie != cookie) && t->has_rec &&
+	       t->rec_cookie == cookie;
+}
+
+/* Files a deferred sample of t behind the others that wait for cookie;
+ * those that wait for another one cannot get their record any more. */
+static int wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
+		uint64_t time, const void *bytes, size_t size, uint64_t offset,
+		bool stable)
+{
+	struct pend *p;
+	int err;
+
+	if (!t->head || t->wait_cookie != cookie) {
+		err = release_superseded(st, t);
+		if (err)
+			return err;
+		t->wait_cookie = cookie;
+		t->wait_lost = st->lost_seq;
+	}
+	p = pend_new(st, bytes, size, offset, time, cookie, stable);
+	if (!p)
+		return -ENOMEM;
+	if (t->tail)
+		t->tail->next = p;
+	else
+		t->head = p;
+	t->tail = p;
+	if (++st->pending > st->stats->max_pending)
+		st->stats->max_pending = st->pending;
+	return 0;
+}
+
 static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 		     bool stable)
 {
 	const struct cs_sample *s = &ev->sample;
 	uint64_t n = s->callchain_nr, cookie;
 	struct thr *t;
-	struct pend *p;
 	int err;
 
 	st->stats->samples++;
@@ -559,31 +596,34 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 	t = thr_get(st, s->tid);
 	if (!t)
 		return -ENOMEM;
-	if (!t->head || t->wait_cookie != cookie) {
-		if (t->has_rec && t->rec_cookie == cookie) {
-			err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
-			if (err)
-				return err;
-			return deliver_merged(st, ev, cookie,
-					      CS_CHAIN_STITCHED_LATE);
-		}
-		err = release_superseded(st, t);
+	if (stitched_late(t, cookie)) {
+		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
 		if (err)
 			return err;
-		t->wait_cookie = cookie;
-		t->wait_lost = st->lost_seq;
+		return deliver_merged(st, ev, cookie, CS_CHAIN_STITCHED_LATE);
 	}
-	p = pend_new(st, ev, cookie, stable);
-	if (!p)
+	return wait(st, t, cookie, ev->sample.time, ev->bytes, ev->size,
+		    ev->offset, stable);
+}
+
+int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
+		   const void *bytes, size_t size, uint64_t offset, bool stable,
+		   bool *waits)
+{
+	struct thr *t;
+
+	*waits = false;
+	if (!st->merge)
+		return 0;
+	t = thr_get(st, k->tid);
+	if (!t)
 		return -ENOMEM;
-	if (t->tail)
-		t->tail->next = p;
-	else
-		t->head = p;
-	t->tail = p;
-	if (++st->pending > st->stats->max_pending)
-		st->stats->max_pending = st->pending;
-	return 0;
+	if (stitched_late(t, k->cookie))
+		return 0;		/* goes out now: the caller decodes it */
+	st->stats->samples++;
+	st->stats->samples_deferred++;
+	*waits = true;
+	return wait(st, t, k->cookie, k->time, bytes, size, offset, stable);
 }
 
 static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <callstitch/callstitch.h>
+#include "lib/read/decode.h"
 
 struct cs_stitch;			/* opaque */
 
@@ -46,6 +47,17 @@ int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev);
  * and unchanged until cs_stitch_free(), as a mapped file's do: a waiting
  * sample keeps pointing at them, nothing is copied. */
 int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev);
+
+/* A deferred sample known by its key alone (cs_decode_wait_key()): if it
+ * is to wait, the stitcher files it undecoded, as cs_stitch_event() would
+ * (releasing what it supersedes), and sets *waits; the decode hook must
+ * succeed on its bytes when it goes out. When it would go out at once, or
+ * merging is off, *waits stays false and nothing is done: decode it and
+ * call cs_stitch_event(). stable as for cs_stitch_event_stable(). Returns
+ * 0, -ENOMEM, or what fn or decode returned. */
+int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
+		   const void *bytes, size_t size, uint64_t offset, bool stable,
+		   bool *waits);
 
 /* End of input: releases every waiting sample (CS_MISSING_END). */
 int cs_stitch_flush(struct cs_stitch *st);
