@@ -7,12 +7,12 @@
  * cookie means the task has left that kernel entry, so its record will not
  * come any more.
  *
- * A waiting sample keeps only its record's place (the bytes themselves when
- * they are not stable) in a slot from per-size free lists, so a steady
- * stream of samples allocates nothing, and is decoded again by the
- * caller's hook when it goes out: cheaper than copying the decoded event
- * (~360 bytes) in and reading it back, since the record must be read for
- * its callchain then anyway.
+ * A waiting sample keeps only its record's place, in an array of its
+ * thread's that is read in order when they go out and reused (the bytes
+ * themselves, when they are not stable, in a slot from per-size free
+ * lists), so a steady stream of samples allocates nothing. It is decoded
+ * by the caller's hook when it goes out: its record is read for its
+ * callchain then anyway.
  */
 #include "lib/stitch/stitch.h"
 
@@ -38,16 +38,21 @@
  * that another record of the thread overtook. */
 #define OLD_COOKIES	3
 
+/* A waiting sample: where its record is. Those of a thread all wait for
+ * its wait_cookie. */
 struct pend {
-	struct pend *next;		/* thread's FIFO, or a free list */
-	uint64_t seq;			/* arrival order, for the end flush */
-	uint64_t cookie;
-	uint64_t time;			/* the sample's */
-	const void *bytes;		/* the record: the caller's, or data */
+	const void *bytes;		/* the caller's, or a copy's data */
 	uint64_t offset;
-	size_t size;
+	uint64_t seq;			/* arrival order, for the end flush */
+	uint64_t time;			/* the sample's */
+	uint32_t size;
+	bool copied;			/* bytes are the data of a struct copy */
+};
+
+/* A record that was not stable, copied into a slot. */
+struct copy {
 	unsigned int cls;		/* SLOT_CLASSES: malloc'd to size */
-	uint64_t data[];		/* the record, when it was not stable */
+	uint64_t data[];
 };
 
 struct thr {
@@ -55,7 +60,9 @@ struct thr {
 	bool used;
 	bool has_rec;
 	uint8_t nr_old;
-	struct pend *head, *tail;	/* waiting samples, oldest first */
+	uint32_t wait_first, wait_nr;	/* waiting samples: wait[first, nr), */
+	uint32_t wait_cap;		/* oldest first */
+	struct pend *wait;
 	uint64_t wait_cookie;
 	uint64_t wait_lost;		/* lost_seq when the first one began to wait */
 	uint64_t rec_cookie;		/* last deferred record seen */
@@ -68,7 +75,7 @@ struct thr {
 /* Free slots of one size, as a stack of pointers: taking one reads only
  * the stack, not the (cold) slot, as a list through the slots would. */
 struct slot_stack {
-	struct pend **slot;
+	struct copy **slot;
 	size_t nr, cap;
 };
 
@@ -146,6 +153,11 @@ static inline size_t tid_hash(uint32_t tid, size_t cap)
 	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
 
+static inline bool waiting(const struct thr *t)
+{
+	return t->wait_first < t->wait_nr;
+}
+
 static inline struct thr *thr_find(struct cs_stitch *st, uint32_t tid)
 {
 	size_t mask = st->tab_cap - 1;
@@ -164,9 +176,9 @@ bool cs_stitch_waiting_since(struct cs_stitch *st, uint32_t tid, uint64_t *time)
 {
 	const struct thr *t = thr_find(st, tid);
 
-	if (!t || !t->head)
+	if (!t || !waiting(t))
 		return false;
-	*time = t->head->time;
+	*time = t->wait[t->wait_first].time;
 	return true;
 }
 
@@ -231,6 +243,7 @@ static void thr_drop(struct cs_stitch *st, struct thr *t)
 	size_t i = (size_t)(t - st->tab), j = i;
 
 	free(t->rec_ips);
+	free(t->wait);
 	for (;;) {
 		j = (j + 1) & mask;
 		if (!st->tab[j].used)
@@ -269,17 +282,17 @@ static inline size_t slot_size(unsigned int cls)
 	return (size_t)1 << (cls - SLOT_STEPS + SLOT_POW_MIN);
 }
 
-static struct pend *slot_get(struct cs_stitch *st, size_t size)
+static struct copy *slot_get(struct cs_stitch *st, size_t size)
 {
 	unsigned int cls = slot_class(size);
-	struct pend *p;
+	struct copy *c;
 
 	if (cls < SLOT_CLASSES && st->free_slots[cls].nr)
 		return st->free_slots[cls].slot[--st->free_slots[cls].nr];
-	p = malloc(cls < SLOT_CLASSES ? slot_size(cls) : size);
-	if (p)
-		p->cls = cls;
-	return p;
+	c = malloc(cls < SLOT_CLASSES ? slot_size(cls) : size);
+	if (c)
+		c->cls = cls;
+	return c;
 }
 
 /* Makes room in a stack of free slots for one more: it grows to the most
@@ -287,7 +300,7 @@ static struct pend *slot_get(struct cs_stitch *st, size_t size)
 static __attribute__((noinline)) bool slot_stack_grow(struct slot_stack *s)
 {
 	size_t cap = s->cap ? 2 * s->cap : 64;
-	struct pend **n = realloc(s->slot, cap * sizeof(*n));
+	struct copy **n = realloc(s->slot, cap * sizeof(*n));
 
 	if (!n)
 		return false;
@@ -296,42 +309,49 @@ static __attribute__((noinline)) bool slot_stack_grow(struct slot_stack *s)
 	return true;
 }
 
-static inline void slot_put(struct cs_stitch *st, struct pend *p)
+static void slot_put(struct cs_stitch *st, struct copy *c)
 {
 	struct slot_stack *s;
 
-	if (p->cls >= SLOT_CLASSES) {
-		free(p);
+	if (c->cls >= SLOT_CLASSES) {
+		free(c);
 		return;
 	}
-	s = &st->free_slots[p->cls];
+	s = &st->free_slots[c->cls];
 	if (s->nr == s->cap && !slot_stack_grow(s)) {
-		free(p);	/* a slot less to reuse, no harm */
+		free(c);	/* a slot less to reuse, no harm */
 		return;
 	}
-	s->slot[s->nr++] = p;
+	s->slot[s->nr++] = c;
 }
 
-/* Keeps where a waiting sample's record is: the bytes themselves only
- * when they will not outlive the call. */
-static struct pend *pend_new(struct cs_stitch *st, const void *bytes,
-			     size_t size, uint64_t offset, uint64_t time,
-			     uint64_t cookie, bool stable)
+static inline struct copy *copy_of(const struct pend *p)
 {
-	struct pend *p = slot_get(st, sizeof(*p) + (stable ? 0 : size));
+	return (struct copy *)(void *)((char *)(uintptr_t)p->bytes -
+				       offsetof(struct copy, data));
+}
 
-	if (!p)
-		return NULL;
-	p->bytes = bytes;
-	if (!stable)
-		p->bytes = memcpy(p->data, bytes, size);
-	p->next = NULL;
-	p->seq = st->seq++;
-	p->cookie = cookie;
-	p->time = time;
-	p->offset = offset;
-	p->size = size;
-	return p;
+/* Gives back what a sample that went out kept. */
+static inline void pend_done(struct cs_stitch *st, const struct pend *p)
+{
+	if (p->copied)
+		slot_put(st, copy_of(p));
+}
+
+/* Makes room for one more waiting sample of t. Returns 0 or -ENOMEM. */
+static __attribute__((noinline)) int wait_grow(struct thr *t)
+{
+	uint32_t cap = t->wait_cap ? 2 * t->wait_cap : 16;
+	struct pend *n;
+
+	if (cap < t->wait_cap)
+		return -ENOMEM;
+	n = realloc(t->wait, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	t->wait = n;
+	t->wait_cap = cap;
+	return 0;
 }
 
 /* ---- delivery ---- */
@@ -435,48 +455,55 @@ static inline int pend_decode(struct cs_stitch *st, const struct pend *p)
 	return st->decode(st->decode_ctx, p->bytes, p->size, p->offset, &st->ev);
 }
 
+#define PREFETCH_AHEAD	4
+
+static inline void prefetch_record(const struct pend *p)
+{
+	__builtin_prefetch(p->bytes);
+	__builtin_prefetch((const char *)p->bytes + 64);
+	__builtin_prefetch((const char *)p->bytes + p->size - 8);
+}
+
 /* Hands out every waiting sample of t: stitched with the thread's record
  * when why is CS_MISSING_NONE, else kernel-only for that reason. */
 static int release(struct cs_stitch *st, struct thr *t,
 		   enum cs_missing_reason why)
 {
-	struct pend *p;
 	int err = 0;
 
-	if (why == CS_MISSING_NONE && t->head) {
+	if (why == CS_MISSING_NONE && waiting(t)) {
 		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
 		if (err)
 			return err;
 	}
-	/* Samples wait long enough to leave the cache: ask for the next
-	 * one's slot and record while this one goes out. */
-	while (!err && (p = t->head)) {
-		struct pend *n = p->next;
+	/* Samples wait long enough to leave the cache: ask for the records
+	 * a few samples ahead while this one goes out. */
+	for (uint32_t k = t->wait_first; k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
+		prefetch_record(&t->wait[k]);
+	while (!err && waiting(t)) {
+		const struct pend *p = &t->wait[t->wait_first++];
 
-		if (n) {
-			__builtin_prefetch(n->next);
-			__builtin_prefetch(n->bytes);
-			__builtin_prefetch((const char *)n->bytes + 64);
-		}
-		t->head = n;
+		if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
+			prefetch_record(&p[PREFETCH_AHEAD]);
 		st->pending--;
 		err = pend_decode(st, p);
 		if (!err && why == CS_MISSING_NONE)
-			err = deliver_merged(st, &st->ev, p->cookie,
+			err = deliver_merged(st, &st->ev, t->wait_cookie,
 					     CS_CHAIN_STITCHED);
 		else if (!err)
-			err = deliver_kernel_only(st, &st->ev, p->cookie, why);
-		slot_put(st, p);
+			err = deliver_kernel_only(st, &st->ev, t->wait_cookie,
+						  why);
+		pend_done(st, p);
 	}
-	if (!t->head)
-		t->tail = NULL;
+	if (!waiting(t))
+		t->wait_first = t->wait_nr = 0;
 	return err;
 }
 
 /* The task left the entry its samples wait for: their record is not coming. */
 static int release_superseded(struct cs_stitch *st, struct thr *t)
 {
-	if (!t->head)
+	if (!waiting(t))
 		return 0;
 	return release(st, t, st->lost_seq != t->wait_lost ?
 		       CS_MISSING_LOST : CS_MISSING_SUPERSEDED);
@@ -531,7 +558,7 @@ static bool seen_record(const struct thr *t, uint64_t cookie)
  * goes out at once with the record's user part. */
 static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 {
-	return (!t->head || t->wait_cookie != cookie) && t->has_rec &&
+	return (!waiting(t) || t->wait_cookie != cookie) && t->has_rec &&
 	       t->rec_cookie == cookie;
 }
 
@@ -544,21 +571,30 @@ static int wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 	struct pend *p;
 	int err;
 
-	if (!t->head || t->wait_cookie != cookie) {
+	if (!waiting(t) || t->wait_cookie != cookie) {
 		err = release_superseded(st, t);
 		if (err)
 			return err;
 		t->wait_cookie = cookie;
 		t->wait_lost = st->lost_seq;
 	}
-	p = pend_new(st, bytes, size, offset, time, cookie, stable);
-	if (!p)
+	if (t->wait_nr == t->wait_cap && wait_grow(t))
 		return -ENOMEM;
-	if (t->tail)
-		t->tail->next = p;
-	else
-		t->head = p;
-	t->tail = p;
+	p = &t->wait[t->wait_nr];
+	p->bytes = bytes;
+	p->copied = !stable;
+	if (!stable) {
+		struct copy *c = slot_get(st, sizeof(*c) + size);
+
+		if (!c)
+			return -ENOMEM;
+		p->bytes = memcpy(c->data, bytes, size);
+	}
+	p->offset = offset;
+	p->seq = st->seq++;
+	p->time = time;
+	p->size = (uint32_t)size;
+	t->wait_nr++;
 	if (++st->pending > st->stats->max_pending)
 		st->stats->max_pending = st->pending;
 	return 0;
@@ -645,7 +681,7 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 	t = thr_get(st, ev->id.tid);
 	if (!t)
 		return -ENOMEM;
-	if (t->head && t->wait_cookie == d->cookie) {
+	if (waiting(t) && t->wait_cookie == d->cookie) {
 		st->stats->deferred_used++;
 		err = remember(t, d->cookie, d->ips, d->nr);
 		if (err)
@@ -710,17 +746,22 @@ int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev)
 	return stitch_event(st, ev, true);
 }
 
-static int pend_cmp(const void *a, const void *b)
+struct flushed {
+	const struct pend *p;
+	uint64_t cookie;
+};
+
+static int flushed_cmp(const void *a, const void *b)
 {
-	const struct pend *x = *(struct pend *const *)a;
-	const struct pend *y = *(struct pend *const *)b;
+	const struct pend *x = ((const struct flushed *)a)->p;
+	const struct pend *y = ((const struct flushed *)b)->p;
 
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int cs_stitch_flush(struct cs_stitch *st)
 {
-	struct pend **all;
+	struct flushed *all;
 	size_t n = 0;
 	int err = 0;
 
@@ -734,20 +775,22 @@ int cs_stitch_flush(struct cs_stitch *st)
 
 		if (!t->used)
 			continue;
-		for (struct pend *p = t->head; p; p = p->next)
-			all[n++] = p;
-		t->head = t->tail = NULL;
+		for (uint32_t k = t->wait_first; k < t->wait_nr; k++) {
+			all[n].p = &t->wait[k];
+			all[n++].cookie = t->wait_cookie;
+		}
+		t->wait_first = t->wait_nr = 0;
 	}
 	/* in arrival order, so that the output stays in time order */
-	qsort(all, n, sizeof(*all), pend_cmp);
+	qsort(all, n, sizeof(*all), flushed_cmp);
 	for (size_t i = 0; i < n; i++) {
 		st->pending--;
 		if (!err)
-			err = pend_decode(st, all[i]);
+			err = pend_decode(st, all[i].p);
 		if (!err)
-			err = deliver_kernel_only(st, &st->ev, all[i]->cookie,
+			err = deliver_kernel_only(st, &st->ev, all[i].cookie,
 						  CS_MISSING_END);
-		slot_put(st, all[i]);
+		pend_done(st, all[i].p);
 	}
 	free(all);
 	return err;
@@ -759,14 +802,13 @@ void cs_stitch_free(struct cs_stitch *st)
 		return;
 	for (size_t i = 0; i < st->tab_cap; i++) {
 		struct thr *t = &st->tab[i];
-		struct pend *p;
 
 		if (!t->used)
 			continue;
-		while ((p = t->head)) {
-			t->head = p->next;
-			free(p);
-		}
+		for (uint32_t k = t->wait_first; k < t->wait_nr; k++)
+			if (t->wait[k].copied)
+				free(copy_of(&t->wait[k]));
+		free(t->wait);
 		free(t->rec_ips);
 	}
 	for (int c = 0; c < SLOT_CLASSES; c++) {
