@@ -348,6 +348,7 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 	}
 	for (;;) {
 		uint64_t best = t[0], next;
+		const struct entry *e;
 		size_t m = 0;
 
 		for (size_t i = 1; i < n; i++) {
@@ -358,9 +359,11 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 		}
 		if (best == UINT64_MAX)
 			break;
-		err = deliver_entry(q, at[m]++);
+		e = at[m]++;
+		/* read before the record goes out, not after it */
 		next = at[m] < end[m] ? at[m]->time : UINT64_MAX;
 		t[m] = next <= limit ? next : UINT64_MAX;
+		err = deliver_entry(q, e);
 		if (err)
 			break;
 	}

@@ -684,6 +684,14 @@ bad:
 			": %s", path, type, offset, why);
 }
 
+/* Out of line, so that the one-layout case is a branch, not a conditional
+ * move, which would make it wait for the event's lookup after all. */
+static __attribute__((noinline)) const struct cs_evsel_layout *
+layout_of_event(const struct cs_evsel *evsel)
+{
+	return cs_evsel_layout(evsel);
+}
+
 /*
  * The usual sample (perf record -g): the fixed fields, then a callchain
  * that fills the record, straight through. With k, one whose callchain
@@ -707,7 +715,11 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 	    cs_ld16(b + 6) != size ||
 	    !(evsel = cs_evlist_sample_event_inline(l, rec, size)))
 		return -1;
-	lay = cs_evsel_layout(evsel);
+	/* when every event has the one layout, the rest need not wait for
+	 * the event's lookup (which reads the record) */
+	lay = l->same;
+	if (!lay)
+		lay = layout_of_event(evsel);
 	if ((lay->sample_type & ~FIXED_BITS) != CS_SAMPLE_CALLCHAIN)
 		return -1;
 	chain = b + 8 + lay->sample_fixed_size;	/* nr, then the ips */

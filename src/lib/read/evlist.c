@@ -185,7 +185,7 @@ static int tab_insert(struct cs_evlist *l, uint64_t id, size_t index)
 static int direct_build(struct cs_evlist *l)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
-	uint32_t *d;
+	const struct cs_evsel **d;
 
 	free(l->direct);
 	l->direct = NULL;
@@ -202,7 +202,7 @@ static int direct_build(struct cs_evlist *l)
 		return -ENOMEM;
 	for (size_t i = 0; i < l->tab_cap; i++)
 		if (l->tab[i].index_plus1)
-			d[l->tab[i].id - lo] = l->tab[i].index_plus1;
+			d[l->tab[i].id - lo] = &l->ev[l->tab[i].index_plus1 - 1]->pub;
 	l->direct = d;
 	l->direct_base = lo;
 	l->direct_span = hi - lo + 1;

@@ -65,9 +65,10 @@ struct cs_evlist {
 	struct id_slot *tab;		/* open addressing, power of two */
 	size_t tab_cap, tab_used;
 	/* ids are mostly a dense range (the kernel numbers them in turn):
-	 * then the index of id's event + 1 is direct[id - direct_base], or 0,
-	 * and the table is not probed. NULL when the range is too wide. */
-	uint32_t *direct;
+	 * then id's event is direct[id - direct_base], or NULL, and the table
+	 * is not probed. NULL when the range is too wide. (Events are
+	 * allocated one by one: they stay where they are as others come.) */
+	const struct cs_evsel **direct;
 	uint64_t direct_base, direct_span;
 	/* shared by every event (checked on add) */
 	int sample_id_all;
@@ -92,9 +93,8 @@ static inline const struct cs_evsel *cs_evlist_find_id(const struct cs_evlist *l
 
 	if (l->direct) {
 		uint64_t d = id - l->direct_base;
-		uint32_t i = d < l->direct_span ? l->direct[d] : 0;
 
-		return i ? &l->ev[i - 1]->pub : NULL;
+		return d < l->direct_span ? l->direct[d] : NULL;
 	}
 	if (!l->tab_cap)
 		return NULL;
