@@ -95,6 +95,8 @@ struct cs_stitch {
 	uint64_t seq;
 	uint64_t lost_seq;		/* LOST and LOST_SAMPLES records seen */
 	struct slot_stack free_slots[SLOT_CLASSES];
+	struct pend *spare_wait;		/* an exited thread's array, for */
+	uint32_t spare_cap;			/* the next thread's samples */
 
 	uint64_t *chain;		/* merged chains are built here */
 	size_t chain_cap;
@@ -243,7 +245,14 @@ static void thr_drop(struct cs_stitch *st, struct thr *t)
 	size_t i = (size_t)(t - st->tab), j = i;
 
 	free(t->rec_ips);
-	free(t->wait);
+	/* threads come and go; their arrays of waiting samples stay */
+	if (t->wait_cap > st->spare_cap) {
+		free(st->spare_wait);
+		st->spare_wait = t->wait;
+		st->spare_cap = t->wait_cap;
+	} else {
+		free(t->wait);
+	}
 	for (;;) {
 		j = (j + 1) & mask;
 		if (!st->tab[j].used)
@@ -339,10 +348,19 @@ static inline void pend_done(struct cs_stitch *st, const struct pend *p)
 }
 
 /* Makes room for one more waiting sample of t. Returns 0 or -ENOMEM. */
-static __attribute__((noinline)) int wait_grow(struct thr *t)
+static __attribute__((noinline)) int wait_grow(struct cs_stitch *st,
+					       struct thr *t)
 {
 	uint32_t cap = t->wait_cap ? 2 * t->wait_cap : 16;
 	struct pend *n;
+
+	if (!t->wait_cap && st->spare_wait) {
+		t->wait = st->spare_wait;
+		t->wait_cap = st->spare_cap;
+		st->spare_wait = NULL;
+		st->spare_cap = 0;
+		return 0;
+	}
 
 	if (cap < t->wait_cap)
 		return -ENOMEM;
@@ -578,7 +596,7 @@ static int wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		t->wait_cookie = cookie;
 		t->wait_lost = st->lost_seq;
 	}
-	if (t->wait_nr == t->wait_cap && wait_grow(t))
+	if (t->wait_nr == t->wait_cap && wait_grow(st, t))
 		return -ENOMEM;
 	p = &t->wait[t->wait_nr];
 	p->bytes = bytes;
@@ -818,6 +836,7 @@ void cs_stitch_free(struct cs_stitch *st)
 			free(s->slot[--s->nr]);
 		free(s->slot);
 	}
+	free(st->spare_wait);
 	free(st->tab);
 	free(st->chain);
 	free(st);
