@@ -8,6 +8,7 @@
 # peak memory is measured, 0 to skip it; BENCH_REAL=FILE a real profile to
 # use instead of recording one; BENCH_RUNS (default 5) runs per timing;
 # BENCH_CS=BINARY measures another callstitch build (a before/after);
+# BENCH_PIPELINE_ONLY=1 prints the pipeline rows alone;
 # BENCH_BEFORE=BINARY adds its dwarf-mode script row and its report
 # memory rows beside BENCH_CS's; BENCH_STITCH_BEFORE=BINARY (another
 # build's stitch_only) a pipeline row; BENCH_PIPE_PASSES (default 5) how
@@ -187,6 +188,46 @@ report_diff() {
 	}' "$1" "$2"
 }
 
+# cat reads a 500k profile in ~8 ms, where a millisecond of a shared
+# machine's noise is 10%: both read the file $passes times in one process
+# (cat FILE FILE ..., stitch_only FILE PASSES), and their runs alternate,
+# so that a neighbour's burst weighs on both
+pipeline_rows() {
+	local passes=${BENCH_PIPE_PASSES:-5} kind f sz cats t_cat t_lib t_old
+	header "pipeline: read + order + stitch ($passes passes a run)"
+	for kind in plain defer; do
+		f=$B/$kind.data
+		sz=$(stat -c %s "$f")
+		cats=()
+		for _ in $(seq "$passes"); do cats+=("$f"); done
+		t_cat= t_lib= t_old=
+		for _ in $(seq "$runs"); do
+			t_cat=$(runs=1 best cat "${cats[@]}" | awk -v b="$t_cat" '{ print (b == "" || $1 < b) ? $1 : b }')
+			t_lib=$(runs=1 best build/tools/stitch_only "$f" "$passes" |
+				awk -v b="$t_lib" '{ print (b == "" || $1 < b) ? $1 : b }')
+			if [ -n "${BENCH_STITCH_BEFORE:-}" ]; then
+				t_old=$(runs=1 best "$BENCH_STITCH_BEFORE" "$f" "$passes" |
+					awk -v b="$t_old" '{ print (b == "" || $1 < b) ? $1 : b }')
+			fi
+		done
+		line "cat, $kind ($((sz >> 20)) MB)" "$t_cat" "$(mbs $((sz * passes)) "$t_cat")" ""
+		line "pipeline, $kind" "$t_lib" "$(mbs $((sz * passes)) "$t_lib")" "$(ratio "$t_cat" "$t_lib")x cat"
+		if [ -n "$t_old" ]; then
+			line "  the same, BENCH_STITCH_BEFORE build" "$t_old" \
+				"$(mbs $((sz * passes)) "$t_old")" "$(ratio "$t_cat" "$t_old")x cat"
+		fi
+	done
+}
+
+# BENCH_PIPELINE_ONLY=1: the pipeline rows alone, on their own profiles
+if [ -n "${BENCH_PIPELINE_ONLY:-}" ]; then
+	build/tools/gen_synth --no-defer -n "$n" -o "$B/plain.data" >/dev/null
+	build/tools/gen_synth -n "$n" -o "$B/defer.data" >/dev/null
+	cat "$B/plain.data" "$B/defer.data" >/dev/null
+	pipeline_rows
+	exit 0
+fi
+
 real=${BENCH_REAL:-}
 if [ -z "$real" ]; then
 	real=$B/real.data
@@ -308,34 +349,7 @@ line "callstitch report, ordinary" "$t_csr" "$(rate "$n_plain_r" "$t_csr") smp/s
 line "callstitch report, deferred (stitched)" "$t_csrd" "$(rate "$n_defer_r" "$t_csrd") smp/s" \
 	"$(awk -v a="$n_defer_r" -v b="$t_csrd" -v c="$n_plain_r" -v d="$t_perfr" 'BEGIN { printf "%.2f", (a / b) / (c / d) }')x perf"
 
-# cat reads a 500k profile in ~8 ms, where a millisecond of a shared
-# machine's noise is 10%: both read the file $passes times in one process
-# (cat FILE FILE ..., stitch_only FILE PASSES), and their runs alternate,
-# so that a neighbour's burst weighs on both
-passes=${BENCH_PIPE_PASSES:-5}
-header "pipeline: read + order + stitch ($passes passes a run)"
-for kind in plain defer; do
-	f=$B/$kind.data
-	sz=$(stat -c %s "$f")
-	cats=()
-	for _ in $(seq "$passes"); do cats+=("$f"); done
-	t_cat= t_lib= t_old=
-	for _ in $(seq "$runs"); do
-		t_cat=$(runs=1 best cat "${cats[@]}" | awk -v b="$t_cat" '{ print (b == "" || $1 < b) ? $1 : b }')
-		t_lib=$(runs=1 best build/tools/stitch_only "$f" "$passes" |
-			awk -v b="$t_lib" '{ print (b == "" || $1 < b) ? $1 : b }')
-		if [ -n "${BENCH_STITCH_BEFORE:-}" ]; then
-			t_old=$(runs=1 best "$BENCH_STITCH_BEFORE" "$f" "$passes" |
-				awk -v b="$t_old" '{ print (b == "" || $1 < b) ? $1 : b }')
-		fi
-	done
-	line "cat, $kind ($((sz >> 20)) MB)" "$t_cat" "$(mbs $((sz * passes)) "$t_cat")" ""
-	line "pipeline, $kind" "$t_lib" "$(mbs $((sz * passes)) "$t_lib")" "$(ratio "$t_cat" "$t_lib")x cat"
-	if [ -n "$t_old" ]; then
-		line "  the same, BENCH_STITCH_BEFORE build" "$t_old" \
-			"$(mbs $((sz * passes)) "$t_old")" "$(ratio "$t_cat" "$t_old")x cat"
-	fi
-done
+pipeline_rows
 
 # the issue's goals beside each row
 mline() { printf '%-50s %10s %10s %10s   %s\n' "$@"; }
