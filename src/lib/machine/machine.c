@@ -87,6 +87,10 @@ struct cs_machine {
 	uint64_t kernel_start;		/* the [kernel.kallsyms] map; */
 	uint64_t kernel_end;		/* both 0: not in the file */
 	struct cache_ent *cache;
+	/* the process last asked about: a sample's frames are resolved one by
+	 * one in the same process (procs are never freed before m) */
+	struct proc *last_proc;
+	uint32_t last_pid;
 };
 
 /* ---- small containers -------------------------------------------------- */
@@ -312,6 +316,20 @@ static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 	if (u32map_put(&m->procs, pid, p)) {
 		free(p);
 		return NULL;
+	}
+	return p;
+}
+
+static struct proc *proc_get(struct cs_machine *m, uint32_t pid)
+{
+	struct proc *p;
+
+	if (m->last_proc && m->last_pid == pid)
+		return m->last_proc;
+	p = u32map_get(&m->procs, pid);
+	if (p) {
+		m->last_proc = p;
+		m->last_pid = pid;
 	}
 	return p;
 }
@@ -721,7 +739,7 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	if (kernel) {
 		space = m->kernel_space;
 	} else {
-		p = u32map_get(&m->procs, pid);
+		p = proc_get(m, pid);
 		/* a process we never saw has space 0 (nothing maps) */
 		space = p ? p->maps.space : 0;
 	}
@@ -749,12 +767,12 @@ void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 	if (cs_machine_is_kernel(cpumode, addr))
 		resolve_kernel(m, addr, loc);
 	else
-		resolve_user(m, u32map_get(&m->procs, pid), addr, loc);
+		resolve_user(m, proc_get(m, pid), addr, loc);
 }
 
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)
 {
-	const struct proc *p = u32map_get(&m->procs, pid);
+	const struct proc *p = proc_get(m, pid);
 
 	return p ? p->maps.space : 0;
 }
