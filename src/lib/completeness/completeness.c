@@ -16,8 +16,17 @@ struct stop_ent {
 	bool used;
 };
 
+/* is_root()'s answers by the name's address: the machine's names are
+ * interned, and stacks end in the same few functions */
+#define ROOT_MEMO_BITS 8
+struct root_memo {
+	const char *sym;
+	bool root;
+};
+
 struct cs_complete {
 	struct cs_completeness figures;
+	struct root_memo memo[1u << ROOT_MEMO_BITS];
 	struct stop_ent *stops;		/* open addressing by (dso, end, kind) */
 	size_t cap, nr;
 	struct cs_stack_stop *sorted;
@@ -110,7 +119,7 @@ static int count_stop(struct cs_complete *c, const char *dso,
 	return 0;
 }
 
-static bool is_root(const char *sym)
+static bool is_root_name(const char *sym)
 {
 	static const char *const roots[] = {
 		"_start", "__libc_start_main", "__libc_start_main_impl",
@@ -124,6 +133,21 @@ static bool is_root(const char *sym)
 		if (!strcmp(sym, roots[i]))
 			return true;
 	return false;
+}
+
+static bool is_root(struct cs_complete *c, const char *sym)
+{
+	struct root_memo *m;
+
+	if (!sym)
+		return false;
+	m = &c->memo[((uintptr_t)sym >> 3 ^ (uintptr_t)sym >> 11) &
+		     ((1u << ROOT_MEMO_BITS) - 1)];
+	if (m->sym != sym) {
+		m->sym = sym;
+		m->root = is_root_name(sym);
+	}
+	return m->root;
 }
 
 /* The user part of a merged chain: after its user context marker. */
@@ -160,7 +184,7 @@ int cs_complete_add(struct cs_complete *c, struct cs_machine *m,
 	struct cs_completeness *f = &c->figures;
 	enum cs_stack_kind kind = CS_STACK_KIND_FP;
 	enum cs_stack_end end;
-	const char *dso = NULL;
+	const char *dso = NULL, *last[ROOT_WINDOW];
 	const uint64_t *ips;
 	size_t nr, good;
 
@@ -184,7 +208,8 @@ int cs_complete_add(struct cs_complete *c, struct cs_machine *m,
 		f->no_user++;
 		return 0;
 	}
-	/* the frames that resolve, innermost first: past them is garbage */
+	/* the frames that resolve, innermost first: past them is garbage;
+	 * the names of the last ROOT_WINDOW are kept */
 	for (good = 0; good < nr; good++) {
 		struct cs_location loc;
 
@@ -192,12 +217,10 @@ int cs_complete_add(struct cs_complete *c, struct cs_machine *m,
 		if (!loc.sym)
 			break;
 		dso = loc.dso_name;
+		last[good % ROOT_WINDOW] = loc.sym;
 	}
 	for (size_t i = good; i-- > 0 && i + ROOT_WINDOW >= good;) {
-		struct cs_location loc;
-
-		cs_machine_resolve(m, smp->pid, CS_MISC_USER, ips[i], &loc);
-		if (is_root(loc.sym)) {
+		if (is_root(c, last[i % ROOT_WINDOW])) {
 			end = CS_STACK_ROOT;
 			goto count;
 		}
