@@ -43,6 +43,27 @@ struct cs_report {
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
 	size_t nr_ev;
 	bool has_inlined;		/* a frame is an inlined function */
+	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
+	struct seen_thread *seen_threads;
+};
+
+/* A frame of cs_report_add_walked() by its address: most of a profile's
+ * frames are addresses seen before in the same address space, whose
+ * resolution, key and interning need not be done again */
+#define SEEN_FRAME_BITS 16
+struct seen_frame {
+	uint64_t space, addr;		/* space 0: empty */
+	uint64_t sym_start;		/* what r->sym_start keeps for it */
+	uint32_t id;
+	uint8_t cpumode;
+};
+
+/* A thread's id by what its samples give (a system-wide profile's
+ * threads take turns on the CPUs) */
+#define SEEN_THREAD_BITS 8
+struct seen_thread {
+	uint64_t addr;			/* its key's */
+	uint32_t flags, id;		/* id UINT32_MAX: empty */
 };
 
 int cs_report_parse_sort(struct cs_report_opts *o, const char *arg,
@@ -118,10 +139,21 @@ void cs_report_free(struct cs_report *r)
 	free(r->ids);
 	free(r->frame_keys);
 	free(r->sym_start);
+	free(r->seen);
+	free(r->seen_threads);
 	free(r->ev_samples);
 	free(r->ev_off_cpu);
 	free(r->ev_period);
 	free(r);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
 }
 
 static bool is_kernel(const struct cs_frame *f)
@@ -215,46 +247,67 @@ int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
 				     frames, inlined, nr, period);
 }
 
-int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
-			  enum cs_off_cpu_state state, uint32_t pid,
-			  uint32_t tid, const char *comm,
-			  const struct cs_frame *frames, const uint8_t *inlined,
-			  size_t nr, uint64_t period)
+/* The id of the thread a sample is filed under: threads that the sort
+ * keys show alike are one (a pid or tid that no key shows would only make
+ * more stacks, as many as samples in a profile of many short-lived
+ * processes of a few programs) */
+static int thread_id(struct cs_report *r, unsigned int evsel,
+		     enum cs_off_cpu_state state, uint32_t pid, uint32_t tid,
+		     const char *comm, uint32_t *id)
 {
-	/* threads that the sort keys show alike are one: a pid or tid that
-	 * no key shows would only make more stacks, as many as samples in a
-	 * profile of many short-lived processes of a few programs */
 	struct cs_agg_key k = {
 		.sym = comm ? comm : ":unknown",
 		.addr = ((uint64_t)pid << 32 | tid) & r->pidtid_shown,
 		.flags = THREAD_FLAGS(evsel, state),
 	};
-	uint32_t thread;
+	struct seen_thread *st;
 	int err;
 
-	if (nr > CS_FRAMES_MAX)
-		nr = CS_FRAMES_MAX;
-	err = ev_reserve(r, evsel);
-	if (!err)
-		err = cs_agg_frame_copy(r->threads, &k, &thread);
-	for (size_t i = 0; i < nr; i++) {
-		if (inlined && inlined[i])
-			r->has_inlined = true;
-		frame_key(&frames[i], inlined ? inlined[i] : 0, &r->frame_keys[i]);
+	if (!r->seen_threads) {
+		r->seen_threads = malloc(sizeof(*r->seen_threads) << SEEN_THREAD_BITS);
+		if (!r->seen_threads)
+			return -ENOMEM;
+		for (size_t i = 0; i < (size_t)1 << SEEN_THREAD_BITS; i++)
+			r->seen_threads[i].id = UINT32_MAX;
 	}
-	if (!err)
-		err = cs_agg_frames(r->stacks, r->frame_keys, nr, r->ids);
-	for (size_t i = 0; !err && i < nr; i++) {
-		if (r->ids[i] >= r->cap_sym_start)
-			err = grow_sym_start(r);
-		/* perf compares a frame without a symbol by its address */
-		if (!err)
-			r->sym_start[r->ids[i]] = frames[i].loc.sym ?
-				frames[i].loc.sym_start : frames[i].addr;
+	/* by the command's address too: the machine's names are interned
+	 * (a name in a buffer of the caller's shares its slot, and is
+	 * compared) */
+	st = &r->seen_threads[mix64(k.addr ^ k.flags ^ (uintptr_t)k.sym) >>
+			      (64 - SEEN_THREAD_BITS)];
+	if (st->id != UINT32_MAX && st->addr == k.addr && st->flags == k.flags &&
+	    !strcmp(cs_agg_frame_key(r->threads, st->id)->sym, k.sym)) {
+		*id = st->id;
+		return 0;
 	}
+	err = cs_agg_frame_copy(r->threads, &k, id);
 	if (!err)
-		err = cs_agg_add(r->stacks, thread, r->ids, (uint32_t)nr, 1,
-				 period, NULL);
+		*st = (struct seen_thread){ k.addr, k.flags, *id };
+	return err;
+}
+
+/* Records frame id's sym_start: perf compares a frame without a symbol by
+ * its address */
+static int keep_sym_start(struct cs_report *r, uint32_t id, uint64_t start)
+{
+	if (id >= r->cap_sym_start) {
+		int err = grow_sym_start(r);
+
+		if (err)
+			return err;
+	}
+	r->sym_start[id] = start;
+	return 0;
+}
+
+/* Adds a sample whose frames are r->ids[0, nr) to thread's stacks */
+static int add_stack(struct cs_report *r, unsigned int evsel,
+		     enum cs_off_cpu_state state, uint32_t thread, size_t nr,
+		     uint64_t period)
+{
+	int err = cs_agg_add(r->stacks, thread, r->ids, (uint32_t)nr, 1,
+			     period, NULL);
+
 	if (err)
 		return err;
 	r->ev_samples[evsel]++;
@@ -262,6 +315,84 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 	if (state != CS_OFF_CPU_NONE)
 		r->ev_off_cpu[evsel] = true;
 	return 0;
+}
+
+int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
+			  enum cs_off_cpu_state state, uint32_t pid,
+			  uint32_t tid, const char *comm,
+			  const struct cs_frame *frames, const uint8_t *inlined,
+			  size_t nr, uint64_t period)
+{
+	uint32_t thread;
+	int err;
+
+	if (nr > CS_FRAMES_MAX)
+		nr = CS_FRAMES_MAX;
+	err = ev_reserve(r, evsel);
+	if (!err)
+		err = thread_id(r, evsel, state, pid, tid, comm, &thread);
+	for (size_t i = 0; i < nr; i++) {
+		if (inlined && inlined[i])
+			r->has_inlined = true;
+		frame_key(&frames[i], inlined ? inlined[i] : 0, &r->frame_keys[i]);
+	}
+	if (!err)
+		err = cs_agg_frames(r->stacks, r->frame_keys, nr, r->ids);
+	for (size_t i = 0; !err && i < nr; i++)
+		err = keep_sym_start(r, r->ids[i], frames[i].loc.sym ?
+				     frames[i].loc.sym_start : frames[i].addr);
+	return err ? err : add_stack(r, evsel, state, thread, nr, period);
+}
+
+static struct seen_frame *seen_slot(struct cs_report *r, uint64_t space,
+				    const struct cs_frame *f)
+{
+	uint64_t h = mix64(f->addr ^ space * 0x9e3779b97f4a7c15ULL ^ f->cpumode);
+
+	return &r->seen[h >> (64 - SEEN_FRAME_BITS)];
+}
+
+int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm,
+			 struct cs_frame *frames, const uint64_t *space,
+			 size_t nr, uint64_t period,
+			 cs_report_resolve_fn resolve, void *ctx)
+{
+	uint32_t thread;
+	int err;
+
+	if (nr > CS_FRAMES_MAX)
+		nr = CS_FRAMES_MAX;
+	err = ev_reserve(r, evsel);
+	if (!err)
+		err = thread_id(r, evsel, state, pid, tid, comm, &thread);
+	if (!err && !r->seen &&
+	    !(r->seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen))))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < nr; i++) {
+		struct cs_frame *f = &frames[i];
+		struct seen_frame *sf = space[i] ? seen_slot(r, space[i], f) : NULL;
+		struct cs_agg_key k;
+		uint64_t start;
+
+		if (sf && sf->space == space[i] && sf->addr == f->addr &&
+		    sf->cpumode == f->cpumode) {
+			r->ids[i] = sf->id;
+			err = keep_sym_start(r, sf->id, sf->sym_start);
+			continue;
+		}
+		resolve(ctx, pid, f);
+		frame_key(f, 0, &k);
+		start = f->loc.sym ? f->loc.sym_start : f->addr;
+		err = cs_agg_frame(r->stacks, &k, NULL, &r->ids[i]);
+		if (!err)
+			err = keep_sym_start(r, r->ids[i], start);
+		if (!err && sf)
+			*sf = (struct seen_frame){ space[i], f->addr, start,
+						   r->ids[i], f->cpumode };
+	}
+	return err ? err : add_stack(r, evsel, state, thread, nr, period);
 }
 
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel)
@@ -310,6 +441,8 @@ struct view {
 	 * once per thread or frame, and an entry is found by the pair in one
 	 * probe of a table of u64s.
 	 */
+	bool by_sym;			/* sorts by symbol: a frame is its
+					 * own part */
 	struct cs_agg *keys;		/* thread parts -> ids */
 	struct cs_agg *names;		/* comm and dso strings -> ids */
 	uint32_t *thread_part;		/* per thread id; UINT32_MAX: not yet */
@@ -366,15 +499,6 @@ static const char *dso_short(const char *dso)
 		return "[unknown]";
 	s = strrchr(dso, '/');
 	return s && s[1] ? s + 1 : dso;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
 }
 
 static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
@@ -435,7 +559,7 @@ static int frame_part(struct view *v, uint32_t frame, uint32_t *out)
 	struct cs_agg_key nk;
 	int err;
 
-	if (sorts_by(r, CS_REPORT_SYM)) {
+	if (v->by_sym) {
 		*out = frame;
 		return 0;
 	}
@@ -460,7 +584,7 @@ static int frame_part(struct view *v, uint32_t frame, uint32_t *out)
  * the entry was made), thread part << 32 | frame part */
 static uint64_t entry_key(const struct view *v, const struct entry *e)
 {
-	uint32_t fp = sorts_by(v->r, CS_REPORT_SYM) ? e->frame :
+	uint32_t fp = v->by_sym ? e->frame :
 		      v->frame_part ? v->frame_part[e->frame] : 0;
 
 	return (uint64_t)v->thread_part[e->thread] << 32 | fp;
@@ -551,7 +675,8 @@ static int view_parts(struct view *v)
 	if (!v->thread_part)
 		return -ENOMEM;
 	memset(v->thread_part, 0xff, nt * sizeof(*v->thread_part));
-	if (sorts_by(r, CS_REPORT_DSO) && !sorts_by(r, CS_REPORT_SYM)) {
+	v->by_sym = sorts_by(r, CS_REPORT_SYM);
+	if (sorts_by(r, CS_REPORT_DSO) && !v->by_sym) {
 		v->frame_part = malloc((nf ? nf : 1) * sizeof(*v->frame_part));
 		if (!v->frame_part)
 			return -ENOMEM;

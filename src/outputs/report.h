@@ -90,6 +90,25 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 			  const struct cs_frame *frames, const uint8_t *inlined,
 			  size_t nr, uint64_t period);
 
+/* Fills f->loc for an address of process pid (cs_frame_resolve()). */
+typedef void (*cs_report_resolve_fn)(void *ctx, uint32_t pid,
+				     struct cs_frame *f);
+
+/* cs_report_add_off_cpu() without inlined functions, for frames as
+ * cs_frames_walk() gives them, not resolved: space[i] is the address space
+ * frame i's address lies in (cs_machine_user_space(),
+ * cs_machine_kernel_space()), 0 for one that is no address or whose space
+ * is not known. A frame seen before at the same (space, address, cpumode)
+ * is found at once; any other is resolved by resolve(ctx, pid, frame),
+ * which may write the frame. The same report as cs_report_add_off_cpu()
+ * given the resolved frames. Returns 0 or -ENOMEM. */
+int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm,
+			 struct cs_frame *frames, const uint64_t *space,
+			 size_t nr, uint64_t period,
+			 cs_report_resolve_fn resolve, void *ctx);
+
 /* Samples and period added for an event. */
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel);
 uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel);
@@ -112,6 +131,7 @@ struct cs_report_run {
 	enum cs_cpu_view view;		/* which samples, off-CPU time or not */
 	struct cs_machine *machine;	/* set by begin */
 	struct cs_frame *frames;	/* allocated by begin */
+	uint64_t *spaces;		/* per frame, allocated by begin */
 	bool no_inline;			/* leave inlined functions out */
 	int write_err;			/* errno of a failed write; end then
 					 * returns 1 and the command names the file */

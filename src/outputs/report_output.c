@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/machine/machine.h"
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "outputs/report.h"
@@ -20,11 +21,49 @@ static int run_begin(void *ctx, struct cs_session *s)
 
 	run->machine = cs_session_machine(s);
 	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
+	run->spaces = malloc(CS_FRAMES_MAX * sizeof(*run->spaces));
 	run->expanded = malloc(CS_FRAMES_MAX * sizeof(*run->expanded));
 	run->inlined = malloc(CS_FRAMES_MAX);
 	run->inline_cache = calloc(1, sizeof(*run->inline_cache));
-	return run->frames && run->expanded && run->inlined &&
+	return run->frames && run->spaces && run->expanded && run->inlined &&
 	       run->inline_cache ? 0 : -ENOMEM;
+}
+
+static void resolve_frame(void *ctx, uint32_t pid, struct cs_frame *f)
+{
+	struct cs_report_run *run = ctx;
+
+	cs_frame_resolve(run->machine, pid, f);
+}
+
+/* The sample's frames as cs_frames_walk() gives them, each with the
+ * address space it is resolved in. A corrupt chain shows no frames;
+ * perf's report still files the sample under its own ip. */
+static size_t walk_frames(struct cs_report_run *run, const struct cs_stitched *s)
+{
+	const struct cs_sample *smp = &s->event->sample;
+	uint64_t uspace = cs_machine_user_space(run->machine, smp->pid);
+	uint64_t kspace = cs_machine_kernel_space(run->machine);
+	size_t n = cs_frames_walk(s, run->frames, CS_FRAMES_MAX);
+
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	if (!n) {
+		run->frames[0] = (struct cs_frame){
+			.addr = smp->ip,
+			.cpumode = smp->misc & CS_MISC_CPUMODE_MASK,
+			.kind = CS_FRAME_ADDR,
+		};
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct cs_frame *f = &run->frames[i];
+
+		run->spaces[i] = f->kind != CS_FRAME_ADDR ? 0 :
+				 cs_machine_is_kernel(f->cpumode, f->addr) ?
+				 kspace : uspace;
+	}
+	return n;
 }
 
 static int run_sample(void *ctx, const struct cs_stitched *s)
@@ -44,24 +83,14 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 		run->filtered++;
 		return 0;
 	}
-	n = cs_frames_resolve(run->machine, s, run->frames, CS_FRAMES_MAX);
-	if (n > CS_FRAMES_MAX)
-		n = CS_FRAMES_MAX;
-	if (!n) {
-		/* a corrupt chain shows no frames (cs_frames_walk()); perf's
-		 * report still files the sample under its own ip */
-		run->frames[0] = (struct cs_frame){
-			.addr = smp->ip,
-			.cpumode = smp->misc & CS_MISC_CPUMODE_MASK,
-			.kind = CS_FRAME_ADDR,
-		};
-		cs_frame_resolve(run->machine, smp->pid, &run->frames[0]);
-		n = 1;
-	}
+	n = walk_frames(run, s);
 	if (run->no_inline)
-		return cs_report_add_off_cpu(run->report, evsel, s->off_cpu, smp->pid,
-					     smp->tid, comm, run->frames, NULL, n,
-					     smp->period);
+		return cs_report_add_walked(run->report, evsel, s->off_cpu,
+					    smp->pid, smp->tid, comm, run->frames,
+					    run->spaces, n, smp->period,
+					    resolve_frame, run);
+	for (size_t i = 0; i < n; i++)
+		cs_frame_resolve(run->machine, smp->pid, &run->frames[i]);
 	n = cs_out_expand_inlines_cached(run->machine, smp->pid, run->frames, n,
 				  run->expanded, run->inlined, CS_FRAMES_MAX,
 				  run->inline_cache);
@@ -185,11 +214,13 @@ static int run_end(void *ctx, struct cs_session *s)
 void cs_report_run_release(struct cs_report_run *run)
 {
 	free(run->frames);
+	free(run->spaces);
 	free(run->expanded);
 	free(run->inlined);
 	free(run->inline_cache);
 	run->inline_cache = NULL;
 	run->frames = run->expanded = NULL;
+	run->spaces = NULL;
 	run->inlined = NULL;
 }
 

@@ -386,6 +386,50 @@ static void same_names_and_unnamed_addresses(void **state)
 	cs_report_free(r);
 }
 
+/* A fake resolver: names address A "a" and B "b" and counts its calls */
+static void fake_resolve(void *ctx, uint32_t pid, struct cs_frame *f)
+{
+	(*(int *)ctx)++;
+	(void)pid;
+	f->loc = (struct cs_location){ .sym = f->addr == 0xa0 ? "a" : "b",
+				       .sym_start = f->addr,
+				       .dso_name = "/opt/w/work" };
+}
+
+/* cs_report_add_walked() resolves an address once per address space and
+ * reports what cs_report_add() reports given the resolved frames */
+static void walked_frames_resolve_once_per_space(void **state)
+{
+	struct cs_report_opts o = { .graph = CS_REPORT_GRAPH_CALLER };
+	struct cs_report *w = report(o), *r = report(o);
+	struct cs_frame walked[2], resolved[2];
+	uint64_t space1[] = { 7, 7 }, space2[] = { 8, 8 };
+	int calls = 0, unused = 0;
+	char *tw, *tr;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		walked[0] = (struct cs_frame){ .addr = 0xb0, .cpumode = CS_MISC_USER };
+		walked[1] = (struct cs_frame){ .addr = 0xa0, .cpumode = CS_MISC_USER };
+		assert_int_equal(cs_report_add_walked(w, 0, CS_OFF_CPU_NONE, 1, 1, "w",
+			walked, i == 2 ? space2 : space1, 2, 1, fake_resolve,
+			&calls), 0);
+		resolved[0] = walked[0];
+		resolved[1] = walked[1];
+		fake_resolve(&unused, 1, &resolved[0]);
+		fake_resolve(&unused, 1, &resolved[1]);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", resolved, NULL, 2, 1), 0);
+	}
+	assert_int_equal(calls, 4);
+	tw = written(w);
+	tr = written(r);
+	assert_string_equal(tw, tr);
+	free(tw);
+	free(tr);
+	cs_report_free(w);
+	cs_report_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +443,7 @@ int main(void)
 		cmocka_unit_test(children_graph_starts_at_the_outermost_call),
 		cmocka_unit_test(inlined_functions_show_in_graphs_only),
 		cmocka_unit_test(same_names_and_unnamed_addresses),
+		cmocka_unit_test(walked_frames_resolve_once_per_space),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
