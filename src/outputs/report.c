@@ -370,6 +370,11 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 	if (!err && !r->seen &&
 	    !(r->seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen))))
 		err = -ENOMEM;
+	/* the slots of a sample's frames asked for at once: their cache
+	 * misses overlap */
+	for (size_t i = 0; !err && i < nr; i++)
+		if (space[i])
+			__builtin_prefetch(seen_slot(r, space[i], &frames[i]));
 	for (size_t i = 0; !err && i < nr; i++) {
 		struct cs_frame *f = &frames[i];
 		struct seen_frame *sf = space[i] ? seen_slot(r, space[i], f) : NULL;

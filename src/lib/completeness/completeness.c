@@ -1,6 +1,7 @@
 /* completeness.c - how user stacks end (see completeness.h). */
 #include "lib/completeness/completeness.h"
 #include "abi/perf_abi.h"
+#include "lib/machine/machine.h"
 #include "lib/util/hash.h"
 
 #include <errno.h>
@@ -10,6 +11,8 @@
 /* the last frames looked at for a root: a frame-pointer walk often adds
  * a stale frame or two beyond it */
 #define ROOT_WINDOW 3
+/* the frames whose resolution is asked for at once, ahead */
+#define PREFETCH_FRAMES 32
 
 struct stop_ent {
 	struct cs_stack_stop stop;
@@ -208,6 +211,8 @@ int cs_complete_add(struct cs_complete *c, struct cs_machine *m,
 		f->no_user++;
 		return 0;
 	}
+	for (size_t i = 0; i < nr && i < PREFETCH_FRAMES; i++)
+		cs_machine_prefetch(m, smp->pid, CS_MISC_USER, ips[i]);
 	/* the frames that resolve, innermost first: past them is garbage;
 	 * the names of the last ROOT_WINDOW are kept */
 	for (good = 0; good < nr; good++) {

@@ -728,6 +728,21 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	loc->sym_offset = loc->dso_addr - s->start;
 }
 
+static struct cache_ent *cache_slot(struct cs_machine *m, uint64_t space,
+				     uint64_t addr)
+{
+	return &m->cache[(mix32((uint32_t)(addr >> 2) ^ (uint32_t)(addr >> 34)) ^
+			  (uint32_t)space * 0x9e3779b1U) & ((1u << CACHE_BITS) - 1)];
+}
+
+void cs_machine_prefetch(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
+			 uint64_t addr)
+{
+	__builtin_prefetch(cache_slot(m, cs_machine_is_kernel(cpumode, addr) ?
+				      m->kernel_space :
+				      cs_machine_user_space(m, pid), addr));
+}
+
 void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 			uint64_t addr, struct cs_location *loc)
 {
@@ -743,8 +758,7 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 		/* a process we never saw has space 0 (nothing maps) */
 		space = p ? p->maps.space : 0;
 	}
-	c = &m->cache[(mix32((uint32_t)(addr >> 2) ^ (uint32_t)(addr >> 34)) ^
-		       (uint32_t)space * 0x9e3779b1U) & ((1u << CACHE_BITS) - 1)];
+	c = cache_slot(m, space, addr);
 	if (c->space == space && c->addr == addr) {
 		*loc = c->loc;
 		return;

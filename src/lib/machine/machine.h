@@ -62,6 +62,12 @@ static inline bool cs_machine_is_kernel(uint8_t cpumode, uint64_t addr)
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid);
 uint64_t cs_machine_kernel_space(const struct cs_machine *m);
 
+/* Asks early for the memory cs_machine_resolve() will read first for
+ * these arguments, so that a caller about to resolve several addresses
+ * overlaps their cache misses. */
+void cs_machine_prefetch(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
+			 uint64_t addr);
+
 /* cs_machine_resolve() without its cache, for a caller that caches what
  * it makes of the answer itself (an address it asks about twice is one
  * it could not keep): the cache would only cost a random memory access. */
