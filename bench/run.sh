@@ -9,10 +9,12 @@
 # use instead of recording one; BENCH_RUNS (default 5) runs per timing;
 # BENCH_CS=BINARY measures another callstitch build (a before/after);
 # BENCH_PIPELINE_ONLY=1 prints the pipeline rows alone;
-# BENCH_BEFORE=BINARY adds its dwarf-mode script row and its report
-# memory rows beside BENCH_CS's; BENCH_STITCH_BEFORE=BINARY (another
-# build's stitch_only) a pipeline row; BENCH_PIPE_PASSES (default 5) how
-# many times the pipeline rows read each profile in one run.
+# BENCH_BEFORE=BINARY adds its real-profile report row, its dwarf-mode
+# script row and its report memory rows beside BENCH_CS's;
+# BENCH_STITCH_BEFORE=BINARY (another build's stitch_only) a pipeline
+# row; BENCH_PIPE_PASSES (default 5) how many times the pipeline rows read
+# each profile in one run; BENCH_REAL_ONLY=1 stops after the real
+# profile's rows.
 #
 # Timings are CPU time (user + system, children included), the best of
 # BENCH_RUNS runs, files in the page cache, output to /dev/null: on a
@@ -252,14 +254,6 @@ fi
 cat "$real" >/dev/null
 n_real=$(samples "$real")
 
-echo "generating synthetic profiles ($n samples each)..."
-build/tools/gen_synth --no-defer -n "$n" -o "$B/plain.data" >/dev/null
-build/tools/gen_synth -n "$n" -o "$B/defer.data" >/dev/null
-build/tools/gen_synth --no-defer -n 500000 -o "$B/distinct.data" >/dev/null
-cat "$B/plain.data" "$B/defer.data" "$B/distinct.data" >/dev/null
-n_plain=$(samples "$B/plain.data")
-n_defer=$(samples "$B/defer.data")
-
 header "real profile ($n_real samples, $(($(stat -c %s "$real") >> 20)) MB)"
 "$perf" script -i "$real" >"$B/perf.txt" 2>/dev/null
 "$cs" script -q --no-inline -i "$real" >"$B/ours.txt" 2>/dev/null
@@ -283,6 +277,19 @@ line "  entry lines equal to perf's (docs/outputs.md)" "" "$same of $rlines" ""
 line "  differ: addresses without symbols, perf/ours" "" "$addr_p / $addr_o" ""
 line "  differ: PLT names, perf/ours" "" "$plt_p / $plt_o" ""
 line "  differ, unexplained, perf/ours (goal 0)" "" "$other_p / $other_o" ""
+if [ -n "${BENCH_BEFORE:-}" ]; then
+	t=$(best "$BENCH_BEFORE" report -q --stdio --no-inline -i "$real")
+	line "  report, BENCH_BEFORE build" "$t" "" "$(ratio "$t_perfr" "$t")x perf"
+fi
+[ -n "${BENCH_REAL_ONLY:-}" ] && exit 0
+
+echo "generating synthetic profiles ($n samples each)..."
+build/tools/gen_synth --no-defer -n "$n" -o "$B/plain.data" >/dev/null
+build/tools/gen_synth -n "$n" -o "$B/defer.data" >/dev/null
+build/tools/gen_synth --no-defer -n 500000 -o "$B/distinct.data" >/dev/null
+cat "$B/plain.data" "$B/defer.data" "$B/distinct.data" >/dev/null
+n_plain=$(samples "$B/plain.data")
+n_defer=$(samples "$B/defer.data")
 
 # --call-graph dwarf: perf 6.1 and callstitch both unwind every sample's
 # stack copy, side by side on one recording of dwarfmix (C and C++ without
