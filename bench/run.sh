@@ -230,6 +230,45 @@ if [ -n "${BENCH_PIPELINE_ONLY:-}" ]; then
 	exit 0
 fi
 
+# The entries without a symbol that report_diff() cannot match line by
+# line, checked another way: in "--no-children -n" reports, the samples of
+# such entries summed per (comm, dso) must be the same in perf's and ours
+# (perf files a sample under its file-offset name, we under the address).
+# Prints "PAIRS DIFFERENT".
+unnamed_diff() {
+	awk '
+	function add(line, perf,    f, rest, n, parts, i, comm, dso, sym) {
+		if (!match(line, /^ +[0-9.]+% +[0-9]+  /))
+			return
+		split(substr(line, 1, RLENGTH), f, " ")
+		rest = substr(line, RLENGTH + 1)
+		if (!match(rest, / \[[.kgGuH]\] /))
+			return
+		sym = substr(rest, RSTART + 5)
+		rest = substr(rest, 1, RSTART - 1)
+		sub(/ +$/, "", rest)
+		n = split(rest, parts, /  +/)
+		dso = parts[n]
+		comm = parts[1]
+		for (i = 2; i < n; i++)
+			comm = comm "  " parts[i]
+		if (perf && dso ~ /^\[JIT\] tid [0-9]+$/)
+			dso = "perf-" substr(dso, 11) ".map"
+		if (sym ~ /^0x[0-9a-f]+$/ && dso != "[unknown]")
+			total[comm "|" dso] += perf ? f[2] : -f[2]
+	}
+	FNR == NR { add($0, 1); next }
+	{ add($0, 0) }
+	END {
+		for (k in total) {
+			n++
+			if (total[k])
+				bad++
+		}
+		print n + 0, bad + 0
+	}' "$1" "$2"
+}
+
 real=${BENCH_REAL:-}
 if [ -z "$real" ]; then
 	real=$B/real.data
@@ -275,6 +314,11 @@ line "perf report --stdio" "$t_perfr" "" ""
 line "callstitch report --stdio --no-inline" "$t_csr" "" "$(ratio "$t_perfr" "$t_csr")x perf"
 line "  entry lines equal to perf's (docs/outputs.md)" "" "$same of $rlines" ""
 line "  differ: addresses without symbols, perf/ours" "" "$addr_p / $addr_o" ""
+"$perf" report --stdio --no-children -n -g none -i "$real" >"$B/perf.self" 2>/dev/null
+"$cs" report -q --stdio --no-children -n -g none --no-inline -i "$real" \
+	>"$B/ours.self" 2>/dev/null
+read -r pairs unequal < <(unnamed_diff "$B/perf.self" "$B/ours.self")
+line "    their samples per (comm, dso) equal perf's" "" "$((pairs - unequal)) of $pairs" ""
 line "  differ: PLT names, perf/ours" "" "$plt_p / $plt_o" ""
 line "  differ, unexplained, perf/ours (goal 0)" "" "$other_p / $other_o" ""
 if [ -n "${BENCH_BEFORE:-}" ]; then
