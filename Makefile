@@ -3,6 +3,8 @@
 #   make            release build: build/callstitch, build/libcallstitch.a,
 #                   build/libcallstitch.so (only the public API exported)
 #   make check      ASan+UBSan build of everything, then the whole test suite
+#   make tsan       ThreadSanitizer build of the binary and the thread
+#                   utilities' tests (make check builds it too)
 #   make bench      speed, measured side by side with perf (bench/)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, library, header,
 #                   callstitch.pc, man pages, bash completion
@@ -104,6 +106,24 @@ ASN_TESTS := $(patsubst tests/unit/%.c,$(ASN)/tests/%,$(TEST_SRC))
 $(ASN)/tests/%: $(ASN)/obj/tests/unit/%.o $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $< $(call objs,$(ASN),$(TESTLIB_SRC)) $(ASN)/libcsapp.a $(ASN)/libcallstitch.a $(LIBS) -lcmocka
+
+# ---- ThreadSanitizer: the binary and the thread utilities' unit tests,
+# for the threaded paths (-j); tests/integration/jobs_tsan.sh runs them ----
+TSN  := build/tsan
+TSAN := -fsanitize=thread -fno-omit-frame-pointer
+$(TSN)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STD) -O1 -g $(TSAN) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+$(TSN)/libcallstitch.a: $(call objs,$(TSN),$(LIB_SRC))
+	@rm -f $@
+	ar rcs $@ $^
+$(TSN)/callstitch: $(call objs,$(TSN),$(CLI_SRC) $(APP_SRC)) $(TSN)/libcallstitch.a
+	$(CC) $(TSAN) -o $@ $^ $(LIBS)
+TSN_TESTS := $(patsubst %,$(TSN)/tests/test_%,handoff jobs keysort)
+$(TSN)/tests/%: $(TSN)/obj/tests/unit/%.o $(TSN)/libcallstitch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TSAN) -o $@ $^ $(LIBS) -lcmocka
+tsan: $(TSN)/callstitch $(TSN_TESTS)
 
 # fuzz harnesses replayed without libFuzzer: the suite runs them on the
 # seed corpus and on tests/fuzz-regressions/ (fuzz/replay.c)
@@ -223,7 +243,7 @@ uninstall:
 		$(patsubst $(REL)/man/%,$(DESTDIR)$(MANDIR)/man1/%,$(MAN_PAGES))
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/callstitch
 
-check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) $(ASN_REPLAY) all
+check: $(ASN)/callstitch $(ASN_TESTS) $(ASN_TOOLS) $(ASN_REPLAY) tsan all
 	tests/run.sh
 
 demo: all
@@ -237,7 +257,7 @@ bench: all
 clean:
 	rm -rf build
 
-.PHONY: all tools workloads man install uninstall check demo bench clean fuzz fuzzers
+.PHONY: all tools workloads man install uninstall check demo bench clean fuzz fuzzers tsan
 .SECONDARY:
 
 # only the compiler's dependency files, not any *.d a tool left in build/

@@ -11,6 +11,7 @@
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/handoff.h"
 #include "lib/util/hash.h"
 #include "lib/util/jobs.h"
 #include "lib/util/keysort.h"
@@ -35,6 +36,10 @@ struct cs_report {
 	uint64_t pidtid_shown;		/* the bits of addr the sort keys show */
 	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
 	struct cs_agg_key *frame_keys;	/* the same */
+	uint64_t *frame_sym_start;	/* the same */
+	struct cs_handoff *handoff;	/* to the aggregation's thread; the
+					 * tables are its own until flushed */
+	bool flushed;			/* no hand-off (any more) */
 	uint64_t *sym_start;		/* per frame id: all of its location
 					 * that the graphs' order needs (the
 					 * address without a symbol) */
@@ -122,7 +127,9 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
 			r->pidtid_shown |= 0xffffffffULL;
 	r->ids = malloc(CS_FRAMES_MAX * sizeof(*r->ids));
 	r->frame_keys = malloc(CS_FRAMES_MAX * sizeof(*r->frame_keys));
-	if (!r->ids || !r->frame_keys || cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
+	r->frame_sym_start = malloc(CS_FRAMES_MAX * sizeof(*r->frame_sym_start));
+	if (!r->ids || !r->frame_keys || !r->frame_sym_start ||
+	    cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
 		cs_report_free(r);
 		return -ENOMEM;
 	}
@@ -134,10 +141,12 @@ void cs_report_free(struct cs_report *r)
 {
 	if (!r)
 		return;
+	cs_report_flush(r);
 	cs_agg_free(r->stacks);
 	cs_agg_free(r->threads);
 	free(r->ids);
 	free(r->frame_keys);
+	free(r->frame_sym_start);
 	free(r->sym_start);
 	free(r->seen);
 	free(r->seen_threads);
@@ -239,14 +248,6 @@ static int grow_sym_start(struct cs_report *r)
 	return 0;
 }
 
-int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
-		  uint32_t tid, const char *comm, const struct cs_frame *frames,
-		  const uint8_t *inlined, size_t nr, uint64_t period)
-{
-	return cs_report_add_off_cpu(r, evsel, CS_OFF_CPU_NONE, pid, tid, comm,
-				     frames, inlined, nr, period);
-}
-
 /* The id of the thread a sample is filed under: threads that the sort
  * keys show alike are one (a pid or tid that no key shows would only make
  * more stacks, as many as samples in a profile of many short-lived
@@ -317,31 +318,162 @@ static int add_stack(struct cs_report *r, unsigned int evsel,
 	return 0;
 }
 
+/* A sample as the aggregation takes it: its frames already turned into
+ * keys, so that the thread that resolves frames does that part. */
+struct sample_in {
+	unsigned int evsel;
+	enum cs_off_cpu_state state;
+	uint32_t pid, tid;
+	const char *comm;
+	const struct cs_agg_key *keys;
+	const uint64_t *sym_start;	/* per frame: what the graphs' order
+					 * needs of its location */
+	size_t nr;
+	bool has_inlined;
+	uint64_t period;
+};
+
+/* The frames' keys into keys[0, nr) and sym_start[0, nr); returns whether
+ * one is an inlined function. */
+static bool frames_to_keys(const struct cs_frame *frames, const uint8_t *inlined,
+			   size_t nr, struct cs_agg_key *keys, uint64_t *sym_start)
+{
+	bool has_inlined = false;
+
+	for (size_t i = 0; i < nr; i++) {
+		if (inlined && inlined[i])
+			has_inlined = true;
+		frame_key(&frames[i], inlined ? inlined[i] : 0, &keys[i]);
+		sym_start[i] = frames[i].loc.sym ? frames[i].loc.sym_start :
+			frames[i].addr;
+	}
+	return has_inlined;
+}
+
+/* Counts a sample in the tables: on the aggregation's thread, if it has
+ * one. */
+static int aggregate(struct cs_report *r, const struct sample_in *in)
+{
+	uint32_t thread;
+	int err;
+
+	err = ev_reserve(r, in->evsel);
+	if (!err)
+		err = thread_id(r, in->evsel, in->state, in->pid, in->tid,
+				in->comm, &thread);
+	if (in->has_inlined)
+		r->has_inlined = true;
+	if (!err)
+		err = cs_agg_frames(r->stacks, in->keys, in->nr, r->ids);
+	for (size_t i = 0; !err && i < in->nr; i++)
+		err = keep_sym_start(r, r->ids[i], in->sym_start[i]);
+	return err ? err : add_stack(r, in->evsel, in->state, thread, in->nr,
+				     in->period);
+}
+
+/* A sample in a batch of the hand-off: this header, its keys, their
+ * sym_start, then its comm and a NUL. */
+struct sample_rec {
+	uint64_t period;
+	uint32_t evsel, pid, tid, nr;
+	uint32_t comm_len;
+	uint8_t state;
+	bool has_inlined;
+};
+
+static size_t sample_rec_size(size_t nr, size_t comm_len)
+{
+	return sizeof(struct sample_rec) + nr * (sizeof(struct cs_agg_key) +
+		sizeof(uint64_t)) + comm_len + 1;
+}
+
+/* The aggregation's thread: the samples of a batch, in order. */
+static int aggregate_batch(void *ctx, const void *buf, size_t len)
+{
+	struct cs_report *r = ctx;
+	const char *p = buf, *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const struct sample_rec *rec = (const void *)p;
+		const struct cs_agg_key *keys = (const void *)(rec + 1);
+		const uint64_t *sym_start = (const void *)(keys + rec->nr);
+		struct sample_in in = {
+			.evsel = rec->evsel, .state = rec->state,
+			.pid = rec->pid, .tid = rec->tid,
+			.comm = (const char *)(sym_start + rec->nr),
+			.keys = keys, .sym_start = sym_start, .nr = rec->nr,
+			.has_inlined = rec->has_inlined, .period = rec->period,
+		};
+
+		err = aggregate(r, &in);
+		p += (sample_rec_size(rec->nr, rec->comm_len) + 7) & ~(size_t)7;
+	}
+	return err;
+}
+
+/* Whether samples go to the aggregation's thread: with jobs to spare, the
+ * tables are filled there while this one reads and resolves the next
+ * samples (see cs_report_flush) */
+static bool handing_off(struct cs_report *r)
+{
+	if (r->o.jobs > 1 && !r->handoff && !r->flushed)
+		r->flushed = cs_handoff_new(aggregate_batch, r, &r->handoff) != 0;
+	return r->handoff;
+}
+
+static int hand_off(struct cs_report *r, const struct sample_in *in,
+		    const struct cs_frame *frames, const uint8_t *inlined)
+{
+	size_t comm_len = strlen(in->comm);
+	struct sample_rec *rec;
+	struct cs_agg_key *keys;
+	uint64_t *sym_start;
+
+	rec = cs_handoff_append(r->handoff, sample_rec_size(in->nr, comm_len));
+	if (!rec)
+		return -ENOMEM;
+	keys = (void *)(rec + 1);
+	sym_start = (void *)(keys + in->nr);
+	*rec = (struct sample_rec){
+		.period = in->period, .evsel = in->evsel, .pid = in->pid,
+		.tid = in->tid, .nr = (uint32_t)in->nr,
+		.comm_len = (uint32_t)comm_len, .state = (uint8_t)in->state,
+	};
+	rec->has_inlined = frames_to_keys(frames, inlined, in->nr, keys, sym_start);
+	memcpy(sym_start + in->nr, in->comm, comm_len + 1);
+	return cs_handoff_error(r->handoff);
+}
+
+int cs_report_add(struct cs_report *r, unsigned int evsel, uint32_t pid,
+		  uint32_t tid, const char *comm, const struct cs_frame *frames,
+		  const uint8_t *inlined, size_t nr, uint64_t period)
+{
+	return cs_report_add_off_cpu(r, evsel, CS_OFF_CPU_NONE, pid, tid, comm,
+				     frames, inlined, nr, period);
+}
+
 int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 			  enum cs_off_cpu_state state, uint32_t pid,
 			  uint32_t tid, const char *comm,
 			  const struct cs_frame *frames, const uint8_t *inlined,
 			  size_t nr, uint64_t period)
 {
-	uint32_t thread;
-	int err;
+	struct sample_in in = {
+		.evsel = evsel, .state = state, .pid = pid, .tid = tid,
+		.comm = comm ? comm : ":unknown",
+		.nr = nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr, .period = period,
+	};
 
-	if (nr > CS_FRAMES_MAX)
-		nr = CS_FRAMES_MAX;
-	err = ev_reserve(r, evsel);
-	if (!err)
-		err = thread_id(r, evsel, state, pid, tid, comm, &thread);
-	for (size_t i = 0; i < nr; i++) {
-		if (inlined && inlined[i])
-			r->has_inlined = true;
-		frame_key(&frames[i], inlined ? inlined[i] : 0, &r->frame_keys[i]);
-	}
-	if (!err)
-		err = cs_agg_frames(r->stacks, r->frame_keys, nr, r->ids);
-	for (size_t i = 0; !err && i < nr; i++)
-		err = keep_sym_start(r, r->ids[i], frames[i].loc.sym ?
-				     frames[i].loc.sym_start : frames[i].addr);
-	return err ? err : add_stack(r, evsel, state, thread, nr, period);
+	if ((size_t)evsel + 1 > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
+	if (handing_off(r))
+		return hand_off(r, &in, frames, inlined);
+	in.has_inlined = frames_to_keys(frames, inlined, in.nr, r->frame_keys,
+					r->frame_sym_start);
+	in.keys = r->frame_keys;
+	in.sym_start = r->frame_sym_start;
+	return aggregate(r, &in);
 }
 
 static struct seen_frame *seen_slot(struct cs_report *r, uint64_t space,
@@ -364,6 +496,14 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 
 	if (nr > CS_FRAMES_MAX)
 		nr = CS_FRAMES_MAX;
+	/* the frame ids seen are the aggregation's: on its own thread, it
+	 * takes the frames resolved */
+	if (handing_off(r)) {
+		for (size_t i = 0; i < nr; i++)
+			resolve(ctx, pid, &frames[i]);
+		return cs_report_add_off_cpu(r, evsel, state, pid, tid, comm,
+					     frames, NULL, nr, period);
+	}
 	err = ev_reserve(r, evsel);
 	if (!err)
 		err = thread_id(r, evsel, state, pid, tid, comm, &thread);
@@ -398,6 +538,15 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 						   r->ids[i], f->cpumode };
 	}
 	return err ? err : add_stack(r, evsel, state, thread, nr, period);
+}
+
+int cs_report_flush(struct cs_report *r)
+{
+	int err = cs_handoff_finish(r->handoff);
+
+	r->handoff = NULL;
+	r->flushed = true;
+	return err;
 }
 
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel)
@@ -2146,8 +2295,10 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 		    size_t nr_names)
 {
 	char buf[32];
-	int err = 0;
+	int err = cs_report_flush(r);
 
+	if (err)
+		return err;
 	/* everything is added: the entries and their sort need the memory
 	 * more than the index of frames and stacks */
 	cs_agg_trim(r->stacks);

@@ -58,8 +58,9 @@ struct cs_report_opts {
 	double percent_limit;		/* hide entries below this */
 	enum cs_report_key sort[CS_REPORT__NR_KEYS];
 	size_t nr_sort;			/* 0: comm,dso,sym */
-	unsigned int jobs;		/* threads for sorting and formatting;
-					 * 0 or 1: this one. Same output. */
+	unsigned int jobs;		/* threads for aggregating, sorting and
+					 * formatting; 0 or 1: this one. Same
+					 * output. */
 };
 
 /* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym,
@@ -101,7 +102,9 @@ typedef void (*cs_report_resolve_fn)(void *ctx, uint32_t pid,
  * is not known. A frame seen before at the same (space, address, cpumode)
  * is found at once; any other is resolved by resolve(ctx, pid, frame),
  * which may write the frame. The same report as cs_report_add_off_cpu()
- * given the resolved frames. Returns 0 or -ENOMEM. */
+ * given the resolved frames (with jobs > 1, every frame is resolved and
+ * the sample handed to the counting thread, as there). Returns 0 or
+ * -ENOMEM. */
 int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 			 enum cs_off_cpu_state state, uint32_t pid,
 			 uint32_t tid, const char *comm,
@@ -109,7 +112,14 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 			 size_t nr, uint64_t period,
 			 cs_report_resolve_fn resolve, void *ctx);
 
-/* Samples and period added for an event. */
+/* With jobs > 1, the samples added are counted on a thread of their own
+ * while the caller reads the next ones (the frames' keys are made here):
+ * waits until every sample added is counted and ends that thread. Later
+ * samples are counted at once. Returns 0 or the first error of counting
+ * (-ENOMEM). cs_report_write() flushes first. */
+int cs_report_flush(struct cs_report *r);
+
+/* Samples and period added for an event (counted: after a flush). */
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel);
 uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel);
 

@@ -192,6 +192,10 @@ static int run_end(void *ctx, struct cs_session *s)
 		if (ev->index + 1 > max)
 			max = ev->index + 1;
 	}
+	/* the header counts samples: every one must be in */
+	err = cs_report_flush(run->report);
+	if (err)
+		return err;
 	names = calloc(max ? max : 1, sizeof(*names));
 	if (!names)
 		return -ENOMEM;

@@ -430,6 +430,65 @@ static void walked_frames_resolve_once_per_space(void **state)
 	cs_report_free(r);
 }
 
+/* With jobs, samples are counted on a thread of their own: the same
+ * text, a comm the caller reuses taken as it was when added, a stack of
+ * CS_FRAMES_MAX frames (more than a batch of the hand-off) whole, walked
+ * frames resolved. */
+static char *threaded_profile(unsigned int jobs)
+{
+	static const char *const syms[] = { "a", "b", "c", "d", "e", "f", "g" };
+	struct cs_report *r = report((struct cs_report_opts){
+		.jobs = jobs, .graph = CS_REPORT_GRAPH_CALLER,
+		.graph_min_percent = 0.01 });
+	struct cs_frame *deep = malloc(CS_FRAMES_MAX * sizeof(*deep));
+	uint8_t inl[3] = { CS_OUT_INLINED, 0, 0 };
+	char comm[16];
+	char *t;
+	int calls = 0;
+
+	assert_non_null(deep);
+	for (size_t i = 0; i < CS_FRAMES_MAX; i++)
+		deep[i] = uf(syms[i % 7]);
+	for (unsigned int i = 0; i < 30000; i++) {
+		struct cs_frame f[3] = { uf(syms[i % 7]), uf(syms[i % 5]), uf("main") };
+
+		snprintf(comm, sizeof(comm), "w%u", i % 3);
+		if (i % 4 == 0)
+			f[0] = kf(syms[i % 6]);
+		assert_int_equal(cs_report_add(r, i % 2, 10 + i % 3, 11, comm, f,
+					       i % 11 ? NULL : inl, 3, 1 + i % 9), 0);
+		if (i % 10000 == 0)
+			assert_int_equal(cs_report_add(r, 0, 10, 11, comm, deep, NULL,
+						       CS_FRAMES_MAX, 5), 0);
+		if (i % 3 == 0) {
+			struct cs_frame w[2] = {
+				{ .addr = 0xa0 + (i % 2) * 0x10, .cpumode = CS_MISC_USER },
+				{ .addr = 0xa0, .cpumode = CS_MISC_USER } };
+			uint64_t space[2] = { 7 + i % 2, 7 };
+
+			assert_int_equal(cs_report_add_walked(r, 0, CS_OFF_CPU_NONE,
+				1, 1, comm, w, space, 2, 2, fake_resolve, &calls), 0);
+		}
+	}
+	assert_int_equal(cs_report_flush(r), 0);
+	assert_int_equal(cs_report_samples(r, 0), 25003);
+	t = written(r);
+	free(deep);
+	cs_report_free(r);
+	return t;
+}
+
+static void a_thread_of_aggregation_writes_the_same_report(void **state)
+{
+	char *one = threaded_profile(1), *two = threaded_profile(2);
+
+	(void)state;
+	assert_true(strlen(one) > 1000);
+	assert_string_equal(one, two);
+	free(one);
+	free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +503,7 @@ int main(void)
 		cmocka_unit_test(inlined_functions_show_in_graphs_only),
 		cmocka_unit_test(same_names_and_unnamed_addresses),
 		cmocka_unit_test(walked_frames_resolve_once_per_space),
+		cmocka_unit_test(a_thread_of_aggregation_writes_the_same_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
