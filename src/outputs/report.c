@@ -49,6 +49,10 @@ struct cs_report {
 	size_t nr_ev;
 	bool has_inlined;		/* a frame is an inlined function */
 	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
+	struct seen_frame *seen_read;	/* the same on the reading thread,
+					 * when the aggregation has its own:
+					 * space, addr and cpumode only */
+	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
 	struct seen_thread *seen_threads;
 };
 
@@ -128,7 +132,8 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
 	r->ids = malloc(CS_FRAMES_MAX * sizeof(*r->ids));
 	r->frame_keys = malloc(CS_FRAMES_MAX * sizeof(*r->frame_keys));
 	r->frame_sym_start = malloc(CS_FRAMES_MAX * sizeof(*r->frame_sym_start));
-	if (!r->ids || !r->frame_keys || !r->frame_sym_start ||
+	r->slots = malloc(CS_FRAMES_MAX * sizeof(*r->slots));
+	if (!r->ids || !r->frame_keys || !r->frame_sym_start || !r->slots ||
 	    cs_agg_new(&r->stacks) || cs_agg_new(&r->threads)) {
 		cs_report_free(r);
 		return -ENOMEM;
@@ -149,6 +154,8 @@ void cs_report_free(struct cs_report *r)
 	free(r->frame_sym_start);
 	free(r->sym_start);
 	free(r->seen);
+	free(r->seen_read);
+	free(r->slots);
 	free(r->seen_threads);
 	free(r->ev_samples);
 	free(r->ev_off_cpu);
@@ -326,12 +333,20 @@ struct sample_in {
 	uint32_t pid, tid;
 	const char *comm;
 	const struct cs_agg_key *keys;
-	const uint64_t *sym_start;	/* per frame: what the graphs' order
+	const uint64_t *sym_start;	/* per key: what the graphs' order
 					 * needs of its location */
-	size_t nr;
+	size_t nr;			/* frames */
+	size_t nr_keys;			/* nr, or with slots those not seen */
+	const uint32_t *slots;		/* NULL, or per frame of
+					 * cs_report_add_walked(): its slot of
+					 * r->seen, SLOT_SEEN if its id is there
+					 * already (else it takes the next key) */
 	bool has_inlined;
 	uint64_t period;
 };
+
+#define SLOT_SEEN	(1u << 31)
+#define SLOT_NONE	(SLOT_SEEN - 1)	/* a frame with no address space */
 
 /* The frames' keys into keys[0, nr) and sym_start[0, nr); returns whether
  * one is an inlined function. */
@@ -350,6 +365,39 @@ static bool frames_to_keys(const struct cs_frame *frames, const uint8_t *inlined
 	return has_inlined;
 }
 
+/* r->ids[0, in->nr) for a sample of cs_report_add_walked(): a frame seen
+ * before takes its id from its slot, any other is interned and fills
+ * its slot */
+static int walked_ids(struct cs_report *r, const struct sample_in *in)
+{
+	size_t k = 0;
+	int err = 0;
+
+	if (!r->seen &&
+	    !(r->seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen))))
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < in->nr; i++) {
+		uint32_t slot = in->slots[i];
+		struct seen_frame *sf = slot == SLOT_NONE ? NULL :
+					&r->seen[slot & ~SLOT_SEEN];
+
+		if (slot & SLOT_SEEN) {
+			r->ids[i] = sf->id;
+			err = keep_sym_start(r, sf->id, sf->sym_start);
+			continue;
+		}
+		err = cs_agg_frame(r->stacks, &in->keys[k], NULL, &r->ids[i]);
+		if (!err)
+			err = keep_sym_start(r, r->ids[i], in->sym_start[k]);
+		if (!err && sf) {
+			sf->id = r->ids[i];
+			sf->sym_start = in->sym_start[k];
+		}
+		k++;
+	}
+	return err;
+}
+
 /* Counts a sample in the tables: on the aggregation's thread, if it has
  * one. */
 static int aggregate(struct cs_report *r, const struct sample_in *in)
@@ -363,28 +411,32 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 				in->comm, &thread);
 	if (in->has_inlined)
 		r->has_inlined = true;
-	if (!err)
+	if (!err && in->slots) {
+		err = walked_ids(r, in);
+	} else if (!err) {
 		err = cs_agg_frames(r->stacks, in->keys, in->nr, r->ids);
-	for (size_t i = 0; !err && i < in->nr; i++)
-		err = keep_sym_start(r, r->ids[i], in->sym_start[i]);
+		for (size_t i = 0; !err && i < in->nr; i++)
+			err = keep_sym_start(r, r->ids[i], in->sym_start[i]);
+	}
 	return err ? err : add_stack(r, in->evsel, in->state, thread, in->nr,
 				     in->period);
 }
 
 /* A sample in a batch of the hand-off: this header, its keys, their
- * sym_start, then its comm and a NUL. */
+ * sym_start, its slots (walked), then its comm and a NUL. */
 struct sample_rec {
 	uint64_t period;
-	uint32_t evsel, pid, tid, nr;
+	uint32_t evsel, pid, tid, nr, nr_keys;
 	uint32_t comm_len;
 	uint8_t state;
-	bool has_inlined;
+	bool has_inlined, walked;
 };
 
-static size_t sample_rec_size(size_t nr, size_t comm_len)
+static size_t sample_rec_size(const struct sample_rec *rec)
 {
-	return sizeof(struct sample_rec) + nr * (sizeof(struct cs_agg_key) +
-		sizeof(uint64_t)) + comm_len + 1;
+	return sizeof(*rec) + rec->nr_keys * (sizeof(struct cs_agg_key) +
+		sizeof(uint64_t)) + (rec->walked ? rec->nr * sizeof(uint32_t) : 0) +
+		rec->comm_len + 1;
 }
 
 /* The aggregation's thread: the samples of a batch, in order. */
@@ -397,17 +449,20 @@ static int aggregate_batch(void *ctx, const void *buf, size_t len)
 	while (p < end && !err) {
 		const struct sample_rec *rec = (const void *)p;
 		const struct cs_agg_key *keys = (const void *)(rec + 1);
-		const uint64_t *sym_start = (const void *)(keys + rec->nr);
+		const uint64_t *sym_start = (const void *)(keys + rec->nr_keys);
+		const uint32_t *slots = (const void *)(sym_start + rec->nr_keys);
 		struct sample_in in = {
 			.evsel = rec->evsel, .state = rec->state,
 			.pid = rec->pid, .tid = rec->tid,
-			.comm = (const char *)(sym_start + rec->nr),
+			.comm = (const char *)(slots + (rec->walked ? rec->nr : 0)),
 			.keys = keys, .sym_start = sym_start, .nr = rec->nr,
+			.nr_keys = rec->nr_keys,
+			.slots = rec->walked ? slots : NULL,
 			.has_inlined = rec->has_inlined, .period = rec->period,
 		};
 
 		err = aggregate(r, &in);
-		p += (sample_rec_size(rec->nr, rec->comm_len) + 7) & ~(size_t)7;
+		p += (sample_rec_size(rec) + 7) & ~(size_t)7;
 	}
 	return err;
 }
@@ -422,26 +477,33 @@ static bool handing_off(struct cs_report *r)
 	return r->handoff;
 }
 
-static int hand_off(struct cs_report *r, const struct sample_in *in,
-		    const struct cs_frame *frames, const uint8_t *inlined)
+/* Hands a sample over to the aggregation's thread, its keys, sym_start
+ * and slots copied from in */
+static int hand_off(struct cs_report *r, const struct sample_in *in)
 {
-	size_t comm_len = strlen(in->comm);
-	struct sample_rec *rec;
-	struct cs_agg_key *keys;
-	uint64_t *sym_start;
-
-	rec = cs_handoff_append(r->handoff, sample_rec_size(in->nr, comm_len));
-	if (!rec)
-		return -ENOMEM;
-	keys = (void *)(rec + 1);
-	sym_start = (void *)(keys + in->nr);
-	*rec = (struct sample_rec){
+	struct sample_rec h = {
 		.period = in->period, .evsel = in->evsel, .pid = in->pid,
 		.tid = in->tid, .nr = (uint32_t)in->nr,
-		.comm_len = (uint32_t)comm_len, .state = (uint8_t)in->state,
+		.nr_keys = (uint32_t)in->nr_keys,
+		.comm_len = (uint32_t)strlen(in->comm), .state = (uint8_t)in->state,
+		.has_inlined = in->has_inlined, .walked = in->slots != NULL,
 	};
-	rec->has_inlined = frames_to_keys(frames, inlined, in->nr, keys, sym_start);
-	memcpy(sym_start + in->nr, in->comm, comm_len + 1);
+	struct sample_rec *rec = cs_handoff_append(r->handoff, sample_rec_size(&h));
+	char *p;
+
+	if (!rec)
+		return -ENOMEM;
+	*rec = h;
+	p = (char *)(rec + 1);
+	memcpy(p, in->keys, in->nr_keys * sizeof(*in->keys));
+	p += in->nr_keys * sizeof(*in->keys);
+	memcpy(p, in->sym_start, in->nr_keys * sizeof(*in->sym_start));
+	p += in->nr_keys * sizeof(*in->sym_start);
+	if (in->slots) {
+		memcpy(p, in->slots, in->nr * sizeof(*in->slots));
+		p += in->nr * sizeof(*in->slots);
+	}
+	memcpy(p, in->comm, h.comm_len + 1);
 	return cs_handoff_error(r->handoff);
 }
 
@@ -462,26 +524,23 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 	struct sample_in in = {
 		.evsel = evsel, .state = state, .pid = pid, .tid = tid,
 		.comm = comm ? comm : ":unknown",
+		.keys = r->frame_keys, .sym_start = r->frame_sym_start,
 		.nr = nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr, .period = period,
 	};
 
 	if ((size_t)evsel + 1 > THREAD_EVSEL(UINT32_MAX))
 		return -EINVAL;
-	if (handing_off(r))
-		return hand_off(r, &in, frames, inlined);
+	in.nr_keys = in.nr;
 	in.has_inlined = frames_to_keys(frames, inlined, in.nr, r->frame_keys,
 					r->frame_sym_start);
-	in.keys = r->frame_keys;
-	in.sym_start = r->frame_sym_start;
-	return aggregate(r, &in);
+	return handing_off(r) ? hand_off(r, &in) : aggregate(r, &in);
 }
 
-static struct seen_frame *seen_slot(struct cs_report *r, uint64_t space,
-				    const struct cs_frame *f)
+static uint32_t seen_slot(uint64_t space, const struct cs_frame *f)
 {
 	uint64_t h = mix64(f->addr ^ space * 0x9e3779b97f4a7c15ULL ^ f->cpumode);
 
-	return &r->seen[h >> (64 - SEEN_FRAME_BITS)];
+	return (uint32_t)(h >> (64 - SEEN_FRAME_BITS));
 }
 
 int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
@@ -491,53 +550,50 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 			 size_t nr, uint64_t period,
 			 cs_report_resolve_fn resolve, void *ctx)
 {
-	uint32_t thread;
-	int err;
+	struct sample_in in = {
+		.evsel = evsel, .state = state, .pid = pid, .tid = tid,
+		.comm = comm ? comm : ":unknown",
+		.keys = r->frame_keys, .sym_start = r->frame_sym_start,
+		.slots = r->slots,
+		.nr = nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr, .period = period,
+	};
+	bool apart = handing_off(r);
+	struct seen_frame **seen = apart ? &r->seen_read : &r->seen;
 
-	if (nr > CS_FRAMES_MAX)
-		nr = CS_FRAMES_MAX;
-	/* the frame ids seen are the aggregation's: on its own thread, it
-	 * takes the frames resolved */
-	if (handing_off(r)) {
-		for (size_t i = 0; i < nr; i++)
-			resolve(ctx, pid, &frames[i]);
-		return cs_report_add_off_cpu(r, evsel, state, pid, tid, comm,
-					     frames, NULL, nr, period);
-	}
-	err = ev_reserve(r, evsel);
-	if (!err)
-		err = thread_id(r, evsel, state, pid, tid, comm, &thread);
-	if (!err && !r->seen &&
-	    !(r->seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen))))
-		err = -ENOMEM;
+	if ((size_t)evsel + 1 > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
+	/* which frames were seen is known here, their ids where they are
+	 * counted: the two keep a table of slots each, the same slots filled
+	 * in the same order (one table without a thread of aggregation) */
+	if (!*seen && !(*seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(**seen))))
+		return -ENOMEM;
 	/* the slots of a sample's frames asked for at once: their cache
 	 * misses overlap */
-	for (size_t i = 0; !err && i < nr; i++)
+	for (size_t i = 0; i < in.nr; i++)
 		if (space[i])
-			__builtin_prefetch(seen_slot(r, space[i], &frames[i]));
-	for (size_t i = 0; !err && i < nr; i++) {
+			__builtin_prefetch(&(*seen)[seen_slot(space[i], &frames[i])]);
+	for (size_t i = 0; i < in.nr; i++) {
 		struct cs_frame *f = &frames[i];
-		struct seen_frame *sf = space[i] ? seen_slot(r, space[i], f) : NULL;
-		struct cs_agg_key k;
-		uint64_t start;
+		uint32_t slot = space[i] ? seen_slot(space[i], f) : SLOT_NONE;
+		struct seen_frame *sf = slot == SLOT_NONE ? NULL : &(*seen)[slot];
 
 		if (sf && sf->space == space[i] && sf->addr == f->addr &&
 		    sf->cpumode == f->cpumode) {
-			r->ids[i] = sf->id;
-			err = keep_sym_start(r, sf->id, sf->sym_start);
+			r->slots[i] = slot | SLOT_SEEN;
 			continue;
 		}
+		r->slots[i] = slot;
 		resolve(ctx, pid, f);
-		frame_key(f, 0, &k);
-		start = f->loc.sym ? f->loc.sym_start : f->addr;
-		err = cs_agg_frame(r->stacks, &k, NULL, &r->ids[i]);
-		if (!err)
-			err = keep_sym_start(r, r->ids[i], start);
-		if (!err && sf)
-			*sf = (struct seen_frame){ space[i], f->addr, start,
-						   r->ids[i], f->cpumode };
+		frames_to_keys(f, NULL, 1, &r->frame_keys[in.nr_keys],
+			       &r->frame_sym_start[in.nr_keys]);
+		in.nr_keys++;
+		if (sf) {
+			sf->space = space[i];
+			sf->addr = f->addr;
+			sf->cpumode = f->cpumode;
+		}
 	}
-	return err ? err : add_stack(r, evsel, state, thread, nr, period);
+	return apart ? hand_off(r, &in) : aggregate(r, &in);
 }
 
 int cs_report_flush(struct cs_report *r)
