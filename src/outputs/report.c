@@ -1267,6 +1267,7 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
  * ranked once instead - equal keys equal ranks, in cmp_keys()'s order -
  * and entries sort on integers in one small array. */
 struct ranks {
+	const struct cs_report *r;	/* whose frames and threads */
 	uint32_t *comm;			/* per thread id */
 	uint32_t *dso;			/* per frame id */
 	uint32_t *sym;			/* per frame id */
@@ -1532,8 +1533,11 @@ static size_t col_width(const struct view *v, const struct ranks *rk,
 	return 0;
 }
 
-static int ranks_make(const struct cs_report *r, struct ranks *rk)
+/* rk->r's ranks into rk (a cs_job: ctx is rk) */
+static int ranks_make(void *ctx)
 {
+	struct ranks *rk = ctx;
+	const struct cs_report *r = rk->r;
 	int err = rank_comms(r, rk);
 
 	if (!err)
@@ -1712,32 +1716,50 @@ static void key_layout_make(const struct view *v, const struct ranks *rk,
 	kl->words = key_words(kl->total);
 }
 
-/* The entries' sort keys, in *out (the caller frees it). Returns 0 or
- * -ENOMEM. */
-static int sort_keys_make(const struct view *v, const struct ranks *rk,
-			  const struct key_layout *kl, uint64_t **out)
-{
-	size_t w = kl->words;
-	uint32_t key[CS_REPORT__NR_KEYS];
-	uint64_t *keys = calloc((v->nr_e ? v->nr_e : 1) * w, sizeof(*keys));
+/* What making the sort keys and reading the order back share: parts of
+ * cs_jobs_split(), each writing only its own entries' keys or places. */
+struct keys_job {
+	const struct view *v;
+	const struct ranks *rk;
+	const struct key_layout *kl;
+	uint64_t *keys;
+	uint32_t *order;
+};
 
-	*out = keys;
-	if (!keys)
-		return -ENOMEM;
-	for (size_t i = 0; i < v->nr_e; i++) {
+static int keys_part(void *ctx, unsigned int part, size_t begin, size_t end)
+{
+	const struct keys_job *j = ctx;
+	const struct view *v = j->v;
+	const struct key_layout *kl = j->kl;
+	uint32_t key[CS_REPORT__NR_KEYS];
+
+	(void)part;
+	for (size_t i = begin; i < end; i++) {
 		const struct entry *e = &v->e[i];
-		uint64_t *k = keys + i * w;
+		uint64_t *k = j->keys + i * kl->words;
 		unsigned int pos = 0;
 
 		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
 		put_bits(k, &pos, kl->callee ? v->work[i].max_depth :
 			 kl->max_depth - v->work[i].max_depth, kl->depth);
 		put_bits(k, &pos, kl->max_self - e->self_period, kl->self);
-		sort_key_ranks(v, rk, e, key);
-		for (size_t j = 0; j < CS_REPORT__NR_KEYS; j++)
-			put_bits(k, &pos, key[j], kl->ranks[j]);
+		sort_key_ranks(v, j->rk, e, key);
+		for (size_t n = 0; n < CS_REPORT__NR_KEYS; n++)
+			put_bits(k, &pos, key[n], kl->ranks[n]);
 		put_bits(k, &pos, i, kl->id);
 	}
+	return 0;
+}
+
+static int order_part(void *ctx, unsigned int part, size_t begin, size_t end)
+{
+	const struct keys_job *j = ctx;
+	const struct key_layout *kl = j->kl;
+
+	(void)part;
+	for (size_t i = begin; i < end; i++)
+		j->order[i] = (uint32_t)get_bits(j->keys + i * kl->words,
+						 kl->total - kl->id, kl->id);
 	return 0;
 }
 
@@ -1748,25 +1770,31 @@ static int entries_sort(struct view *v, const struct ranks *rk,
 			uint32_t **out)
 {
 	struct key_layout kl;
-	uint64_t *keys = NULL;
-	uint32_t *order = NULL;
-	int err;
+	struct keys_job j = { .v = v, .rk = rk, .kl = &kl };
+	unsigned int jobs = v->r->o.jobs;
+	size_t nr = v->nr_e ? v->nr_e : 1;
+	int err = 0;
 
 	key_layout_make(v, rk, &kl);
-	err = sort_keys_make(v, rk, &kl, &keys);
+	j.keys = calloc(nr * kl.words, sizeof(*j.keys));
+	if (!j.keys)
+		err = -ENOMEM;
+	else
+		cs_jobs_split(v->nr_e, 65536, jobs, keys_part, &j);
 	free(v->work);
 	v->work = NULL;
 	if (!err)
-		err = cs_keysort(keys, v->nr_e, kl.words, v->r->o.jobs);
-	if (!err && !(order = malloc((v->nr_e ? v->nr_e : 1) * sizeof(*order))))
+		err = cs_keysort(j.keys, v->nr_e, kl.words, jobs);
+	if (!err && !(j.order = malloc(nr * sizeof(*j.order))))
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < v->nr_e; i++)
-		order[i] = (uint32_t)get_bits(keys + i * kl.words,
-					      kl.total - kl.id, kl.id);
-	free(keys);
-	*out = err ? NULL : order;
-	if (err)
-		free(order);
+	if (!err)
+		cs_jobs_split(v->nr_e, 65536, jobs, order_part, &j);
+	free(j.keys);
+	if (err) {
+		free(j.order);
+		j.order = NULL;
+	}
+	*out = j.order;
 	return err;
 }
 
@@ -2200,6 +2228,58 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 	return err;
 }
 
+/* The columns' widths over the entries shown: a part of cs_jobs_split()
+ * each, widened from the headers' in width[part]. */
+struct widths {
+	const struct view *v;
+	const struct ranks *rk;
+	const uint32_t *order;
+	size_t nc;
+	bool children, off_cpu;
+	size_t width[CS_JOBS_MAX_PARTS][MAX_COLS];
+};
+
+static int widths_part(void *ctx, unsigned int part, size_t begin, size_t end)
+{
+	struct widths *w = ctx;
+	const struct view *v = w->v;
+	const struct cs_report *r = v->r;
+	size_t *width = w->width[part], nc = w->nc;
+	char text[64];
+
+	for (size_t i = begin; i < end; i++) {
+		const struct entry *e = &v->e[w->order[i]];
+
+		prefetch_entry(v, w->order, i, end);
+		if (i + AHEAD / 2 < end) {
+			uint32_t f = v->e[w->order[i + AHEAD / 2]].frame;
+
+			__builtin_prefetch(&w->rk->sym_len[f]);
+			__builtin_prefetch(&w->rk->dso_len[f]);
+		}
+		if (w->off_cpu) {
+			int n = snprintf(text, sizeof(text), "%.6f",
+					 (w->children ? e->child_period :
+					  e->self_period) / 1e9);
+			if ((size_t)n > width[w->children ? 2 : 1])
+				width[w->children ? 2 : 1] = (size_t)n;
+		}
+		if (r->o.show_nr_samples) {
+			int n = snprintf(text, sizeof(text), "%" PRIu64,
+					 w->children ? e->child_count : e->self_count);
+			if ((size_t)n > width[nc - 1])
+				width[nc - 1] = (size_t)n;
+		}
+		for (size_t k = 0; k < r->o.nr_sort; k++) {
+			size_t n = col_width(v, w->rk, e, r->o.sort[k]);
+
+			if (n > width[nc + k])
+				width[nc + k] = n;
+		}
+	}
+	return 0;
+}
+
 static int write_event(struct cs_report *r, unsigned int evsel,
 		       const char *name, FILE *out)
 {
@@ -2208,10 +2288,14 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	bool off_cpu = r->ev_off_cpu[evsel];
 	uint32_t *order = NULL;
 	struct ranks rk = { 0 };
+	struct cs_job ranks;
 	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
-	char text[1024];
-	int err;
+	int err, rk_err;
 
+	/* the keys' ranks and the entries both only read the tables: with
+	 * jobs to spare, the ranks are worked out beside the entries */
+	rk.r = r;
+	cs_job_start(&ranks, r->o.jobs, ranks_make, &rk);
 	err = cs_agg_new(&v.keys);
 	if (!err)
 		err = cs_agg_new(&v.names);
@@ -2223,11 +2307,12 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	view_parts_free(&v);
 	cs_agg_free(v.keys);
 	v.keys = NULL;
+	rk_err = cs_job_wait(&ranks);
+	if (!err)
+		err = rk_err;
 	if (err)
 		goto out;
-	err = ranks_make(r, &rk);
-	if (!err)
-		err = entries_sort(&v, &rk, &order);
+	err = entries_sort(&v, &rk, &order);
 	if (err)
 		goto out;
 	for (; nr_show < v.nr_e; nr_show++) {
@@ -2269,35 +2354,19 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		width[nc++] = 7;
 	for (size_t k = 0; k < r->o.nr_sort; k++)
 		width[nc + k] = strlen(key_header[r->o.sort[k]]);
-	for (size_t i = 0; i < nr_show; i++) {
-		const struct entry *e = &v.e[order[i]];
+	{
+		struct widths w = { .v = &v, .rk = &rk, .order = order,
+				    .nc = nc, .children = children,
+				    .off_cpu = off_cpu };
+		int parts;
 
-		prefetch_entry(&v, order, i, nr_show);
-		if (i + AHEAD / 2 < nr_show) {
-			uint32_t f = v.e[order[i + AHEAD / 2]].frame;
-
-			__builtin_prefetch(&rk.sym_len[f]);
-			__builtin_prefetch(&rk.dso_len[f]);
-		}
-
-		if (off_cpu) {
-			int n = snprintf(text, sizeof(text), "%.6f",
-					 (children ? e->child_period : e->self_period) / 1e9);
-			if ((size_t)n > width[children ? 2 : 1])
-				width[children ? 2 : 1] = (size_t)n;
-		}
-		if (r->o.show_nr_samples) {
-			int n = snprintf(text, sizeof(text), "%" PRIu64,
-					 children ? e->child_count : e->self_count);
-			if ((size_t)n > width[nc - 1])
-				width[nc - 1] = (size_t)n;
-		}
-		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = col_width(&v, &rk, e, r->o.sort[k]);
-
-			if (n > width[nc + k])
-				width[nc + k] = n;
-		}
+		for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
+			memcpy(w.width[p], width, sizeof(width));
+		parts = cs_jobs_split(nr_show, 65536, r->o.jobs, widths_part, &w);
+		for (int p = 0; p < parts; p++)
+			for (size_t c = 0; c < MAX_COLS; c++)
+				if (w.width[p][c] > width[c])
+					width[c] = w.width[p][c];
 	}
 	fputs("#", out);
 	{

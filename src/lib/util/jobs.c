@@ -36,6 +36,76 @@ int cs_jobs_parse(const char *arg, unsigned int *jobs)
 	return 0;
 }
 
+/* ---- one job beside ----------------------------------------------------- */
+
+static void *job_run(void *arg)
+{
+	struct cs_job *j = arg;
+
+	j->ret = j->fn(j->ctx);
+	return NULL;
+}
+
+void cs_job_start(struct cs_job *j, unsigned int jobs, int (*fn)(void *ctx),
+		  void *ctx)
+{
+	*j = (struct cs_job){ .fn = fn, .ctx = ctx };
+	j->threaded = jobs > 1 && !pthread_create(&j->thread, NULL, job_run, j);
+	if (!j->threaded)
+		j->ret = fn(ctx);
+}
+
+int cs_job_wait(struct cs_job *j)
+{
+	if (j->threaded)
+		pthread_join(j->thread, NULL);
+	j->threaded = false;
+	return j->ret;
+}
+
+/* ---- parts of a range --------------------------------------------------- */
+
+struct part {
+	cs_part_fn fn;
+	void *ctx;
+	unsigned int part;
+	size_t begin, end;
+};
+
+static int part_run(void *arg)
+{
+	const struct part *p = arg;
+
+	return p->fn(p->ctx, p->part, p->begin, p->end);
+}
+
+int cs_jobs_split(size_t nr, size_t min_part, unsigned int jobs,
+		  cs_part_fn fn, void *ctx)
+{
+	struct part parts[CS_JOBS_MAX_PARTS];
+	struct cs_job job[CS_JOBS_MAX_PARTS];
+	size_t n = jobs ? jobs : 1;
+	int err = 0;
+
+	if (n > CS_JOBS_MAX_PARTS)
+		n = CS_JOBS_MAX_PARTS;
+	if (min_part && n > nr / min_part)
+		n = nr / min_part ? nr / min_part : 1;
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (struct part){ fn, ctx, (unsigned int)i, nr * i / n,
+					  nr * (i + 1) / n };
+	for (size_t i = 0; i + 1 < n; i++)
+		cs_job_start(&job[i], (unsigned int)n, part_run, &parts[i]);
+	err = part_run(&parts[n - 1]);
+	for (size_t i = n - 1; i-- > 0;) {
+		int e = cs_job_wait(&job[i]);
+
+		if (e)
+			err = e;
+	}
+	return err ? err : (int)n;
+}
+
 /* ---- ordered chunks ----------------------------------------------------- */
 
 struct chunk_text {
