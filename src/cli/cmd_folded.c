@@ -27,9 +27,11 @@ static const char usage_text[] =
 	"      --annotate        append _[k] to kernel frames\n"
 	"      --period          count the sample period, not samples\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
-	"  -j, --jobs N          threads: with 2 or more a compressed profile is\n"
-	"                        decompressed on a thread of its own, the same\n"
-	"                        output (default: the CPUs available)\n"
+	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
+	"                        on a thread of their own while the next are read,\n"
+	"                        and a compressed profile is decompressed on\n"
+	"                        another; the same output (default: the CPUs\n"
+	"                        available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (--off-cpu counts microseconds; the default\n"
 	"                        folds the on-CPU samples)\n"
@@ -110,6 +112,7 @@ int cmd_folded(int argc, char **argv)
 	rc = 1;
 	o.pids = filt.pids.nr ? &filt.pids : NULL;
 	o.tids = filt.tids.nr ? &filt.tids : NULL;
+	o.jobs = in.jobs ? in.jobs : cs_jobs_default();
 	/* one count per line: on-CPU samples, or off-CPU microseconds */
 	run.view = in.view == CS_VIEW_OFF_CPU ? CS_VIEW_OFF_CPU : CS_VIEW_ON_CPU;
 	if (run.view == CS_VIEW_OFF_CPU) {

@@ -9,6 +9,7 @@
 #include "abi/perf_abi.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/handoff.h"
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)	/* annotated kernel frame */
@@ -22,7 +23,11 @@ struct cs_folded {
 	struct cs_folded_opts o;
 	struct cs_agg *agg;
 	uint32_t *ids;			/* CS_FRAMES_MAX + 1, reused */
+	struct cs_agg_key *keys;	/* the same */
 	uint64_t total;
+	struct cs_handoff *handoff;	/* to the counting thread; agg and
+					 * total are its own until flushed */
+	bool flushed;			/* no hand-off (any more) */
 };
 
 int cs_folded_new(const struct cs_folded_opts *opts, struct cs_folded **out)
@@ -34,7 +39,8 @@ int cs_folded_new(const struct cs_folded_opts *opts, struct cs_folded **out)
 		return -ENOMEM;
 	f->o = *opts;
 	f->ids = malloc((CS_FRAMES_MAX + 1) * sizeof(*f->ids));
-	if (!f->ids || cs_agg_new(&f->agg)) {
+	f->keys = malloc((CS_FRAMES_MAX + 1) * sizeof(*f->keys));
+	if (!f->ids || !f->keys || cs_agg_new(&f->agg)) {
 		cs_folded_free(f);
 		return -ENOMEM;
 	}
@@ -46,8 +52,10 @@ void cs_folded_free(struct cs_folded *f)
 {
 	if (!f)
 		return;
+	cs_folded_flush(f);
 	cs_agg_free(f->agg);
 	free(f->ids);
+	free(f->keys);
 	free(f);
 }
 
@@ -89,50 +97,121 @@ static bool frame_key(const struct cs_folded *f, const struct cs_frame *fr,
 	return true;
 }
 
-static int folded_add(struct cs_folded *f, enum cs_off_cpu_state state,
-		      const struct cs_frame *frames, size_t nr, const char *comm,
-		      uint64_t period)
+/* A sample's frames as keys into keys[] (room for CS_FRAMES_MAX + 1):
+ * filtered, with the off-CPU leaf or the empty marker. Returns how many. */
+static uint32_t folded_keys(const struct cs_folded *f, enum cs_off_cpu_state state,
+			    const struct cs_frame *frames, size_t nr,
+			    struct cs_agg_key *keys)
 {
-	struct cs_agg_key k;
-	uint32_t n = 0, tag = 0;
-	int err;
+	uint32_t n = 0;
 
 	if (nr > CS_FRAMES_MAX)
 		nr = CS_FRAMES_MAX;
-	if (state != CS_OFF_CPU_NONE) {
-		k = (struct cs_agg_key){ .flags = F_OFF_CPU | (uint32_t)state << 8 };
-		err = cs_agg_frame(f->agg, &k, NULL, &f->ids[n++]);
-		if (err)
-			return err;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		if (!frame_key(f, &frames[i], &k))
-			continue;
-		err = cs_agg_frame(f->agg, &k, NULL, &f->ids[n]);
-		if (err)
-			return err;
-		n++;
-	}
-	if (!n) {
-		k = (struct cs_agg_key){ .flags = F_EMPTY };
-		err = cs_agg_frame(f->agg, &k, NULL, &f->ids[n++]);
-		if (err)
-			return err;
-	}
-	if (f->o.comm) {
+	if (state != CS_OFF_CPU_NONE)
+		keys[n++] = (struct cs_agg_key){
+			.flags = F_OFF_CPU | (uint32_t)state << 8 };
+	for (size_t i = 0; i < nr; i++)
+		if (frame_key(f, &frames[i], &keys[n]))
+			n++;
+	if (!n)
+		keys[n++] = (struct cs_agg_key){ .flags = F_EMPTY };
+	return n;
+}
+
+/* Counts a sample (its keys, its comm) in the table: on the counting
+ * thread, if there is one. */
+static int folded_count(struct cs_folded *f, const struct cs_agg_key *keys,
+			uint32_t n, const char *comm, uint64_t period)
+{
+	uint32_t tag = 0;
+	int err = cs_agg_frames(f->agg, keys, n, f->ids);
+
+	if (!err && f->o.comm) {
 		/* the command name may change under us: the table keeps a copy */
-		k = (struct cs_agg_key){ .sym = comm ? comm : "[unknown]",
-					 .flags = F_COMM };
+		struct cs_agg_key k = { .sym = comm, .flags = F_COMM };
+
 		err = cs_agg_frame_copy(f->agg, &k, &tag);
-		if (err)
-			return err;
 	}
+	if (err)
+		return err;
 	if (f->o.use_period)
 		err = cs_agg_add(f->agg, tag, f->ids, n, 0, period, NULL);
 	else
 		err = cs_agg_add(f->agg, tag, f->ids, n, 1, 0, NULL);
 	if (!err)
 		f->total += f->o.use_period ? period : 1;
+	return err;
+}
+
+/* A sample in a batch of the hand-off: this header, its keys, then its
+ * comm and a NUL, in room for `room` keys (the frames before filtering). */
+struct sample_rec {
+	uint64_t period;
+	uint32_t nr, room, comm_len;
+};
+
+static size_t sample_rec_size(size_t nr, size_t comm_len)
+{
+	return sizeof(struct sample_rec) + nr * sizeof(struct cs_agg_key) +
+	       comm_len + 1;
+}
+
+/* The counting thread: the samples of a batch, in order. */
+static int count_batch(void *ctx, const void *buf, size_t len)
+{
+	struct cs_folded *f = ctx;
+	const char *p = buf, *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const struct sample_rec *rec = (const void *)p;
+		const struct cs_agg_key *keys = (const void *)(rec + 1);
+
+		err = folded_count(f, keys, rec->nr, (const char *)(keys + rec->nr),
+				   rec->period);
+		p += (sample_rec_size(rec->room, rec->comm_len) + 7) & ~(size_t)7;
+	}
+	return err;
+}
+
+static int folded_add(struct cs_folded *f, enum cs_off_cpu_state state,
+		      const struct cs_frame *frames, size_t nr, const char *comm,
+		      uint64_t period)
+{
+	size_t comm_len, room = (nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr) + 1;
+	struct sample_rec *rec;
+	uint32_t n;
+
+	if (!comm)
+		comm = "[unknown]";
+	/* with jobs to spare, the table is filled on a thread of its own
+	 * while this one reads and resolves the next samples */
+	if (f->o.jobs > 1 && !f->handoff && !f->flushed)
+		f->flushed = cs_handoff_new(count_batch, f, &f->handoff) != 0;
+	if (!f->handoff) {
+		n = folded_keys(f, state, frames, nr, f->keys);
+		return folded_count(f, f->keys, n, comm, period);
+	}
+	/* the keys are made in the batch: room for every frame and one */
+	comm_len = f->o.comm ? strlen(comm) : 0;
+	rec = cs_handoff_append(f->handoff, sample_rec_size(room, comm_len));
+	if (!rec)
+		return -ENOMEM;
+	n = folded_keys(f, state, frames, nr, (struct cs_agg_key *)(rec + 1));
+	*rec = (struct sample_rec){ .period = period, .nr = n,
+				    .room = (uint32_t)room,
+				    .comm_len = (uint32_t)comm_len };
+	memcpy((struct cs_agg_key *)(rec + 1) + n, f->o.comm ? comm : "",
+	       comm_len + 1);
+	return cs_handoff_error(f->handoff);
+}
+
+int cs_folded_flush(struct cs_folded *f)
+{
+	int err = cs_handoff_finish(f->handoff);
+
+	f->handoff = NULL;
+	f->flushed = true;
 	return err;
 }
 
@@ -282,12 +361,15 @@ static int cmp_line(const void *a, const void *b, void *ctx)
 
 int cs_folded_write(struct cs_folded *f, FILE *out)
 {
+	int err = cs_folded_flush(f);
 	size_t nr = cs_agg_nr_stacks(f->agg), w = 0;
 	struct line *lines = calloc(nr ? nr : 1, sizeof(*lines));
 	uint32_t *frames = malloc((cs_agg_max_depth(f->agg) + 1) * sizeof(*frames));
 	struct buf b = { 0 };
 	struct cs_agg_stack st;
-	int err = lines && frames ? 0 : -ENOMEM;
+
+	if (!err && (!lines || !frames))
+		err = -ENOMEM;
 
 	for (size_t i = 0; !err && i < nr; i++) {
 		cs_agg_stack(f->agg, (uint32_t)i, frames, &st);

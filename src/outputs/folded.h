@@ -45,6 +45,8 @@ struct cs_folded_opts {
 					 * 0 means 1 */
 	const struct cs_id_list *pids;	/* only these processes (NULL: all) */
 	const struct cs_id_list *tids;	/* only these threads (NULL: all) */
+	unsigned int jobs;		/* 2 or more: samples are counted on a
+					 * thread of their own. Same output. */
 };
 
 /* Returns 0 and a new aggregator in *out (the caller frees it), or
@@ -69,11 +71,18 @@ bool cs_folded_wants(const struct cs_folded *f, uint32_t pid, uint32_t tid);
 /* Whether samples need their command name (the --comm root frame). */
 bool cs_folded_wants_comm(const struct cs_folded *f);
 
+/* With jobs > 1, the samples added are counted on a thread of their own
+ * while the caller reads the next ones (the frames' keys are made here):
+ * waits until every one is counted and ends that thread; later samples
+ * are counted at once. Returns 0 or the first error of counting
+ * (-ENOMEM). cs_folded_write() flushes first. */
+int cs_folded_flush(struct cs_folded *f);
+
 /* Writes every stack, sorted. Returns 0, -ENOMEM or -EIO. */
 int cs_folded_write(struct cs_folded *f, FILE *out);
 
-/* Samples (or periods, with use_period) added; equals the sum of the
- * counts written. */
+/* Samples (or periods, with use_period) added and counted (after a
+ * flush); equals the sum of the counts written. */
 uint64_t cs_folded_total(const struct cs_folded *f);
 
 /* cs_output_ops whose ctx is a struct cs_folded_run; `end` writes. */

@@ -20,6 +20,9 @@ variants=("" "--no-children" "-g caller,0.01" "-g callee,0" "-g none"
 # a second thread: every way a frame line is made or cut short
 script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
 		 "-F +pid,-symoff")
+# report and folded count the samples on a second thread: every way a
+# sample's keys are made (frames left out, the comm, off-CPU time)
+folded_variants=("" "--comm" "--no-kernel --annotate" "--no-user --period")
 
 cmds=()
 for c in report script folded flame pprof; do
@@ -35,9 +38,11 @@ for c in "${cmds[@]}"; do
 	bad=0 runs=0
 	vs=("${variants[@]}")
 	[ "$c" = script ] && vs=("${script_variants[@]}")
+	[ "$c" = folded ] && vs=("${folded_variants[@]}")
 	for p in "${profiles[@]}"; do
 		for v in "${vs[@]}"; do
-			[ "$c" = report ] || [ "$c" = script ] || [ -z "$v" ] || continue
+			[ "$c" = report ] || [ "$c" = script ] || [ "$c" = folded ] ||
+				[ -z "$v" ] || continue
 			# shellcheck disable=SC2086
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				$v >"$T/one" 2>"$T/one.err" || { bad=1; echo "# -j 1 $v on $p failed"; }

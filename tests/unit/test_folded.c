@@ -192,6 +192,53 @@ static void filters_select_pids_and_tids(void **state)
 	cs_folded_free(f);
 }
 
+/* With jobs, samples are counted on a thread of their own: the same
+ * lines, a comm the caller reuses taken as it was when added, frames
+ * filtered out in the batch, a stack of CS_FRAMES_MAX frames whole. */
+static char *threaded_folded(unsigned int jobs)
+{
+	static const char *const syms[] = { "a", "b", "c", "d", "e", "f", "g" };
+	struct cs_folded *f = folded((struct cs_folded_opts){
+		.jobs = jobs, .comm = true, .no_kernel = true, .use_period = true });
+	struct cs_frame *deep = malloc(CS_FRAMES_MAX * sizeof(*deep));
+	char comm[16], *t;
+
+	assert_non_null(deep);
+	for (size_t i = 0; i < CS_FRAMES_MAX; i++)
+		deep[i] = uf(syms[i % 7], "/bin/w");
+	for (unsigned int i = 0; i < 30000; i++) {
+		struct cs_frame fr[3] = { kf(syms[i % 6]), uf(syms[i % 5], "/bin/w"),
+					  uf("main", "/bin/w") };
+
+		snprintf(comm, sizeof(comm), "w%u", i % 3);
+		if (i % 7 == 0)
+			assert_int_equal(cs_folded_add_off_cpu(f, fr, 1, comm, 3,
+							       CS_OFF_CPU_SLEEPING), 0);
+		else
+			assert_int_equal(cs_folded_add(f, fr, 3, i % 5 ? comm : NULL,
+						       1 + i % 9), 0);
+		if (i % 10000 == 0)
+			assert_int_equal(cs_folded_add(f, deep, CS_FRAMES_MAX, comm, 5), 0);
+	}
+	assert_int_equal(cs_folded_flush(f), 0);
+	assert_true(cs_folded_total(f) > 30000);
+	t = written(f);
+	free(deep);
+	cs_folded_free(f);
+	return t;
+}
+
+static void a_counting_thread_writes_the_same_lines(void **state)
+{
+	char *one = threaded_folded(1), *two = threaded_folded(2);
+
+	(void)state;
+	assert_true(strlen(one) > 1000);
+	assert_string_equal(one, two);
+	free(one);
+	free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +250,7 @@ int main(void)
 		cmocka_unit_test(comm_is_the_root_frame_and_annotate_marks_kernel),
 		cmocka_unit_test(period_counts_sum_the_periods),
 		cmocka_unit_test(filters_select_pids_and_tids),
+		cmocka_unit_test(a_counting_thread_writes_the_same_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
