@@ -169,7 +169,8 @@ static int count_batch(void *ctx, const void *buf, size_t len)
 
 		err = folded_count(f, keys, rec->nr, (const char *)(keys + rec->nr),
 				   rec->period);
-		p += (sample_rec_size(rec->room, rec->comm_len) + 7) & ~(size_t)7;
+		p += cs_handoff_record_size(sample_rec_size(rec->room,
+							    rec->comm_len));
 	}
 	return err;
 }

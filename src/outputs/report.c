@@ -462,7 +462,7 @@ static int aggregate_batch(void *ctx, const void *buf, size_t len)
 		};
 
 		err = aggregate(r, &in);
-		p += (sample_rec_size(rec) + 7) & ~(size_t)7;
+		p += cs_handoff_record_size(sample_rec_size(rec));
 	}
 	return err;
 }

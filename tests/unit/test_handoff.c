@@ -43,7 +43,7 @@ static int consume(void *ctx, const void *buf, size_t len)
 		for (uint32_t j = 8; j < n; j++)
 			if (p[j] != (unsigned char)(i + j))
 				g->bad++;
-		p += (n + 7) & ~7u;
+		p += cs_handoff_record_size(n);
 	}
 	return 0;
 }

@@ -97,7 +97,7 @@ void *cs_handoff_append(struct cs_handoff *h, size_t size)
 	struct batch *b = h->filling;
 	void *p;
 
-	size = (size + 7) & ~(size_t)7;
+	size = cs_handoff_record_size(size);
 	if (size > b->cap - b->len) {
 		if (b->len) {
 			cs_queue_push(h->todo, b);

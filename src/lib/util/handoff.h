@@ -20,6 +20,13 @@
 
 struct cs_handoff;			/* opaque */
 
+/* The bytes a record of size bytes takes in a batch: where the next
+ * record starts, for the consumer's walk. */
+static inline size_t cs_handoff_record_size(size_t size)
+{
+	return (size + 7) & ~(size_t)7;
+}
+
 /* Called on the consumer thread for each batch, in the order they were
  * filled: buf[0, len) holds whole records, as appended. Returns 0 or a
  * negative errno, after which the remaining batches are dropped. */
