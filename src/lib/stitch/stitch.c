@@ -582,7 +582,8 @@ static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 
 /* Files a deferred sample of t behind the others that wait for cookie;
  * those that wait for another one cannot get their record any more. */
-static int wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
+static inline __attribute__((always_inline)) int
+wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		uint64_t time, const void *bytes, size_t size, uint64_t offset,
 		bool stable)
 {
