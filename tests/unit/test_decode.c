@@ -745,6 +745,46 @@ static void bytes_past_a_samples_fields_are_ebadmsg(void **state)
 			       "than its fields"));
 }
 
+/* The stitcher decodes one event of its own again and again: a usual
+ * sample decoded into it after another record keeps nothing of that one,
+ * and is the event a fresh decode gives, byte for byte. */
+static void decoded_again_is_decoded_afresh(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event again, fresh;
+	struct rb b;
+	size_t size;
+
+	memset(&again, 0, sizeof(again));
+	rb_start(&b, CS_RECORD_MMAP, CS_MISC_USER);
+	pair(&b, 40, 41);
+	put(&b, 0x400000); put(&b, 0x1000); put(&b, 0x2000);
+	put(&b, 0x0000006e69622fULL);		/* "/bin" */
+	pair(&b, 40, 41); put(&b, 77); put(&b, 7); pair(&b, 3, 0); put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode_again(f->l, b.w, size, 0, "t", &again, &f->eb), 0);
+	assert_string_equal(again.mmap.filename, "/bin");
+	for (int nr = 4; nr >= 2; nr -= 2) {
+		rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_KERNEL);
+		put(&b, 7);			/* IDENTIFIER */
+		put(&b, 0xffffffff81000000ULL);	/* IP */
+		pair(&b, 40, 41);
+		put(&b, 9999 + (uint64_t)nr);	/* TIME */
+		put(&b, 7);			/* ID */
+		pair(&b, 3, 0);
+		put(&b, 4000);			/* PERIOD */
+		put(&b, (uint64_t)nr);		/* CALLCHAIN */
+		for (int i = 0; i < nr; i++)
+			put(&b, 0xffffffff81000100ULL + (uint64_t)i);
+		size = rb_end(&b);
+		memset(&fresh, 0xa5, sizeof(fresh));
+		assert_int_equal(cs_decode(f->l, b.w, size, 0x100, "t", &fresh, &f->eb), 0);
+		assert_int_equal(cs_decode_again(f->l, b.w, size, 0x100, "t", &again,
+						 &f->eb), 0);
+		assert_memory_equal(&again, &fresh, sizeof(fresh));
+	}
+}
+
 static int setup_ids_and_chain(void **state)
 {
 	return one_event(state, (WIDE & ~CS_SAMPLE_STREAM_ID) | CS_SAMPLE_CALLCHAIN, 0);
@@ -777,6 +817,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bytes_past_a_samples_fields_are_ebadmsg,
 						setup_ids_and_chain, teardown),
 		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(decoded_again_is_decoded_afresh,
+						setup_ids_and_chain, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

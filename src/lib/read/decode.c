@@ -702,7 +702,8 @@ layout_of_event(const struct cs_evsel *evsel)
  */
 static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 			       size_t size, uint64_t offset,
-			       struct cs_event *ev, struct cs_wait_key *k)
+			       struct cs_event *ev, struct cs_wait_key *k,
+			       bool again)
 {
 	const uint8_t *b = rec, *chain;
 	const struct cs_evsel_layout *lay;
@@ -737,7 +738,11 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 			  cs_ld64(b + 8 + 8 * lay->sample_time_pos);
 		return 1;
 	}
-	zero(ev, sizeof(*ev));
+	/* a sample of one layout sets the same fields whichever way it was
+	 * decoded: after one, the others are still zero */
+	if (!again || ev->type != CS_RECORD_SAMPLE || !ev->evsel ||
+	    cs_evsel_layout(ev->evsel)->sample_type != lay->sample_type)
+		zero(ev, sizeof(*ev));
 	c.p = b + 8;
 	fixed_fields(lay->sample_type, &c, &ev->sample, &ev->id);
 	ev->sample.misc = cs_ld16(b + 4);
@@ -759,7 +764,16 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 {
 	/* most records are the usual sample; anything else, and any doubt,
 	 * the long way */
-	if (!quick_sample(l, rec, size, offset, ev, NULL))
+	if (!quick_sample(l, rec, size, offset, ev, NULL, false))
+		return 0;
+	return decode_record(l, rec, size, offset, path, ev, eb);
+}
+
+int cs_decode_again(const struct cs_evlist *l, const void *rec, size_t size,
+		    uint64_t offset, const char *path, struct cs_event *ev,
+		    struct cs_errbuf *eb)
+{
+	if (!quick_sample(l, rec, size, offset, ev, NULL, true))
 		return 0;
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }
@@ -768,7 +782,7 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 		      uint64_t offset, const char *path, struct cs_event *ev,
 		      struct cs_wait_key *k, struct cs_errbuf *eb)
 {
-	int ret = quick_sample(l, rec, size, offset, ev, k);
+	int ret = quick_sample(l, rec, size, offset, ev, k, false);
 
 	if (ret >= 0)
 		return ret;

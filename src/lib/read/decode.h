@@ -30,6 +30,14 @@ struct cs_wait_key {
 	uint64_t cookie;
 };
 
+/* cs_decode() into an event that holds zeroes or what an earlier call
+ * decoded into it (a buffer of the caller's that nothing else writes):
+ * a usual sample of the layout the event holds then sets its fields
+ * without zeroing the rest first, which is zero already. */
+int cs_decode_again(const struct cs_evlist *l, const void *rec, size_t size,
+		    uint64_t offset, const char *path, struct cs_event *ev,
+		    struct cs_errbuf *eb);
+
 /* cs_decode(), except for a usual sample (the fixed fields, then a
  * callchain that fills the record) whose callchain ends [USER_DEFERRED,
  * cookie]: that one is left undecoded and *k set to its tid, time and

@@ -452,13 +452,15 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 	return to_output(s, ev);
 }
 
-/* The stitcher's hook: a waiting sample's record decoded again. */
+/* The stitcher's hook: a waiting sample's record decoded when it goes
+ * out, into the stitcher's own event, which only this writes. */
 static int decode_again(void *ctx, const void *bytes, size_t size,
 			uint64_t offset, struct cs_event *ev)
 {
 	struct cs_session *s = ctx;
 
-	return cs_decode(s->evlist, bytes, size, offset, s->path, ev, &s->eb);
+	return cs_decode_again(s->evlist, bytes, size, offset, s->path, ev,
+			       &s->eb);
 }
 
 static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,

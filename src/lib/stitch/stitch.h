@@ -23,10 +23,11 @@ struct cs_stitch;			/* opaque */
 
 typedef int (*cs_stitched_fn)(void *ctx, const struct cs_stitched *s);
 
-/* Decodes a waiting sample's record (bytes, size, at offset) again into
- * *ev when it goes out, as it was decoded when it came in: the stitcher
- * keeps where a record is, not its decoded event. Returns 0 or a negative
- * errno, which the stitcher passes on. */
+/* Decodes a waiting sample's record (bytes, size, at offset) into *ev
+ * when it goes out: the stitcher keeps where a record is, not its decoded
+ * event. *ev is the stitcher's own, zeroed at first and written by this
+ * hook alone (cs_decode_again() may take it as it is). Returns 0 or a
+ * negative errno, which the stitcher passes on. */
 typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
 				   uint64_t offset, struct cs_event *ev);
 
