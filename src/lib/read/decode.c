@@ -708,7 +708,7 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 	const uint8_t *b = rec, *chain;
 	const struct cs_evsel_layout *lay;
 	const struct cs_evsel *evsel;
-	struct cur c;
+	struct cur c = { b + 8, b + size, NULL };
 	size_t left;
 	uint64_t nr;
 
@@ -743,7 +743,6 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 	if (!again || ev->type != CS_RECORD_SAMPLE || !ev->evsel ||
 	    cs_evsel_layout(ev->evsel)->sample_type != lay->sample_type)
 		zero(ev, sizeof(*ev));
-	c.p = b + 8;
 	fixed_fields(lay->sample_type, &c, &ev->sample, &ev->id);
 	ev->sample.misc = cs_ld16(b + 4);
 	ev->sample.callchain_nr = nr;

@@ -397,15 +397,7 @@ uint64_t cs_evlist_record_time(const struct cs_evlist *l, const void *rec,
 			return CS_NO_TIME;
 		lay = cs_evsel_layout(e);
 	}
-	if (cs_ld32(rec) == CS_RECORD_SAMPLE) {
-		if (lay->sample_time_pos < 0 ||
-		    (size_t)(lay->sample_time_pos + 2) * 8 > size)
-			return CS_NO_TIME;
-		return cs_ld64((const char *)rec + 8 + lay->sample_time_pos * 8);
-	}
-	if (!lay->trailer_time_back || size < 8 + lay->trailer_size)
-		return CS_NO_TIME;
-	return cs_ld64((const char *)rec + size - lay->trailer_time_back);
+	return cs_layout_record_time(lay, rec, size, cs_ld32(rec));
 }
 
 void cs_evlist_free(struct cs_evlist *l)

@@ -119,16 +119,11 @@ cs_evlist_sample_event_inline(const struct cs_evlist *l, const void *rec,
 	return cs_evlist_find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
 }
 
-/* cs_evlist_record_time() of a kernel record (type < HEADER_ATTR, size
- * >= 8), inline for the usual file whose events share one layout. */
-static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
-						    const void *rec, size_t size,
-						    uint32_t type)
+/* A record's time where lay puts it (size >= 8), or CS_NO_TIME. */
+static inline uint64_t cs_layout_record_time(const struct cs_evsel_layout *lay,
+					     const void *rec, size_t size,
+					     uint32_t type)
 {
-	const struct cs_evsel_layout *lay = l->same;
-
-	if (!lay)
-		return cs_evlist_record_time(l, rec, size);
 	if (type == CS_RECORD_SAMPLE) {
 		if (lay->sample_time_pos < 0 ||
 		    (size_t)(lay->sample_time_pos + 2) * 8 > size)
@@ -138,6 +133,17 @@ static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
 	if (!lay->trailer_time_back || size < 8 + lay->trailer_size)
 		return CS_NO_TIME;
 	return cs_ld64((const char *)rec + size - lay->trailer_time_back);
+}
+
+/* cs_evlist_record_time() of a kernel record (type < HEADER_ATTR, size
+ * >= 8), inline for the usual file whose events share one layout. */
+static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
+						    const void *rec, size_t size,
+						    uint32_t type)
+{
+	if (!l->same)
+		return cs_evlist_record_time(l, rec, size);
+	return cs_layout_record_time(l->same, rec, size, type);
 }
 
 /* The layout of an evsel that came from a cs_evlist. */

@@ -347,7 +347,8 @@ static inline void pend_done(struct cs_stitch *st, const struct pend *p)
 		slot_put(st, copy_of(p));
 }
 
-/* Makes room for one more waiting sample of t. Returns 0 or -ENOMEM. */
+/* Makes room for one more waiting sample of t: a new thread takes the
+ * array an exited one left, if any. Returns 0 or -ENOMEM. */
 static __attribute__((noinline)) int wait_grow(struct cs_stitch *st,
 					       struct thr *t)
 {
@@ -361,7 +362,6 @@ static __attribute__((noinline)) int wait_grow(struct cs_stitch *st,
 		st->spare_cap = 0;
 		return 0;
 	}
-
 	if (cap < t->wait_cap)
 		return -ENOMEM;
 	n = realloc(t->wait, cap * sizeof(*n));
@@ -496,7 +496,8 @@ static int release(struct cs_stitch *st, struct thr *t,
 	}
 	/* Samples wait long enough to leave the cache: ask for the records
 	 * a few samples ahead while this one goes out. */
-	for (uint32_t k = t->wait_first; k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
+	for (uint32_t k = t->wait_first;
+	     k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
 		prefetch_record(&t->wait[k]);
 	while (!err && waiting(t)) {
 		const struct pend *p = &t->wait[t->wait_first++];
