@@ -138,10 +138,12 @@ int cmd_folded(int argc, char **argv)
 			 "--off-cpu folds their time");
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
+	/* before the session: the table's keys point at its names, and a
+	 * run stopped by an error may have samples still being counted */
+	cs_folded_free(run.folded);
 	if (s)
 		cs_session_free(s);
 	cs_folded_run_release(&run);
-	cs_folded_free(run.folded);
 	cli_filter_free(&filt);
 	return rc;
 }

@@ -194,9 +194,11 @@ int cmd_report(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_report_ops, &run);
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
+	/* before the session: the report's keys point at its names, and a
+	 * run stopped by an error may have samples still being counted */
+	cs_report_free(run.report);
 	cs_session_free(s);
 	cs_report_run_release(&run);
-	cs_report_free(run.report);
 	cli_filter_free(&filt);
 	return rc;
 }
