@@ -134,6 +134,28 @@ script_diff() {
 	END { while ((getline o < ours) > 0) d++; print n + 0, d + 0 }' "$1"
 }
 
+# An entry line of a report after its numbers ("COMM  DSO  [L] SYM") split
+# into e["comm"], e["dso"], e["lvl"], e["sym"]; 0 when it is not one. A
+# command's name may hold double spaces, so the dso is the last column.
+# perf's "[JIT] tid N" reads as our perf-N.map (docs/outputs.md).
+entry_awk='
+	function entry(rest, perf, e,    n, parts, i) {
+		if (!match(rest, / \[[.kgGuH]\] /))
+			return 0
+		e["lvl"] = substr(rest, RSTART + 1, 3)
+		e["sym"] = substr(rest, RSTART + 5)
+		rest = substr(rest, 1, RSTART - 1)
+		sub(/ +$/, "", rest)
+		n = split(rest, parts, /  +/)
+		e["dso"] = parts[n]
+		e["comm"] = parts[1]
+		for (i = 2; i < n; i++)
+			e["comm"] = e["comm"] "  " parts[i]
+		if (perf && e["dso"] ~ /^\[JIT\] tid [0-9]+$/)
+			e["dso"] = "perf-" substr(e["dso"], 11) ".map"
+		return 1
+	}'
+
 # Entry lines of perf's and our report compared as multisets, after the
 # differences docs/outputs.md lists as perf 6.1's are normalised: an
 # address in no map is [k] in perf (its level is not compared), a JIT map
@@ -145,30 +167,18 @@ script_diff() {
 # a zero-size _init - and the rest, unexplained. Prints "PERF_LINES SAME
 # ADDR_PERF ADDR_OURS PLT_PERF PLT_OURS UNEXPLAINED_PERF UNEXPLAINED_OURS".
 report_diff() {
-	awk '
-	function canon(line, perf,    m, rest, n, parts, i, comm, dso, lvl, sym) {
+	awk "$entry_awk"'
+	function canon(line, perf,    m, e) {
 		if (!match(line, /^ +[0-9.]+% +[0-9.]+%  /))
 			return ""
 		split(substr(line, 1, RLENGTH), m, " ")
-		rest = substr(line, RLENGTH + 1)
-		if (!match(rest, / \[[.kgGuH]\] /))
+		if (!entry(substr(line, RLENGTH + 1), perf, e))
 			return ""
-		lvl = substr(rest, RSTART + 1, 3)
-		sym = substr(rest, RSTART + 5)
-		rest = substr(rest, 1, RSTART - 1)
-		sub(/ +$/, "", rest)
-		n = split(rest, parts, /  +/)
-		dso = parts[n]
-		comm = parts[1]
-		for (i = 2; i < n; i++)
-			comm = comm "  " parts[i]
-		if (dso == "[unknown]")
-			lvl = "[?]"
-		if (perf && dso ~ /^\[JIT\] tid [0-9]+$/)
-			dso = "perf-" substr(dso, 11) ".map"
-		if (sym ~ /@plt$/)
-			sym = "@plt"
-		return m[1] "|" m[2] "|" comm "|" dso "|" lvl "|" sym
+		if (e["dso"] == "[unknown]")
+			e["lvl"] = "[?]"
+		if (e["sym"] ~ /@plt$/)
+			e["sym"] = "@plt"
+		return m[1] "|" m[2] "|" e["comm"] "|" e["dso"] "|" e["lvl"] "|" e["sym"]
 	}
 	function kind(c,    f) {
 		split(c, f, "|")
@@ -236,26 +246,15 @@ fi
 # (perf files a sample under its file-offset name, we under the address).
 # Prints "PAIRS DIFFERENT".
 unnamed_diff() {
-	awk '
-	function add(line, perf,    f, rest, n, parts, i, comm, dso, sym) {
+	awk "$entry_awk"'
+	function add(line, perf,    f, e) {
 		if (!match(line, /^ +[0-9.]+% +[0-9]+  /))
 			return
 		split(substr(line, 1, RLENGTH), f, " ")
-		rest = substr(line, RLENGTH + 1)
-		if (!match(rest, / \[[.kgGuH]\] /))
+		if (!entry(substr(line, RLENGTH + 1), perf, e))
 			return
-		sym = substr(rest, RSTART + 5)
-		rest = substr(rest, 1, RSTART - 1)
-		sub(/ +$/, "", rest)
-		n = split(rest, parts, /  +/)
-		dso = parts[n]
-		comm = parts[1]
-		for (i = 2; i < n; i++)
-			comm = comm "  " parts[i]
-		if (perf && dso ~ /^\[JIT\] tid [0-9]+$/)
-			dso = "perf-" substr(dso, 11) ".map"
-		if (sym ~ /^0x[0-9a-f]+$/ && dso != "[unknown]")
-			total[comm "|" dso] += perf ? f[2] : -f[2]
+		if (e["sym"] ~ /^0x[0-9a-f]+$/ && e["dso"] != "[unknown]")
+			total[e["comm"] "|" e["dso"]] += perf ? f[2] : -f[2]
 	}
 	FNR == NR { add($0, 1); next }
 	{ add($0, 0) }
