@@ -15,46 +15,7 @@
 #include "lib/util/hash.h"
 #include "lib/util/jobs.h"
 #include "lib/util/keysort.h"
-
-/* frame key flags */
-#define F_KERNEL	(1u << 0)
-#define F_COOKIE	(1u << 1)
-#define F_MISSING	(1u << 2)	/* reason in bits 8.. */
-#define F_INLINED	(1u << 3)	/* a function inlined at the address */
-#define F_INLINED_SAME	(1u << 4)	/* ... named as the function it is in */
-
-/* a thread key's flags: the event, and why an off-CPU sample waited */
-#define THREAD_FLAGS(evsel, state)	((evsel) | (uint32_t)(state) << 24)
-#define THREAD_EVSEL(flags)		((flags) & 0xffffffu)
-#define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
-
-struct cs_report {
-	struct cs_report_opts o;
-	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
-	struct cs_agg *threads;		/* key: comm, addr = pid << 32 | tid,
-					 * flags = event */
-	uint64_t pidtid_shown;		/* the bits of addr the sort keys show */
-	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
-	struct cs_agg_key *frame_keys;	/* the same */
-	uint64_t *frame_sym_start;	/* the same */
-	struct cs_handoff *handoff;	/* to the aggregation's thread; the
-					 * tables are its own until flushed */
-	bool flushed;			/* no hand-off (any more) */
-	uint64_t *sym_start;		/* per frame id: all of its location
-					 * that the graphs' order needs (the
-					 * address without a symbol) */
-	size_t cap_sym_start;
-	uint64_t *ev_samples, *ev_period;	/* per event */
-	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
-	size_t nr_ev;
-	bool has_inlined;		/* a frame is an inlined function */
-	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
-	struct seen_frame *seen_read;	/* the same on the reading thread,
-					 * when the aggregation has its own:
-					 * space, addr and cpumode only */
-	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
-	struct seen_thread *seen_threads;
-};
+#include "outputs/report_int.h"
 
 /* A frame of cs_report_add_walked() by its address: most of a profile's
  * frames are addresses seen before in the same address space, whose
@@ -615,102 +576,6 @@ uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel)
 	return evsel < r->nr_ev ? r->ev_period[evsel] : 0;
 }
 
-/* ---- entries ------------------------------------------------------------ */
-
-/* A profile of distinct stacks has millions of entries: 40 bytes each,
- * all that writing them needs; what only counting them and their sort
- * need is in struct entry_work, freed before the sort. */
-struct entry {
-	uint32_t thread;		/* a thread and frame that show the keys */
-	uint32_t frame;
-	uint64_t self_count, self_period;
-	uint64_t child_count, child_period;
-};
-
-struct entry_work {
-	uint32_t stamp;			/* last stack counted in child_* */
-	uint32_t occ_nr;		/* occurrences counted, then filed */
-	uint16_t max_depth;		/* longest chain its graph shows: a
-					 * stack has at most CS_FRAMES_MAX */
-};
-_Static_assert(CS_FRAMES_MAX <= UINT16_MAX, "an entry's max_depth is 16 bits");
-
-struct occurrence {
-	uint32_t stack;
-	uint32_t pos;			/* index of the entry's frame */
-	bool self;			/* the entry is the stack's innermost */
-};
-
-/* Everything worked out for one event at write time. */
-struct view {
-	struct cs_report *r;
-	unsigned int evsel;
-	/*
-	 * An entry's key is split in what its thread decides (comm, pid,
-	 * tid) and what its frame does (dso, sym): each part is worked out
-	 * once per thread or frame, and an entry is found by the pair in one
-	 * probe of a table of u64s.
-	 */
-	bool by_sym;			/* sorts by symbol: a frame is its
-					 * own part */
-	struct cs_agg *keys;		/* thread parts -> ids */
-	struct cs_agg *names;		/* comm and dso strings -> ids */
-	uint32_t *thread_part;		/* per thread id; UINT32_MAX: not yet */
-	uint32_t *frame_part;		/* per frame id (dso only); ditto */
-	uint32_t *map;			/* entries by entry_key(): slots of
-					 * cs_slot_make(), lib/util/hash.h */
-	size_t map_cap;
-	uint32_t map_hash_bits;
-	struct entry *e;
-	struct entry_work *work;	/* per entry, until the sort */
-	size_t nr_e, cap_e;
-	struct occurrence *occ;		/* of the entries that draw a graph */
-	size_t nr_occ;
-	uint32_t *occ_off;		/* entry i's in occ[occ_off[i],
-					 * occ_off[i + 1]); NULL: none */
-	uint64_t total_period, total_count;
-};
-
-static const char *thread_comm(const struct cs_report *r, uint32_t t)
-{
-	return cs_agg_frame_key(r->threads, t)->sym;
-}
-
-static uint64_t thread_pidtid(const struct cs_report *r, uint32_t t)
-{
-	return cs_agg_frame_key(r->threads, t)->addr;
-}
-
-static enum cs_off_cpu_state thread_state(const struct cs_report *r, uint32_t t)
-{
-	return THREAD_STATE(cs_agg_frame_key(r->threads, t)->flags);
-}
-
-static const char *state_text(enum cs_off_cpu_state s)
-{
-	return s == CS_OFF_CPU_NONE ? "on-CPU" : cs_off_cpu_state_name(s);
-}
-
-/* The state column's order: its text's */
-static uint32_t state_rank(enum cs_off_cpu_state s)
-{
-	uint32_t rank = 0;
-
-	for (int o = 0; o < CS_OFF_CPU__COUNT; o++)
-		rank += strcmp(state_text((enum cs_off_cpu_state)o), state_text(s)) < 0;
-	return rank;
-}
-
-static const char *dso_short(const char *dso)
-{
-	const char *s;
-
-	if (!dso)
-		return "[unknown]";
-	s = strrchr(dso, '/');
-	return s && s[1] ? s + 1 : dso;
-}
-
 static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
 {
 	for (size_t i = 0; i < r->o.nr_sort; i++)
@@ -724,7 +589,7 @@ static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
 static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 {
 	const struct cs_report *r = v->r;
-	uint64_t pt = thread_pidtid(r, thread);
+	uint64_t pt = report_thread_pidtid(r, thread);
 	uint32_t key[CS_REPORT__NR_KEYS];
 	uint32_t nr = 0;
 	struct cs_agg_key nk;
@@ -737,7 +602,7 @@ static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 	for (size_t i = 0; !err && i < r->o.nr_sort; i++) {
 		switch (r->o.sort[i]) {
 		case CS_REPORT_COMM:
-			nk = (struct cs_agg_key){ .sym = thread_comm(r, thread) };
+			nk = (struct cs_agg_key){ .sym = report_thread_comm(r, thread) };
 			err = cs_agg_frame(v->names, &nk, NULL, &key[nr++]);
 			break;
 		case CS_REPORT_PID:
@@ -747,7 +612,7 @@ static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 			key[nr++] = (uint32_t)pt;
 			break;
 		case CS_REPORT_STATE:
-			key[nr++] = (uint32_t)thread_state(r, thread);
+			key[nr++] = (uint32_t)report_thread_state(r, thread);
 			break;
 		default:
 			break;
@@ -782,7 +647,7 @@ static int frame_part(struct view *v, uint32_t frame, uint32_t *out)
 		return 0;
 	}
 	nk = (struct cs_agg_key){
-		.dso = dso_short(cs_agg_frame_key(r->stacks, frame)->dso),
+		.dso = report_dso_short(cs_agg_frame_key(r->stacks, frame)->dso),
 		.flags = 1 };
 	err = cs_agg_frame(v->names, &nk, NULL, out);
 	if (!err)
@@ -916,11 +781,6 @@ static bool wants_graph(const struct cs_report *r)
 	return r->o.graph != CS_REPORT_GRAPH_NONE;
 }
 
-static double pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 /* The entry is weighty enough for a call graph under it. No branch of a
  * graph outweighs its entry: below the threshold there is nothing to
  * draw. */
@@ -930,7 +790,7 @@ static bool draws_graph(const struct view *v, const struct entry *e)
 	uint64_t weight = r->o.no_children ? e->self_period : e->child_period;
 
 	return wants_graph(r) &&
-	       pct(weight, v->total_period) >= r->o.graph_min_percent;
+	       report_pct(weight, v->total_period) >= r->o.graph_min_percent;
 }
 
 /* Asks early for what view_entry() will read for each of a stack's
@@ -1087,7 +947,7 @@ static int view_build(struct view *v)
 
 /* ---- text --------------------------------------------------------------- */
 
-static const char *frame_sym_text(const struct cs_report *r, uint32_t frame,
+const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
 				  char *buf, size_t len)
 {
 	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
@@ -1133,7 +993,7 @@ static size_t dec_text(char *buf, size_t len, uint64_t v)
 
 /* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
  * text's length. */
-static size_t entry_sym_text(const struct cs_report *r, uint32_t frame,
+size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
 			     char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -1149,7 +1009,7 @@ static size_t entry_sym_text(const struct cs_report *r, uint32_t frame,
 		char tmp[64];
 		size_t n;
 
-		name = frame_sym_text(r, frame, tmp, sizeof(tmp));
+		name = report_frame_sym_text(r, frame, tmp, sizeof(tmp));
 		n = copy_text(buf + 4, len - 4, name, strlen(name));
 		memcpy(buf, text, 4);
 		return n + 4;
@@ -1166,7 +1026,7 @@ static size_t entry_sym_text(const struct cs_report *r, uint32_t frame,
 
 /* A key column's text into buf (as snprintf would cut it); returns its
  * length. */
-static size_t entry_col_text(const struct view *v, const struct entry *e,
+size_t report_entry_col_text(const struct view *v, const struct entry *e,
 			     enum cs_report_key key, char *buf, size_t len)
 {
 	const struct cs_report *r = v->r;
@@ -1174,19 +1034,20 @@ static size_t entry_col_text(const struct view *v, const struct entry *e,
 
 	switch (key) {
 	case CS_REPORT_COMM:
-		s = thread_comm(r, e->thread);
+		s = report_thread_comm(r, e->thread);
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_PID:
-		return dec_text(buf, len, (uint32_t)(thread_pidtid(r, e->thread) >> 32));
+		return dec_text(buf, len,
+				(uint32_t)(report_thread_pidtid(r, e->thread) >> 32));
 	case CS_REPORT_TID:
-		return dec_text(buf, len, (uint32_t)thread_pidtid(r, e->thread));
+		return dec_text(buf, len, (uint32_t)report_thread_pidtid(r, e->thread));
 	case CS_REPORT_DSO:
-		s = dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso);
+		s = report_dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso);
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_SYM:
-		return entry_sym_text(r, e->frame, buf, len);
+		return report_entry_sym_text(r, e->frame, buf, len);
 	case CS_REPORT_STATE:
-		s = state_text(thread_state(r, e->thread));
+		s = report_state_text(report_thread_state(r, e->thread));
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT__NR_KEYS:
 		break;
@@ -1245,7 +1106,7 @@ static const struct pct_text *pct_text(struct pct_text *c, uint64_t part,
 				       uint64_t total)
 {
 	if (!c->valid || c->part != part) {
-		int n = snprintf(c->text, sizeof(c->text), "%.2f%%", pct(part, total));
+		int n = snprintf(c->text, sizeof(c->text), "%.2f%%", report_pct(part, total));
 
 		c->len = n > 0 ? (size_t)n : 0;
 		c->part = part;
@@ -1259,880 +1120,6 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
 	[CS_REPORT_TID] = "Tid", [CS_REPORT_DSO] = "Shared Object",
 	[CS_REPORT_SYM] = "Symbol", [CS_REPORT_STATE] = "State",
 };
-
-/* ---- ranks: the order of the keys as integers --------------------------- */
-
-/* Sorting a million entries compares keys tens of millions of times; with
- * strings all over the heap that was most of report's time. Each key is
- * ranked once instead - equal keys equal ranks, in cmp_keys()'s order -
- * and entries sort on integers in one small array. */
-struct ranks {
-	const struct cs_report *r;	/* whose frames and threads */
-	uint32_t *comm;			/* per thread id */
-	uint32_t *dso;			/* per frame id */
-	uint32_t *sym;			/* per frame id */
-	/* the columns' widths, worked out in the same passes */
-	uint32_t *comm_len;		/* per thread id */
-	uint16_t *dso_len, *sym_len;	/* per frame id; texts are at most
-					 * 1023 bytes (entry_col_text) */
-};
-
-struct rank_item {
-	const char *text;		/* what it sorts by, or NULL: by num */
-	uint64_t num;
-	uint32_t id;
-};
-
-static int cmp_rank_text(const void *pa, const void *pb)
-{
-	const struct rank_item *a = pa, *b = pb;
-
-	return strcmp(a->text, b->text);
-}
-
-/* Ranks items sorted by text into rank[id]; returns the next free rank. */
-static uint32_t rank_sorted_text(const struct rank_item *it, size_t n,
-				 uint32_t next, uint32_t *rank)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i && strcmp(it[i - 1].text, it[i].text))
-			next++;
-		rank[it[i].id] = next;
-	}
-	return next + 1;
-}
-
-static int rank_comms(const struct cs_report *r, struct ranks *rk)
-{
-	size_t n = cs_agg_nr_frames(r->threads);
-	struct rank_item *it = malloc((n ? n : 1) * sizeof(*it));
-
-	rk->comm = malloc((n ? n : 1) * sizeof(*rk->comm));
-	rk->comm_len = malloc((n ? n : 1) * sizeof(*rk->comm_len));
-	if (!it || !rk->comm || !rk->comm_len) {
-		free(it);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		it[i] = (struct rank_item){ thread_comm(r, (uint32_t)i), 0, (uint32_t)i };
-		rk->comm_len[i] = (uint32_t)strlen(it[i].text);
-	}
-	qsort(it, n, sizeof(*it), cmp_rank_text);
-	rank_sorted_text(it, n, 0, rk->comm);
-	free(it);
-	return 0;
-}
-
-static int rank_dsos(const struct cs_report *r, struct ranks *rk)
-{
-	size_t n = cs_agg_nr_frames(r->stacks), nr_names;
-	struct cs_agg *names = NULL;
-	struct rank_item *it = NULL;
-	uint32_t *name_of = malloc((n ? n : 1) * sizeof(*name_of)), *name_rank = NULL;
-	const char *last = NULL;
-	uint32_t last_id = 0;
-	uint16_t last_len = 0;
-	int err = name_of ? cs_agg_new(&names) : -ENOMEM;
-
-	rk->dso_len = malloc((n ? n : 1) * sizeof(*rk->dso_len));
-	if (!rk->dso_len)
-		err = -ENOMEM;
-	/* the frames of one dso mostly share its string: skip the hash */
-	for (size_t i = 0; !err && i < n; i++) {
-		const char *d = cs_agg_frame_key(r->stacks, (uint32_t)i)->dso;
-		struct cs_agg_key k;
-		size_t len;
-
-		if (i && d == last) {
-			name_of[i] = last_id;
-			rk->dso_len[i] = last_len;
-			continue;
-		}
-		k = (struct cs_agg_key){ .dso = dso_short(d) };
-		err = cs_agg_frame(names, &k, NULL, &name_of[i]);
-		len = strlen(k.dso);
-		last = d;
-		last_id = name_of[i];
-		last_len = rk->dso_len[i] = (uint16_t)(len > 1023 ? 1023 : len);
-	}
-	nr_names = names ? cs_agg_nr_frames(names) : 0;
-	if (!err) {
-		it = malloc((nr_names ? nr_names : 1) * sizeof(*it));
-		name_rank = malloc((nr_names ? nr_names : 1) * sizeof(*name_rank));
-		if (!it || !name_rank)
-			err = -ENOMEM;
-	}
-	if (!err) {
-		for (size_t i = 0; i < nr_names; i++)
-			it[i] = (struct rank_item){
-				cs_agg_frame_key(names, (uint32_t)i)->dso, 0, (uint32_t)i };
-		qsort(it, nr_names, sizeof(*it), cmp_rank_text);
-		rank_sorted_text(it, nr_names, 0, name_rank);
-		for (size_t i = 0; i < n; i++)
-			name_of[i] = name_rank[name_of[i]];
-		rk->dso = name_of;
-		name_of = NULL;
-	}
-	free(it);
-	free(name_rank);
-	free(name_of);
-	cs_agg_free(names);
-	return err;
-}
-
-/* The text an address without a symbol is compared by (frame_sym_text),
- * against s: strcmp()'s sign */
-static int addr_text_cmp(const char *s, uint64_t addr)
-{
-	char buf[32];
-
-	/* the address's text starts with '0' ("0x..." or "0"): most names
-	 * are told apart by their first byte, without printing it */
-	if (s[0] != '0')
-		return (unsigned char)s[0] < '0' ? -1 : 1;
-	snprintf(buf, sizeof(buf), "%#" PRIx64, addr);
-	return strcmp(s, buf);
-}
-
-static bool same_rank(const struct rank_item *a, const struct rank_item *b)
-{
-	if (a->text && b->text)
-		return !strcmp(a->text, b->text);
-	if (!a->text && !b->text)
-		return a->num == b->num;
-	return a->text ? !addr_text_cmp(a->text, b->num) :
-			 !addr_text_cmp(b->text, a->num);
-}
-
-/* Where a frame goes in rank_syms(): which half, a name or an address */
-static int sym_class(const struct cs_agg_key *k, bool *kernel, bool *named)
-{
-	if (k->flags & (F_INLINED | F_INLINED_SAME))
-		return 0;
-	*kernel = k->flags & F_KERNEL;
-	*named = k->sym || (k->flags & (F_MISSING | F_COOKIE));
-	return 1;
-}
-
-/* The order of the Symbol column ("[.] name", "[k] 0x..."): user frames
- * before kernel ones; within each, frames with a name (or a marker's text)
- * by their text, addresses without one by value, and a name against an
- * address by the address's text. Names and addresses are sorted apart -
- * addresses, most of the frames of a profile without symbols, as keys of
- * (address, frame id) - then merged. */
-static int rank_syms(const struct cs_report *r, struct ranks *rk)
-{
-	size_t n = cs_agg_nr_frames(r->stacks), nr[2][2] = { { 0 } };
-	size_t most_names, most_addrs, nr_special = 0;
-	struct rank_item *it = NULL, prev = { 0 };
-	uint64_t *addrs = NULL;
-	char text[1024];
-	char (*special)[64] = NULL;
-	uint32_t next = 0;
-	bool kernel, named;
-	int err = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
-
-		if (sym_class(k, &kernel, &named))
-			nr[kernel][named]++;
-		if (k->flags & (F_MISSING | F_COOKIE))
-			nr_special++;
-	}
-	most_names = nr[0][1] > nr[1][1] ? nr[0][1] : nr[1][1];
-	most_addrs = nr[0][0] > nr[1][0] ? nr[0][0] : nr[1][0];
-	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
-	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
-	it = malloc((most_names ? most_names : 1) * sizeof(*it));
-	addrs = malloc((most_addrs ? most_addrs : 1) * 2 * sizeof(*addrs));
-	special = malloc((nr_special ? nr_special : 1) * sizeof(*special));
-	if (!rk->sym || !rk->sym_len || !it || !addrs || !special)
-		err = -ENOMEM;
-	for (int half = 0; half < 2 && !err; half++) {
-		size_t nn = 0, na = 0, i, j, ns = 0;
-		bool have_prev = false;
-
-		for (i = 0; i < n; i++) {
-			const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
-
-			if (!sym_class(k, &kernel, &named) || kernel != half)
-				continue;
-			if (k->flags & (F_MISSING | F_COOKIE)) {
-				const char *t = frame_sym_text(r, (uint32_t)i,
-							       special[ns], sizeof(special[0]));
-
-				if (t != special[ns])
-					snprintf(special[ns], sizeof(special[0]), "%s", t);
-				it[nn++] = (struct rank_item){ special[ns++], 0, (uint32_t)i };
-			} else if (k->sym) {
-				it[nn++] = (struct rank_item){ k->sym, 0, (uint32_t)i };
-			} else {
-				addrs[2 * na] = k->addr;
-				addrs[2 * na++ + 1] = i;
-			}
-			rk->sym_len[i] = (uint16_t)entry_sym_text(r, (uint32_t)i,
-								  text, sizeof(text));
-		}
-		qsort(it, nn, sizeof(*it), cmp_rank_text);
-		err = cs_keysort(addrs, na, 2, r->o.jobs);
-		/* merge; keys that compare equal share a rank */
-		for (i = 0, j = 0; !err && (i < nn || j < na);) {
-			int c = i == nn ? 1 : j == na ? -1 :
-				addr_text_cmp(it[i].text, addrs[2 * j]);
-			struct rank_item pick = c <= 0 ? it[i++] :
-				(struct rank_item){ NULL, addrs[2 * j],
-						    (uint32_t)addrs[2 * j + 1] };
-
-			if (c > 0)
-				j++;
-			if (!have_prev || !same_rank(&prev, &pick))
-				next++;
-			rk->sym[pick.id] = next - 1;
-			prev = pick;
-			have_prev = true;
-		}
-	}
-	free(special);
-	free(addrs);
-	free(it);
-	return err;
-}
-
-static void ranks_free(struct ranks *rk)
-{
-	free(rk->comm);
-	free(rk->dso);
-	free(rk->sym);
-	free(rk->comm_len);
-	free(rk->dso_len);
-	free(rk->sym_len);
-}
-
-/* The width of a key column's text for entry e (entry_col_text's length) */
-static size_t col_width(const struct view *v, const struct ranks *rk,
-			const struct entry *e, enum cs_report_key key)
-{
-	char tmp[24];
-
-	switch (key) {
-	case CS_REPORT_COMM:
-		return rk->comm_len[e->thread] > 1023 ? 1023 : rk->comm_len[e->thread];
-	case CS_REPORT_PID:
-	case CS_REPORT_TID:
-		return entry_col_text(v, e, key, tmp, sizeof(tmp));
-	case CS_REPORT_DSO:
-		return rk->dso_len[e->frame];
-	case CS_REPORT_SYM:
-		return rk->sym_len[e->frame];
-	case CS_REPORT_STATE:
-		return strlen(state_text(thread_state(v->r, e->thread)));
-	case CS_REPORT__NR_KEYS:
-		break;
-	}
-	return 0;
-}
-
-/* rk->r's ranks into rk (a cs_job: ctx is rk) */
-static int ranks_make(void *ctx)
-{
-	struct ranks *rk = ctx;
-	const struct cs_report *r = rk->r;
-	int err = rank_comms(r, rk);
-
-	if (!err)
-		err = rank_dsos(r, rk);
-	if (!err)
-		err = rank_syms(r, rk);
-	return err;
-}
-
-/* What entries sort on: Children (or Self) descending, depth (callers
- * above callees), Self descending, the keys' ranks, then the entry's id
- * (the order of first sight, as a stable sort of the entries would leave
- * equal ones). Each field takes as many bits as its largest value needs,
- * the first in the highest bits of a key of u64 words (keysort.h), so
- * that a million entries sort as integers of two words or so. */
-struct key_layout {
-	uint64_t max_first, max_self;
-	uint32_t max_depth;
-	bool callee;			/* depth ascending, not descending */
-	/* the fields' bits, and their sum */
-	unsigned int first, depth, self, ranks[CS_REPORT__NR_KEYS], id;
-	unsigned int total;
-	size_t words;
-};
-_Static_assert(64 + 16 + 64 + 32 * CS_REPORT__NR_KEYS + 32 <=
-	       64 * CS_KEYSORT_MAX_WORDS, "a sort key's fields fit its words");
-
-/* An entry's keys as ranks, in the sort's order; unused keys are 0. */
-static void sort_key_ranks(const struct view *v, const struct ranks *rk,
-			   const struct entry *e, uint32_t *key)
-{
-	const struct cs_report *r = v->r;
-	uint64_t pt = thread_pidtid(r, e->thread);
-
-	memset(key, 0, CS_REPORT__NR_KEYS * sizeof(*key));
-	for (size_t i = 0; i < r->o.nr_sort; i++) {
-		switch (r->o.sort[i]) {
-		case CS_REPORT_PID:
-			key[i] = (uint32_t)(pt >> 32);
-			break;
-		case CS_REPORT_TID:
-			key[i] = (uint32_t)pt;
-			break;
-		case CS_REPORT_COMM:
-			key[i] = rk->comm[e->thread];
-			break;
-		case CS_REPORT_DSO:
-			key[i] = rk->dso[e->frame];
-			break;
-		case CS_REPORT_SYM:
-			key[i] = rk->sym[e->frame];
-			break;
-		case CS_REPORT_STATE:
-			key[i] = state_rank(thread_state(r, e->thread));
-			break;
-		case CS_REPORT__NR_KEYS:
-			break;
-		}
-	}
-}
-
-static unsigned int bits_for(uint64_t max)
-{
-	unsigned int n = 0;
-
-	while (n < 64 && (max >> n))
-		n++;
-	return n;
-}
-
-/* Appends the w low bits of v to key at bit *pos, counted from the top
- * of its first word. */
-static void put_bits(uint64_t *key, unsigned int *pos, uint64_t v,
-		     unsigned int w)
-{
-	while (w) {
-		unsigned int room = 64 - *pos % 64, take = w < room ? w : room;
-		uint64_t bits = v >> (w - take);
-
-		if (take < 64)
-			bits &= (1ULL << take) - 1;
-		key[*pos / 64] |= bits << (room - take);
-		*pos += take;
-		w -= take;
-	}
-}
-
-static uint64_t get_bits(const uint64_t *key, unsigned int pos, unsigned int w)
-{
-	uint64_t v = 0;
-
-	while (w) {
-		unsigned int room = 64 - pos % 64, take = w < room ? w : room;
-		uint64_t bits = key[pos / 64] >> (room - take);
-
-		if (take < 64)
-			bits &= (1ULL << take) - 1;
-		v = take < 64 ? v << take | bits : bits;
-		pos += take;
-		w -= take;
-	}
-	return v;
-}
-
-static size_t key_words(unsigned int bits)
-{
-	return bits ? (bits + 63) / 64 : 1;
-}
-
-static uint64_t entry_first(const struct cs_report *r, const struct entry *e)
-{
-	return r->o.no_children ? e->self_period : e->child_period;
-}
-
-/* The largest rank of each sort key, over every thread and frame (an
- * event's entries may not reach it: the field is then a bit wider) */
-static void rank_maxima(const struct cs_report *r, const struct ranks *rk,
-			uint32_t *max)
-{
-	size_t nt = cs_agg_nr_frames(r->threads), nf = cs_agg_nr_frames(r->stacks);
-
-	memset(max, 0, CS_REPORT__NR_KEYS * sizeof(*max));
-	for (size_t i = 0; i < r->o.nr_sort; i++) {
-		enum cs_report_key k = r->o.sort[i];
-
-		for (size_t t = 0; t < nt && k != CS_REPORT_DSO && k != CS_REPORT_SYM; t++) {
-			uint64_t pt = thread_pidtid(r, (uint32_t)t);
-			uint32_t v = k == CS_REPORT_PID ? (uint32_t)(pt >> 32) :
-				     k == CS_REPORT_TID ? (uint32_t)pt :
-				     k == CS_REPORT_COMM ? rk->comm[t] :
-				     state_rank(thread_state(r, (uint32_t)t));
-
-			if (v > max[i])
-				max[i] = v;
-		}
-		for (size_t f = 0; f < nf && (k == CS_REPORT_DSO || k == CS_REPORT_SYM); f++) {
-			uint32_t v = k == CS_REPORT_DSO ? rk->dso[f] : rk->sym[f];
-
-			if (v > max[i])
-				max[i] = v;
-		}
-	}
-}
-
-/* How many bits each field needs, over the event's entries: at most 64
- * + 16 + 64 + 6 * 32 + 32 = 368, which CS_KEYSORT_MAX_WORDS holds */
-static void key_layout_make(const struct view *v, const struct ranks *rk,
-			   struct key_layout *kl)
-{
-	const struct cs_report *r = v->r;
-	uint32_t max[CS_REPORT__NR_KEYS];
-
-	memset(kl, 0, sizeof(*kl));
-	kl->callee = r->o.graph == CS_REPORT_GRAPH_CALLEE;
-	for (size_t i = 0; i < v->nr_e; i++) {
-		const struct entry *e = &v->e[i];
-
-		if (entry_first(r, e) > kl->max_first)
-			kl->max_first = entry_first(r, e);
-		if (e->self_period > kl->max_self)
-			kl->max_self = e->self_period;
-		if (v->work[i].max_depth > kl->max_depth)
-			kl->max_depth = v->work[i].max_depth;
-	}
-	rank_maxima(r, rk, max);
-	kl->first = bits_for(kl->max_first);
-	/* without Children every entry's depth is the same */
-	kl->depth = r->o.no_children ? 0 : bits_for(kl->max_depth);
-	kl->self = bits_for(kl->max_self);
-	kl->id = bits_for(v->nr_e ? v->nr_e - 1 : 0);
-	kl->total = kl->first + kl->depth + kl->self + kl->id;
-	for (size_t k = 0; k < CS_REPORT__NR_KEYS; k++) {
-		kl->ranks[k] = bits_for(max[k]);
-		kl->total += kl->ranks[k];
-	}
-	kl->words = key_words(kl->total);
-}
-
-/* What making the sort keys and reading the order back share: parts of
- * cs_jobs_split(), each writing only its own entries' keys or places. */
-struct keys_job {
-	const struct view *v;
-	const struct ranks *rk;
-	const struct key_layout *kl;
-	uint64_t *keys;
-	uint32_t *order;
-};
-
-static int keys_part(void *ctx, unsigned int part, size_t begin, size_t end)
-{
-	const struct keys_job *j = ctx;
-	const struct view *v = j->v;
-	const struct key_layout *kl = j->kl;
-	uint32_t key[CS_REPORT__NR_KEYS];
-
-	(void)part;
-	for (size_t i = begin; i < end; i++) {
-		const struct entry *e = &v->e[i];
-		uint64_t *k = j->keys + i * kl->words;
-		unsigned int pos = 0;
-
-		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
-		put_bits(k, &pos, kl->callee ? v->work[i].max_depth :
-			 kl->max_depth - v->work[i].max_depth, kl->depth);
-		put_bits(k, &pos, kl->max_self - e->self_period, kl->self);
-		sort_key_ranks(v, j->rk, e, key);
-		for (size_t n = 0; n < CS_REPORT__NR_KEYS; n++)
-			put_bits(k, &pos, key[n], kl->ranks[n]);
-		put_bits(k, &pos, i, kl->id);
-	}
-	return 0;
-}
-
-static int order_part(void *ctx, unsigned int part, size_t begin, size_t end)
-{
-	const struct keys_job *j = ctx;
-	const struct key_layout *kl = j->kl;
-
-	(void)part;
-	for (size_t i = begin; i < end; i++)
-		j->order[i] = (uint32_t)get_bits(j->keys + i * kl->words,
-						 kl->total - kl->id, kl->id);
-	return 0;
-}
-
-/* The entries in the order they are shown, in *out (the caller frees
- * it). Frees v->work: the keys hold what the sort needs of it. Returns 0
- * or -ENOMEM. */
-static int entries_sort(struct view *v, const struct ranks *rk,
-			uint32_t **out)
-{
-	struct key_layout kl;
-	struct keys_job j = { .v = v, .rk = rk, .kl = &kl };
-	unsigned int jobs = v->r->o.jobs;
-	size_t nr = v->nr_e ? v->nr_e : 1;
-	int err = 0;
-
-	key_layout_make(v, rk, &kl);
-	j.keys = calloc(nr * kl.words, sizeof(*j.keys));
-	if (!j.keys)
-		err = -ENOMEM;
-	else
-		cs_jobs_split(v->nr_e, 65536, jobs, keys_part, &j);
-	free(v->work);
-	v->work = NULL;
-	if (!err)
-		err = cs_keysort(j.keys, v->nr_e, kl.words, jobs);
-	if (!err && !(j.order = malloc(nr * sizeof(*j.order))))
-		err = -ENOMEM;
-	if (!err)
-		cs_jobs_split(v->nr_e, 65536, jobs, order_part, &j);
-	free(j.keys);
-	if (err) {
-		free(j.order);
-		j.order = NULL;
-	}
-	*out = j.order;
-	return err;
-}
-
-/* ---- call graphs -------------------------------------------------------- */
-
-/* A tree of the stacks that reach one entry; node ids come from a table
- * keyed by (parent, frame), whose counters hold each node's cumulative
- * period and samples. */
-struct graph {
-	const struct cs_report *r;
-	FILE *out;
-	struct cs_tree *nodes;
-	uint64_t *count, *period;	/* per node */
-	size_t cap;
-	uint32_t *frames;		/* a stack's, being added */
-	uint32_t *child_off, *child_nr, *child;	/* children of node i */
-	uint32_t *root_child, nr_root;
-	uint64_t total;			/* the event's period: percentages */
-	double min_percent;		/* branches below are hidden */
-	char text[1024];		/* a frame's name, being printed */
-};
-
-static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
-		      uint32_t *frame, uint64_t *period)
-{
-	*parent = cs_tree_parent(g->nodes, id);
-	*frame = cs_tree_frame(g->nodes, id);
-	*period = g->period[id];
-}
-
-static uint64_t node_period(const struct graph *g, uint32_t id)
-{
-	return g->period[id];
-}
-
-static uint64_t node_count(const struct graph *g, uint32_t id)
-{
-	return g->count[id];
-}
-
-/* Adds a stack's count and period to node id, its cumulative ones. */
-static int node_add(struct graph *g, uint32_t id, const struct cs_agg_stack *st)
-{
-	if (id >= g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 256;
-		uint64_t *c = realloc(g->count, cap * sizeof(*c)), *p;
-
-		if (!c)
-			return -ENOMEM;
-		g->count = c;
-		p = realloc(g->period, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		g->period = p;
-		memset(c + g->cap, 0, (cap - g->cap) * sizeof(*c));
-		memset(p + g->cap, 0, (cap - g->cap) * sizeof(*p));
-		g->cap = cap;
-	}
-	g->count[id] += st->count;
-	g->period[id] += st->period;
-	return 0;
-}
-
-/* Siblings of equal weight: perf keeps them in the descending order of its
- * callchain keys (its rbtree of a node's children puts a greater key to
- * the left), the dso and then the symbol's address. Within a dso that is
- * the symbols' order, highest address first; between dsos it is the order
- * of perf's dso objects in its memory, where the kernel's, made first,
- * mostly comes last: user before kernel, then the addresses. */
-static int node_tie(const struct graph *g, uint32_t a, uint32_t b)
-{
-	uint32_t pa, pb, fa, fb;
-	uint64_t x;
-	const struct cs_agg_key *ka, *kb;
-
-	node_info(g, a, &pa, &fa, &x);
-	node_info(g, b, &pb, &fb, &x);
-	ka = cs_agg_frame_key(g->r->stacks, fa);
-	kb = cs_agg_frame_key(g->r->stacks, fb);
-	if ((ka->flags & F_KERNEL) != (kb->flags & F_KERNEL))
-		return ka->flags & F_KERNEL ? 1 : -1;
-	if (g->r->sym_start[fa] != g->r->sym_start[fb])
-		return g->r->sym_start[fa] > g->r->sym_start[fb] ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_node(const void *pa, const void *pb, void *ctx)
-{
-	const struct graph *g = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	uint64_t x = node_period(g, a), y = node_period(g, b);
-
-	if (x != y)
-		return x > y ? -1 : 1;
-	return node_tie(g, a, b);
-}
-
-/* Which frames of a stack an entry's call graph shows, as perf does: the
- * samples the entry is innermost in bring their whole stack; the samples
- * it is a caller in (Children) bring the part from the entry to the
- * innermost frame. Caller order runs outermost first, callee the reverse.
- * Frames are stored innermost first, so index 0 is the innermost. */
-static void chain_span(uint32_t nr, const struct occurrence *oc,
-		       enum cs_report_graph order, uint32_t *from, uint32_t *to)
-{
-	uint32_t outer = oc->self ? nr - 1 : oc->pos;
-
-	if (order == CS_REPORT_GRAPH_CALLER) {
-		*from = outer;
-		*to = 0;
-	} else {
-		*from = 0;
-		*to = outer;
-	}
-}
-
-static int graph_build(struct graph *g, const struct view *v,
-		       const struct entry *e)
-{
-	const struct cs_report *r = v->r;
-	struct cs_agg_stack st;
-	size_t nr;
-	int err = cs_tree_new(&g->nodes);
-
-	g->frames = malloc((cs_agg_max_depth(r->stacks) + 1) * sizeof(*g->frames));
-	if (!g->frames)
-		err = -ENOMEM;
-	size_t id = (size_t)(e - v->e);
-
-	for (size_t i = v->occ_off[id]; !err && i < v->occ_off[id + 1]; i++) {
-		const struct occurrence *oc = &v->occ[i];
-		uint32_t parent = CS_TREE_ROOT;
-		uint32_t from, to;
-		int step;
-
-		cs_agg_stack(r->stacks, oc->stack, g->frames, &st);
-		chain_span(st.nr, oc, r->o.graph, &from, &to);
-		step = from > to ? -1 : 1;
-		for (uint32_t j = from;; j += step) {
-			err = cs_tree_intern(g->nodes, parent, st.frames[j], &parent);
-			if (!err)
-				err = node_add(g, parent, &st);
-			if (err || j == to)
-				break;
-		}
-	}
-	if (err)
-		return err;
-	nr = cs_tree_nr_nodes(g->nodes);
-	g->child_off = calloc(nr + 1, sizeof(uint32_t));
-	g->child_nr = calloc(nr + 1, sizeof(uint32_t));
-	g->child = calloc(nr + 1, sizeof(uint32_t));
-	g->root_child = calloc(nr + 1, sizeof(uint32_t));
-	if (!g->child_off || !g->child_nr || !g->child || !g->root_child)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t p, f;
-		uint64_t per;
-
-		node_info(g, i, &p, &f, &per);
-		if (p == CS_TREE_ROOT)
-			g->root_child[g->nr_root++] = i;
-		else
-			g->child_nr[p]++;
-	}
-	for (uint32_t i = 0, off = 0; i < nr; i++) {
-		g->child_off[i] = off;
-		off += g->child_nr[i];
-		g->child_nr[i] = 0;
-	}
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t p, f;
-		uint64_t per;
-
-		node_info(g, i, &p, &f, &per);
-		if (p != CS_TREE_ROOT)
-			g->child[g->child_off[p] + g->child_nr[p]++] = i;
-	}
-	for (uint32_t i = 0; i < nr; i++)
-		qsort_r(g->child + g->child_off[i], g->child_nr[i],
-			sizeof(uint32_t), cmp_node, g);
-	qsort_r(g->root_child, g->nr_root, sizeof(uint32_t), cmp_node, g);
-	return 0;
-}
-
-static void graph_free(struct graph *g)
-{
-	cs_tree_free(g->nodes);
-	free(g->count);
-	free(g->period);
-	free(g->frames);
-	free(g->child_off);
-	free(g->child_nr);
-	free(g->child);
-	free(g->root_child);
-}
-
-/* The children of a node that are drawn: those above the threshold. */
-static uint32_t shown_children(const struct graph *g, const uint32_t *c,
-			       uint32_t n)
-{
-	uint32_t k = 0;
-
-	/* sorted by period: the shown ones come first */
-	while (k < n && pct(node_period(g, c[k]), g->total) >= g->min_percent)
-		k++;
-	return k;
-}
-
-/* A run of nodes drawn as one block: it goes on while a node has exactly
- * one child and no stack ends in it (perf's callchain nodes). Returns the
- * last node of the run. */
-static uint32_t run_end(const struct graph *g, uint32_t n)
-{
-	for (;;) {
-		if (g->child_nr[n] != 1)
-			return n;
-		if (node_count(g, g->child[g->child_off[n]]) != node_count(g, n))
-			return n;
-		n = g->child[g->child_off[n]];
-	}
-}
-
-static uint32_t run_next(const struct graph *g, uint32_t n)
-{
-	return g->child[g->child_off[n]];
-}
-
-static void margin(FILE *out, int left)
-{
-	fprintf(out, "%*s", left, "");
-}
-
-/* Which levels still have siblings to come, and so draw a '|'. Levels past
- * 63 never do: a graph that deep is not read by its pipes. */
-static bool level_open(uint64_t mask, int i)
-{
-	return i < 64 && (mask & (1ULL << i));
-}
-
-static uint64_t level_bit(int i)
-{
-	return i < 64 ? 1ULL << i : 0;
-}
-
-static void graph_line(FILE *out, int left, int depth, uint64_t mask)
-{
-	margin(out, left);
-	for (int i = 0; i < depth; i++)
-		fputs(level_open(mask, i) ? "|          " : "           ", out);
-	fputc('\n', out);
-}
-
-static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
-			   int depth, uint64_t mask, int left)
-{
-	uint32_t shown = shown_children(g, c, nr);
-
-	for (uint32_t k = 0; k < shown; k++) {
-		uint64_t new_mask = mask;
-		uint32_t n = c[k], last = run_end(g, n), p, f;
-		uint64_t per;
-		bool first = true;
-
-		if (k + 1 == shown)
-			new_mask &= ~level_bit(depth - 1);
-		graph_line(g->out, left, depth, mask);
-		for (;;) {
-			node_info(g, n, &p, &f, &per);
-			margin(g->out, left);
-			for (int i = 0; i < depth; i++) {
-				fputc(level_open(new_mask, i) ? '|' : ' ', g->out);
-				if (first && i == depth - 1)
-					fprintf(g->out, "--%.2f%%--", pct(per, g->total));
-				else
-					fputs("          ", g->out);
-			}
-			fprintf(g->out, "%s\n",
-				frame_sym_text(g->r, f, g->text, sizeof(g->text)));
-			first = false;
-			if (n == last)
-				break;
-			n = run_next(g, n);
-		}
-		graph_children(g, g->child + g->child_off[last], g->child_nr[last],
-			       depth + 1, new_mask | level_bit(depth), left);
-	}
-}
-
-static int graph_print(const struct view *v, const struct entry *e,
-		       uint64_t entry_period, FILE *out)
-{
-	struct graph g = { .r = v->r, .out = out, .total = v->total_period,
-			   .min_percent = v->r->o.graph_min_percent };
-	int left = 12;
-	const uint32_t *roots;
-	uint32_t nr_roots;
-	int err;
-
-	err = graph_build(&g, v, e);
-	if (err) {
-		graph_free(&g);
-		return err;
-	}
-	roots = g.root_child;
-	nr_roots = shown_children(&g, g.root_child, g.nr_root);
-	if (!nr_roots) {
-		graph_free(&g);
-		return 0;
-	}
-	/* one root holding the whole entry: its run is drawn without a
-	 * percentage, after "---", and the branches follow */
-	if (nr_roots == 1 && g.nr_root == 1 &&
-	    node_period(&g, roots[0]) == entry_period) {
-		uint32_t n = roots[0], last = run_end(&g, n), p, f;
-		uint64_t per;
-
-		margin(out, left);
-		fputs("|\n", out);
-		for (bool first = true;; first = false) {
-			node_info(&g, n, &p, &f, &per);
-			margin(out, left);
-			fprintf(out, "%s%s\n", first ? "---" : "   ",
-				frame_sym_text(v->r, f, g.text, sizeof(g.text)));
-			if (n == last)
-				break;
-			n = run_next(&g, n);
-		}
-		left += 3;
-		graph_children(&g, g.child + g.child_off[last], g.child_nr[last],
-			       1, 1, left);
-	} else {
-		graph_children(&g, roots, g.nr_root, 1, 1, left);
-	}
-	fputc('\n', out);
-	graph_free(&g);
-	return 0;
-}
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -2211,7 +1198,7 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 			line_right(&l, text, n, width[c++]);
 		}
 		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = entry_col_text(v, e, r->o.sort[k], text,
+			size_t n = report_entry_col_text(v, e, r->o.sort[k], text,
 						  sizeof(text));
 
 			line_put(&l, "  ", 2);
@@ -2223,7 +1210,7 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 		line_put(&l, "\n", 1);
 		fwrite(l.text, 1, l.len, out);
 		if (draws_graph(v, e))
-			err = graph_print(v, e, weight, out);
+			err = report_graph_print(v, e, weight, out);
 	}
 	return err;
 }
@@ -2271,7 +1258,7 @@ static int widths_part(void *ctx, unsigned int part, size_t begin, size_t end)
 				width[nc - 1] = (size_t)n;
 		}
 		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = col_width(v, w->rk, e, r->o.sort[k]);
+			size_t n = report_col_width(v, w->rk, e, r->o.sort[k]);
 
 			if (n > width[nc + k])
 				width[nc + k] = n;
@@ -2295,7 +1282,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	/* the keys' ranks and the entries both only read the tables: with
 	 * jobs to spare, the ranks are worked out beside the entries */
 	rk.r = r;
-	cs_job_start(&ranks, r->o.jobs, ranks_make, &rk);
+	cs_job_start(&ranks, r->o.jobs, report_ranks_make, &rk);
 	err = cs_agg_new(&v.keys);
 	if (!err)
 		err = cs_agg_new(&v.names);
@@ -2312,7 +1299,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		err = rk_err;
 	if (err)
 		goto out;
-	err = entries_sort(&v, &rk, &order);
+	err = report_entries_sort(&v, &rk, &order);
 	if (err)
 		goto out;
 	for (; nr_show < v.nr_e; nr_show++) {
@@ -2323,7 +1310,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 			__builtin_prefetch(&v.e[order[nr_show + AHEAD]]);
 		if (!p && !e->self_count && !(children && e->child_count))
 			break;
-		if (pct(p, v.total_period) < r->o.percent_limit)
+		if (report_pct(p, v.total_period) < r->o.percent_limit)
 			break;
 	}
 
@@ -2404,7 +1391,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	}
 	fputs("\n\n", out);
 out:
-	ranks_free(&rk);
+	report_ranks_free(&rk);
 	free(order);
 	free(v.e);
 	free(v.work);

@@ -1,0 +1,198 @@
+/* report_int.h - what report.c, report_ranks.c and report_graph.c share:
+ * the report's tables, the view of one event built at write time, and the
+ * helpers that name an entry's columns. Internal to the report output;
+ * its interface is report.h. */
+#ifndef CS_REPORT_INT_H
+#define CS_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "outputs/out_names.h"
+#include "outputs/report.h"
+#include "outputs/stack_agg.h"
+
+struct cs_handoff;
+struct seen_frame;
+struct seen_thread;
+
+/* frame key flags */
+#define F_KERNEL	(1u << 0)
+#define F_COOKIE	(1u << 1)
+#define F_MISSING	(1u << 2)	/* reason in bits 8.. */
+#define F_INLINED	(1u << 3)	/* a function inlined at the address */
+#define F_INLINED_SAME	(1u << 4)	/* ... named as the function it is in */
+
+/* a thread key's flags: the event, and why an off-CPU sample waited */
+#define THREAD_FLAGS(evsel, state)	((evsel) | (uint32_t)(state) << 24)
+#define THREAD_EVSEL(flags)		((flags) & 0xffffffu)
+#define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
+
+struct cs_report {
+	struct cs_report_opts o;
+	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
+	struct cs_agg *threads;		/* key: comm, addr = pid << 32 | tid,
+					 * flags = event */
+	uint64_t pidtid_shown;		/* the bits of addr the sort keys show */
+	uint32_t *ids;			/* CS_FRAMES_MAX, reused per sample */
+	struct cs_agg_key *frame_keys;	/* the same */
+	uint64_t *frame_sym_start;	/* the same */
+	struct cs_handoff *handoff;	/* to the aggregation's thread; the
+					 * tables are its own until flushed */
+	bool flushed;			/* no hand-off (any more) */
+	uint64_t *sym_start;		/* per frame id: all of its location
+					 * that the graphs' order needs (the
+					 * address without a symbol) */
+	size_t cap_sym_start;
+	uint64_t *ev_samples, *ev_period;	/* per event */
+	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
+	size_t nr_ev;
+	bool has_inlined;		/* a frame is an inlined function */
+	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
+	struct seen_frame *seen_read;	/* the same on the reading thread,
+					 * when the aggregation has its own:
+					 * space, addr and cpumode only */
+	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
+	struct seen_thread *seen_threads;
+};
+
+/* ---- entries ------------------------------------------------------------ */
+
+/* A profile of distinct stacks has millions of entries: 40 bytes each,
+ * all that writing them needs; what only counting them and their sort
+ * need is in struct entry_work, freed before the sort. */
+struct entry {
+	uint32_t thread;		/* a thread and frame that show the keys */
+	uint32_t frame;
+	uint64_t self_count, self_period;
+	uint64_t child_count, child_period;
+};
+
+struct entry_work {
+	uint32_t stamp;			/* last stack counted in child_* */
+	uint32_t occ_nr;		/* occurrences counted, then filed */
+	uint16_t max_depth;		/* longest chain its graph shows: a
+					 * stack has at most CS_FRAMES_MAX */
+};
+_Static_assert(CS_FRAMES_MAX <= UINT16_MAX, "an entry's max_depth is 16 bits");
+
+struct occurrence {
+	uint32_t stack;
+	uint32_t pos;			/* index of the entry's frame */
+	bool self;			/* the entry is the stack's innermost */
+};
+
+/* Everything worked out for one event at write time. */
+struct view {
+	struct cs_report *r;
+	unsigned int evsel;
+	/*
+	 * An entry's key is split in what its thread decides (comm, pid,
+	 * tid) and what its frame does (dso, sym): each part is worked out
+	 * once per thread or frame, and an entry is found by the pair in one
+	 * probe of a table of u64s.
+	 */
+	bool by_sym;			/* sorts by symbol: a frame is its
+					 * own part */
+	struct cs_agg *keys;		/* thread parts -> ids */
+	struct cs_agg *names;		/* comm and dso strings -> ids */
+	uint32_t *thread_part;		/* per thread id; UINT32_MAX: not yet */
+	uint32_t *frame_part;		/* per frame id (dso only); ditto */
+	uint32_t *map;			/* entries by entry_key(): slots of
+					 * cs_slot_make(), lib/util/hash.h */
+	size_t map_cap;
+	uint32_t map_hash_bits;
+	struct entry *e;
+	struct entry_work *work;	/* per entry, until the sort */
+	size_t nr_e, cap_e;
+	struct occurrence *occ;		/* of the entries that draw a graph */
+	size_t nr_occ;
+	uint32_t *occ_off;		/* entry i's in occ[occ_off[i],
+					 * occ_off[i + 1]); NULL: none */
+	uint64_t total_period, total_count;
+};
+
+
+/* Sorting a million entries compares keys tens of millions of times; with
+ * strings all over the heap that was most of report's time. Each key is
+ * ranked once instead - equal keys equal ranks, in cmp_keys()'s order -
+ * and entries sort on integers in one small array. */
+struct ranks {
+	const struct cs_report *r;	/* whose frames and threads */
+	uint32_t *comm;			/* per thread id */
+	uint32_t *dso;			/* per frame id */
+	uint32_t *sym;			/* per frame id */
+	/* the columns' widths, worked out in the same passes */
+	uint32_t *comm_len;		/* per thread id */
+	uint16_t *dso_len, *sym_len;	/* per frame id; texts are at most
+					 * 1023 bytes (report_entry_col_text) */
+};
+
+static inline const char *report_thread_comm(const struct cs_report *r,
+					     uint32_t t)
+{
+	return cs_agg_frame_key(r->threads, t)->sym;
+}
+
+static inline uint64_t report_thread_pidtid(const struct cs_report *r,
+					    uint32_t t)
+{
+	return cs_agg_frame_key(r->threads, t)->addr;
+}
+
+static inline enum cs_off_cpu_state
+report_thread_state(const struct cs_report *r, uint32_t t)
+{
+	return THREAD_STATE(cs_agg_frame_key(r->threads, t)->flags);
+}
+
+static inline const char *report_state_text(enum cs_off_cpu_state s)
+{
+	return s == CS_OFF_CPU_NONE ? "on-CPU" : cs_off_cpu_state_name(s);
+}
+
+/* A dso's base name; "[unknown]" for none */
+static inline const char *report_dso_short(const char *dso)
+{
+	const char *s;
+
+	if (!dso)
+		return "[unknown]";
+	s = strrchr(dso, '/');
+	return s && s[1] ? s + 1 : dso;
+}
+
+static inline double report_pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* report.c: the texts of an entry's columns, written into buf (len bytes);
+ * they return the text's length. A frame's symbol text may be a static
+ * string or buf. */
+const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
+				  char *buf, size_t len);
+size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
+			     char *buf, size_t len);
+size_t report_entry_col_text(const struct view *v, const struct entry *e,
+			     enum cs_report_key key, char *buf, size_t len);
+
+/* report_ranks.c: every key ranked once (a job: ctx is the struct ranks,
+ * whose r is set; freed by report_ranks_free()), a column's width for an
+ * entry, and the entries' order by the sort keys (*out: an array of
+ * v->nr_e entry indexes, the caller frees it). 0 or a negative errno. */
+int report_ranks_make(void *ctx);
+void report_ranks_free(struct ranks *rk);
+size_t report_col_width(const struct view *v, const struct ranks *rk,
+			const struct entry *e, enum cs_report_key key);
+int report_entries_sort(struct view *v, const struct ranks *rk,
+			uint32_t **out);
+
+/* report_graph.c: the call graph under entry e, whose period is
+ * entry_period, written to out. 0 or a negative errno. */
+int report_graph_print(const struct view *v, const struct entry *e,
+		       uint64_t entry_period, FILE *out);
+
+#endif
