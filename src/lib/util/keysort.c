@@ -7,10 +7,11 @@
 #include "lib/util/keysort.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/util/jobs.h"
 
 #define INSERT_RUN 16
 #define MAX_PARTS 32
@@ -150,17 +151,22 @@ static void merge(uint64_t *k, size_t na, size_t nb, uint64_t *buf, size_t w)
 	}
 }
 
-struct sort_part {
+struct sort_job {
 	uint64_t *keys, *buf;
-	size_t nr, words;
+	size_t words;
 };
 
-static void *sort_part(void *arg)
+/* A part of cs_jobs_split(): keys [begin, end) through buf from begin / 2
+ * on, which leaves each part the n / 2 keys of room sort_run() needs and
+ * keeps the parts' rooms apart */
+static int sort_part(void *ctx, unsigned int part, size_t begin, size_t end)
 {
-	struct sort_part *p = arg;
+	const struct sort_job *j = ctx;
 
-	sort_run(p->keys, p->nr, p->buf, p->words);
-	return NULL;
+	(void)part;
+	sort_run(j->keys + begin * j->words, end - begin,
+		 j->buf + begin / 2 * j->words, j->words);
+	return 0;
 }
 
 /* Merges the sorted parts [p, q) into one run, halves first, so that no
@@ -180,42 +186,26 @@ static void merge_parts(uint64_t *keys, const size_t *bounds, size_t p,
 
 int cs_keysort(uint64_t *keys, size_t nr, size_t words, unsigned int jobs)
 {
-	struct sort_part parts[MAX_PARTS];
-	pthread_t threads[MAX_PARTS];
-	bool started[MAX_PARTS] = { false };
-	size_t bounds[MAX_PARTS + 1], nparts = jobs ? jobs : 1, used = 0;
-	uint64_t *buf;
+	size_t bounds[MAX_PARTS + 1];
+	struct sort_job j;
+	int nparts;
 
 	if (words < 1 || words > CS_KEYSORT_MAX_WORDS)
 		return -EINVAL;
 	if (nr < 2)
 		return 0;
-	if (nparts > MAX_PARTS)
-		nparts = MAX_PARTS;
-	if (nparts > nr / MIN_PER_THREAD)
-		nparts = nr / MIN_PER_THREAD ? nr / MIN_PER_THREAD : 1;
+	if (jobs > MAX_PARTS)
+		jobs = MAX_PARTS;
 	/* each part's merges need half of it; the parts' merges half of all */
-	buf = malloc((nr / 2 + 1) * words * sizeof(*buf));
-	if (!buf)
+	j = (struct sort_job){ keys, malloc((nr / 2 + 1) * words * sizeof(*keys)),
+			       words };
+	if (!j.buf)
 		return -ENOMEM;
-	for (size_t i = 0; i <= nparts; i++)
-		bounds[i] = nr * i / nparts;
-	for (size_t i = 0; i < nparts; i++) {
-		size_t n = bounds[i + 1] - bounds[i];
-
-		parts[i] = (struct sort_part){ keys + bounds[i] * words,
-					       buf + used * words, n, words };
-		used += n / 2;
-		/* the last part on this thread */
-		started[i] = i + 1 < nparts &&
-			     !pthread_create(&threads[i], NULL, sort_part, &parts[i]);
-		if (!started[i])
-			sort_part(&parts[i]);
-	}
-	for (size_t i = 0; i < nparts; i++)
-		if (started[i])
-			pthread_join(threads[i], NULL);
-	merge_parts(keys, bounds, 0, nparts, buf, words);
-	free(buf);
+	nparts = cs_jobs_split(nr, MIN_PER_THREAD, jobs, sort_part, &j);
+	/* the parts cs_jobs_split() cut */
+	for (int i = 0; i <= nparts; i++)
+		bounds[i] = nr * (size_t)i / (size_t)nparts;
+	merge_parts(keys, bounds, 0, (size_t)nparts, j.buf, words);
+	free(j.buf);
 	return 0;
 }
