@@ -352,7 +352,9 @@ bool cli_output_replaceable(const char *path)
 {
 	struct stat sb;
 
-	if (stat(path, &sb))
+	/* lstat: a rename over a symbolic link would replace the link, not
+	 * the file it names (/dev/stdout, as root, became a plain file) */
+	if (lstat(path, &sb))
 		return errno == ENOENT;
 	return S_ISREG(sb.st_mode);
 }

@@ -198,9 +198,11 @@ int cmd_inject(int argc, char **argv)
 	if (!strcmp(output, "-") || !cli_output_replaceable(output)) {
 		struct stat sb;
 
-		/* stdout, or a device or FIFO written in place (renaming over
-		 * /dev/null as root would replace the device) */
-		fd = strcmp(output, "-") ? open(output, O_WRONLY | O_CLOEXEC) : STDOUT_FILENO;
+		/* stdout, or a device, FIFO or link written in place
+		 * (renaming over /dev/null as root would replace the device);
+		 * O_TRUNC: a link may name a longer file */
+		fd = strcmp(output, "-") ?
+			open(output, O_WRONLY | O_TRUNC | O_CLOEXEC) : STDOUT_FILENO;
 		if (fd < 0) {
 			cli_error("inject: cannot open %s: %s", output, strerror(errno));
 			goto out;

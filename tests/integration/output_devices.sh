@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # output_devices.sh - commands that write through a temporary file renamed
-# over the target (flame, inject) write devices and FIFOs in place: as root,
-# a rename over /dev/null would replace the device node with a plain file.
+# over the target (flame, inject) write devices, FIFOs and symbolic links in
+# place: as root, a rename over /dev/null would replace the device node with
+# a plain file, and one over a link (/dev/stdout) the link.
 source "$CS_ROOT/tests/lib.sh"
 F=$FIXTURES/linux-7.3.4/task-defer.data
 
@@ -22,4 +23,13 @@ for cmd in flame inject; do
 	wait $reader
 	check "$cmd -o FIFO writes into the FIFO" [ $rc -eq 0 -a "$(cat "$T/fifo.$cmd.bytes")" -gt 1000 ]
 	check "$cmd -o FIFO leaves it a FIFO" [ -p "$T/fifo.$cmd" ]
+
+	# a link to a regular file (as /dev/stdout is when stdout is
+	# redirected): the file gets the output, the link stays a link
+	: >"$T/target.$cmd"
+	ln -s "$T/target.$cmd" "$T/link.$cmd"
+	rc=0; $CS $cmd -q -i "$F" -o "$T/link.$cmd" 2>"$T/err" || rc=$?
+	check "$cmd -o LINK succeeds" [ $rc -eq 0 ]
+	check "$cmd -o LINK leaves the link a link" [ -L "$T/link.$cmd" ]
+	check "$cmd -o LINK writes the file it names" [ -s "$T/target.$cmd" ]
 done
