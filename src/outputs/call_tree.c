@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/util/grow.h"
 #include "lib/util/hash.h"
 
 struct tree_node {
@@ -135,15 +136,8 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 	}
 	if (t->nr >= MAX_NODES)
 		return -ENOMEM;
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 512;
-		struct tree_node *n = realloc(t->nodes, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->nodes = n;
-		t->cap = cap;
-	}
+	if (cs_grow((void **)&t->nodes, &t->cap, t->nr + 1, sizeof(*t->nodes)))
+		return -ENOMEM;
 	if ((t->nr + 1) * 2 > (t->slots ? t->mask + 1 : 0)) {
 		err = index_grow(t, 1);
 		if (err)
@@ -159,20 +153,10 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 /* Room for n more nodes, in the array and in the index */
 static int reserve(struct cs_tree *t, size_t n)
 {
-	size_t cap = t->cap ? t->cap : 512;
-
 	if (n > MAX_NODES - t->nr)
 		return -ENOMEM;
-	while (cap < t->nr + n)
-		cap *= 2;
-	if (cap > t->cap) {
-		struct tree_node *nodes = realloc(t->nodes, cap * sizeof(*nodes));
-
-		if (!nodes)
-			return -ENOMEM;
-		t->nodes = nodes;
-		t->cap = cap;
-	}
+	if (cs_grow((void **)&t->nodes, &t->cap, t->nr + n, sizeof(*t->nodes)))
+		return -ENOMEM;
 	if ((t->nr + n) * 2 > (t->slots ? t->mask + 1 : 0))
 		return index_grow(t, n);
 	return 0;

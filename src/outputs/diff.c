@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/grow.h"
 #include "outputs/out_names.h"
 
 #define NO_EVENT UINT32_MAX
@@ -186,15 +187,8 @@ int cs_diff_add(struct cs_diff *d, int which, const char *event,
 		    !memcmp(e->text, d->scratch, len))
 			goto found;
 	}
-	if (d->nr_e == d->cap_e) {
-		size_t cap = d->cap_e ? d->cap_e * 2 : 256;
-		struct entry *n = realloc(d->e, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->e = n;
-		d->cap_e = cap;
-	}
+	if (cs_grow((void **)&d->e, &d->cap_e, d->nr_e + 1, sizeof(*d->e)))
+		return -ENOMEM;
 	e = &d->e[d->nr_e];
 	memset(e, 0, sizeof(*e));
 	e->text = malloc(len);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/grow.h"
 #include "outputs/flame_template.inc"
 
 #define NONE UINT32_MAX
@@ -103,21 +104,6 @@ static int set_reserve(struct fl_set *s, uint32_t (*hash_of)(const struct cs_fla
 	return 0;
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return p;
-	while (c < need)
-		c *= 2;
-	q = realloc(p, c * elem);
-	if (q)
-		*cap = c;
-	return q;
-}
-
 /* ---- strings ---- */
 
 static const char *str_at(const struct cs_flame *f, uint32_t id)
@@ -134,7 +120,6 @@ static long intern(struct cs_flame *f, const char *s)
 {
 	uint32_t h = hash_str(s);
 	size_t len = strlen(s) + 1, j;
-	void *p;
 
 	for (j = h & f->strs.mask; f->strs.slots[j]; j = (j + 1) & f->strs.mask) {
 		uint32_t id = f->strs.slots[j] - 1;
@@ -146,22 +131,16 @@ static long intern(struct cs_flame *f, const char *s)
 		return -ENOMEM;
 	if (set_reserve(&f->strs, str_hash_of, f))
 		return -ENOMEM;
-	p = grow(f->chars, &f->chars_cap, f->chars_len + len, 1);
-	if (!p)
+	if (cs_grow((void **)&f->chars, &f->chars_cap, f->chars_len + len, 1))
 		return -ENOMEM;
-	f->chars = p;
 	if (f->nr_strs + 1 > f->strs_cap) {
 		size_t cap = f->strs_cap;
 
-		p = grow(f->str_off, &cap, f->nr_strs + 1, sizeof(uint32_t));
-		if (!p)
+		if (cs_grow((void **)&f->str_off, &cap, f->nr_strs + 1,
+			    sizeof(*f->str_off)) ||
+		    cs_grow((void **)&f->str_hash, &f->strs_cap, f->nr_strs + 1,
+			    sizeof(*f->str_hash)))
 			return -ENOMEM;
-		f->str_off = p;
-		p = realloc(f->str_hash, cap * sizeof(uint32_t));
-		if (!p)
-			return -ENOMEM;
-		f->str_hash = p;
-		f->strs_cap = cap;
 	}
 	memcpy(f->chars + f->chars_len, s, len);
 	f->str_off[f->nr_strs] = (uint32_t)f->chars_len;
@@ -196,7 +175,6 @@ long cs_flame_frame(struct cs_flame *f, const char *name, const char *dso,
 	long did = dso ? intern(f, dso) : (long)NONE;
 	uint32_t h;
 	size_t j;
-	void *p;
 
 	if (nid < 0 || did < 0)
 		return -ENOMEM;
@@ -210,10 +188,9 @@ long cs_flame_frame(struct cs_flame *f, const char *name, const char *dso,
 	}
 	if (f->nr_frames >= NONE - 1 || set_reserve(&f->frame_set, frame_hash_of, f))
 		return -ENOMEM;
-	p = grow(f->frames, &f->frames_cap, f->nr_frames + 1, sizeof(*f->frames));
-	if (!p)
+	if (cs_grow((void **)&f->frames, &f->frames_cap, f->nr_frames + 1,
+		    sizeof(*f->frames)))
 		return -ENOMEM;
-	f->frames = p;
 	f->frames[f->nr_frames] = (struct fl_frame){ (uint32_t)nid, (uint32_t)did, kind };
 	for (j = h & f->frame_set.mask; f->frame_set.slots[j];
 	     j = (j + 1) & f->frame_set.mask)
@@ -251,25 +228,13 @@ static uint32_t node_frame(const struct cs_flame *f, uint32_t id)
 /* Room in the per-node counters for every node; new ones zero */
 static int values_reserve(struct cs_flame *f)
 {
-	size_t had = f->values_cap, cap = had ? had : 64, n = nr_nodes(f);
-	uint64_t *p;
+	size_t cap = f->values_cap, n = nr_nodes(f);
 
-	if (n <= had)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(f->value, cap * sizeof(*p));
-	if (!p)
+	if (cs_grow_zeroed((void **)&f->value, &cap, n, sizeof(*f->value)))
 		return -ENOMEM;
-	f->value = p;
-	memset(p + had, 0, (cap - had) * sizeof(*p));
-	if (f->base) {
-		p = realloc(f->base, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		f->base = p;
-		memset(p + had, 0, (cap - had) * sizeof(*p));
-	}
+	if (f->base && cs_grow_zeroed((void **)&f->base, &f->values_cap, n,
+				      sizeof(*f->base)))
+		return -ENOMEM;
 	f->values_cap = cap;
 	return 0;
 }

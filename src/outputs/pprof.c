@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/grow.h"
 #include "outputs/out_names.h"
 #include "outputs/protobuf.h"
 #include "outputs/stack_agg.h"
@@ -130,38 +131,18 @@ static void location_key(const struct cs_frame *f, struct cs_agg_key *k)
 static int note_inlines(struct cs_pprof *p, uint32_t loc,
 			const struct cs_frame *inl, size_t n)
 {
-	if (loc >= p->cap_locs) {
-		size_t cap = p->cap_locs ? p->cap_locs * 2 : 1024;
-		uint32_t *a, *b;
+	size_t cap = p->cap_locs;
 
-		while (cap <= loc)
-			cap *= 2;
-		a = realloc(p->inl_off, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		p->inl_off = a;
-		b = realloc(p->inl_nr, cap * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		p->inl_nr = b;
-		memset(a + p->cap_locs, 0, (cap - p->cap_locs) * sizeof(*a));
-		memset(b + p->cap_locs, 0, (cap - p->cap_locs) * sizeof(*b));
-		p->cap_locs = cap;
-	}
+	if (cs_grow_zeroed((void **)&p->inl_off, &cap, (size_t)loc + 1,
+			   sizeof(*p->inl_off)) ||
+	    cs_grow_zeroed((void **)&p->inl_nr, &p->cap_locs, (size_t)loc + 1,
+			   sizeof(*p->inl_nr)))
+		return -ENOMEM;
 	if (!n)
 		return 0;
-	if (p->nr_inl + n > p->cap_inl) {
-		size_t cap = p->cap_inl ? p->cap_inl * 2 : 256;
-		const char **q;
-
-		while (cap < p->nr_inl + n)
-			cap *= 2;
-		q = realloc(p->inl_names, cap * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		p->inl_names = q;
-		p->cap_inl = cap;
-	}
+	if (cs_grow((void **)&p->inl_names, &p->cap_inl, p->nr_inl + n,
+		    sizeof(*p->inl_names)))
+		return -ENOMEM;
 	p->inl_off[loc] = (uint32_t)p->nr_inl;
 	p->inl_nr[loc] = (uint32_t)n;
 	for (size_t j = 0; j < n; j++)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/grow.h"
 #include "outputs/call_tree.h"
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
@@ -177,42 +178,20 @@ static void frame_key(const struct cs_frame *f, uint8_t inl,
 
 static int ev_reserve(struct cs_report *r, unsigned int evsel)
 {
-	size_t n = (size_t)evsel + 1;
-	uint64_t *a, *b;
-	bool *c;
+	size_t n = (size_t)evsel + 1, cap = r->cap_ev, cap2 = r->cap_ev;
 
 	if (n <= r->nr_ev)
 		return 0;
 	if (n > THREAD_EVSEL(UINT32_MAX))
 		return -EINVAL;
-	a = realloc(r->ev_samples, n * sizeof(*a));
-	if (!a)
+	if (cs_grow_zeroed((void **)&r->ev_samples, &cap, n,
+			   sizeof(*r->ev_samples)) ||
+	    cs_grow_zeroed((void **)&r->ev_period, &cap2, n,
+			   sizeof(*r->ev_period)) ||
+	    cs_grow_zeroed((void **)&r->ev_off_cpu, &r->cap_ev, n,
+			   sizeof(*r->ev_off_cpu)))
 		return -ENOMEM;
-	r->ev_samples = a;
-	b = realloc(r->ev_period, n * sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	r->ev_period = b;
-	c = realloc(r->ev_off_cpu, n * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	r->ev_off_cpu = c;
-	memset(a + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*a));
-	memset(b + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*b));
-	memset(c + r->nr_ev, 0, (n - r->nr_ev) * sizeof(*c));
 	r->nr_ev = n;
-	return 0;
-}
-
-static int grow_sym_start(struct cs_report *r)
-{
-	size_t cap = r->cap_sym_start ? r->cap_sym_start * 2 : 4096;
-	uint64_t *p = realloc(r->sym_start, cap * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	r->sym_start = p;
-	r->cap_sym_start = cap;
 	return 0;
 }
 
@@ -259,12 +238,9 @@ static int thread_id(struct cs_report *r, unsigned int evsel,
  * its address */
 static int keep_sym_start(struct cs_report *r, uint32_t id, uint64_t start)
 {
-	if (id >= r->cap_sym_start) {
-		int err = grow_sym_start(r);
-
-		if (err)
-			return err;
-	}
+	if (cs_grow((void **)&r->sym_start, &r->cap_sym_start, (size_t)id + 1,
+		    sizeof(*r->sym_start)))
+		return -ENOMEM;
 	r->sym_start[id] = start;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/util/grow.h"
 #include "outputs/call_tree.h"
 #include "outputs/report_int.h"
 
@@ -44,21 +45,13 @@ static uint64_t node_count(const struct graph *g, uint32_t id)
 /* Adds a stack's count and period to node id, its cumulative ones. */
 static int node_add(struct graph *g, uint32_t id, const struct cs_agg_stack *st)
 {
-	if (id >= g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 256;
-		uint64_t *c = realloc(g->count, cap * sizeof(*c)), *p;
+	size_t cap = g->cap;
 
-		if (!c)
-			return -ENOMEM;
-		g->count = c;
-		p = realloc(g->period, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		g->period = p;
-		memset(c + g->cap, 0, (cap - g->cap) * sizeof(*c));
-		memset(p + g->cap, 0, (cap - g->cap) * sizeof(*p));
-		g->cap = cap;
-	}
+	if (cs_grow_zeroed((void **)&g->count, &cap, (size_t)id + 1,
+			   sizeof(*g->count)) ||
+	    cs_grow_zeroed((void **)&g->period, &g->cap, (size_t)id + 1,
+			   sizeof(*g->period)))
+		return -ENOMEM;
 	g->count[id] += st->count;
 	g->period[id] += st->period;
 	return 0;

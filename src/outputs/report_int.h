@@ -48,7 +48,7 @@ struct cs_report {
 	size_t cap_sym_start;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
-	size_t nr_ev;
+	size_t nr_ev, cap_ev;
 	bool has_inlined;		/* a frame is an inlined function */
 	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
 	struct seen_frame *seen_read;	/* the same on the reading thread,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/grow.h"
 #include "outputs/json.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
@@ -141,15 +142,9 @@ static struct profile *profile_of(struct cs_speedscope *p,
 		return NULL;
 	slot = slot_of(p, evsel, tid);
 	if (!p->slots[slot]) {
-		if (p->nr == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 16;
-			struct profile *n = realloc(p->prof, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			p->prof = n;
-			p->cap = cap;
-		}
+		if (cs_grow((void **)&p->prof, &p->cap, p->nr + 1,
+			    sizeof(*p->prof)))
+			return NULL;
 		pr = &p->prof[p->nr];
 		memset(pr, 0, sizeof(*pr));
 		pr->evsel = evsel;
@@ -217,15 +212,8 @@ int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
 		pr->e[pr->n - 1].weight += weight;
 		return 0;
 	}
-	if (pr->n == pr->cap) {
-		size_t cap = pr->cap ? 2 * pr->cap : 64;
-		struct entry *e = realloc(pr->e, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		pr->e = e;
-		pr->cap = cap;
-	}
+	if (cs_grow((void **)&pr->e, &pr->cap, pr->n + 1, sizeof(*pr->e)))
+		return -ENOMEM;
 	pr->e[pr->n].stack = stack;
 	pr->e[pr->n].weight = weight;
 	pr->n++;

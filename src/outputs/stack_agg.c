@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/grow.h"
 #include "lib/util/hash.h"
 #include "outputs/call_tree.h"
 
@@ -132,37 +133,6 @@ static bool key_eq(const struct cs_agg_key *a, const struct cs_agg_key *b)
 	       str_eq(a->sym, b->sym) && str_eq(a->dso, b->dso);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		n *= 2;
-	}
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-/* grow(), with the new elements zeroed: for arrays that start late */
-static int grow_zeroed(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t had = *cap;
-	int err = grow(p, cap, need, size);
-
-	if (!err && *cap > had)
-		memset((char *)*p + had * size, 0, (*cap - had) * size);
-	return err;
-}
-
 /* Doubles the index when it would pass half full; hashes come from
  * the entries, so nothing is rehashed from scratch. */
 static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
@@ -258,24 +228,24 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 			}
 		}
 	}
-	err = grow((void **)&a->frames, &a->cap_frames, a->nr_frames + 1,
-		   sizeof(*a->frames));
+	err = cs_grow((void **)&a->frames, &a->cap_frames, a->nr_frames + 1,
+		      sizeof(*a->frames));
 	if (!err)
 		err = index_reserve(ix, &a->frames[0].hash, sizeof(*a->frames),
 				    a->nr_frames);
 	if (err)
 		return err;
 	if (loc || a->locs) {
-		err = grow_zeroed((void **)&a->locs, &a->cap_locs, a->nr_frames + 1,
-				  sizeof(*a->locs));
+		err = cs_grow_zeroed((void **)&a->locs, &a->cap_locs,
+				     a->nr_frames + 1, sizeof(*a->locs));
 		if (err)
 			return err;
 		if (loc)
 			a->locs[a->nr_frames] = *loc;
 	}
 	if (copy || a->owned) {
-		err = grow_zeroed((void **)&a->owned, &a->cap_owned,
-				  a->nr_frames + 1, sizeof(*a->owned));
+		err = cs_grow_zeroed((void **)&a->owned, &a->cap_owned,
+				     a->nr_frames + 1, sizeof(*a->owned));
 		if (err)
 			return err;
 		a->owned[a->nr_frames] = copy;
@@ -380,12 +350,12 @@ static int stack_leaf(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 		      uint32_t nr, uint32_t *leaf)
 {
 	size_t k = 0, cap = a->cap_path;
-	int err = grow((void **)&a->path_frame, &cap, (size_t)nr + 1,
-		       sizeof(*a->path_frame));
+	int err = cs_grow((void **)&a->path_frame, &cap, (size_t)nr + 1,
+			  sizeof(*a->path_frame));
 
 	if (!err)
-		err = grow((void **)&a->path_node, &a->cap_path, (size_t)nr + 1,
-			   sizeof(*a->path_node));
+		err = cs_grow((void **)&a->path_node, &a->cap_path,
+			      (size_t)nr + 1, sizeof(*a->path_node));
 	if (err)
 		return err;
 	while (k < a->path_nr && k <= nr &&
@@ -409,8 +379,8 @@ static int node_stack_reserve(struct cs_agg *a)
 {
 	size_t had = a->cap_node_stack;
 	bool trimmed = !a->node_stack && a->nr_stacks;
-	int err = grow((void **)&a->node_stack, &a->cap_node_stack,
-		       cs_tree_nr_nodes(a->tree), sizeof(*a->node_stack));
+	int err = cs_grow((void **)&a->node_stack, &a->cap_node_stack,
+			  cs_tree_nr_nodes(a->tree), sizeof(*a->node_stack));
 
 	if (err)
 		return err;
@@ -456,8 +426,8 @@ int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 	if (a->node_stack[leaf] == NO_STACK) {
 		if (a->nr_stacks >= NO_STACK)
 			return -ENOMEM;
-		err = grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
-			   sizeof(*a->stacks));
+		err = cs_grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
+			      sizeof(*a->stacks));
 		if (err)
 			return err;
 		a->stacks[a->nr_stacks] = (struct agg_stack){ .leaf = leaf, .nr = nr };
