@@ -347,14 +347,3 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 		"samples = stitched + late + kernel-only + as recorded; "
 		"records = used + duplicate + orphan");
 }
-
-bool cli_output_replaceable(const char *path)
-{
-	struct stat sb;
-
-	/* lstat: a rename over a symbolic link would replace the link, not
-	 * the file it names (/dev/stdout, as root, became a plain file) */
-	if (lstat(path, &sb))
-		return errno == ENOENT;
-	return S_ISREG(sb.st_mode);
-}

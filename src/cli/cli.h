@@ -140,12 +140,6 @@ void cli_filter_free(struct cli_filter *f);
  * On failure prints "PATH: why" and returns NULL. */
 FILE *cli_output_open(const char *path);
 
-/* True when path may be written through a temporary file renamed over it
- * at the end: it does not exist yet, or is a regular file. Anything else
- * (/dev/null, a FIFO, a terminal, a symbolic link) is written in place:
- * renaming over a device node as root would replace the device with a
- * plain file, and renaming over a link would replace the link. */
-bool cli_output_replaceable(const char *path);
 /* Ends what cli_output_open() began, once the run returned rc: names a
  * write error the output met (write_err, an errno, 0 if none) and closes
  * a file (f may be NULL: never opened). Returns rc, or 1 if the close

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "lib/util/replaceable.h"
 #include "outputs/flame.h"
 
 static const char usage_text[] =
@@ -47,7 +48,7 @@ static const struct option long_options[] = {
 
 /* Writes the page to path through a temporary file renamed at the end, so
  * an interrupted run never leaves a truncated page where a good one was
- * (a device or FIFO is written in place: see cli_output_replaceable). */
+ * (a device, FIFO or link is written in place: see cs_path_replaceable). */
 static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 		      const char *path)
 {
@@ -57,7 +58,7 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 	FILE *f = stdout;
 	int err;
 
-	if (!to_stdout && cli_output_replaceable(path)) {
+	if (!to_stdout && cs_path_replaceable(path)) {
 		if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
 			cli_error("flame: out of memory");
 			return 1;

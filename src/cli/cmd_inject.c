@@ -14,6 +14,7 @@
 #include "abi/perf_abi.h"
 #include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/replaceable.h"
 #include "lib/write/writer.h"
 #include "outputs/inject.h"
 
@@ -195,7 +196,7 @@ int cmd_inject(int argc, char **argv)
 	if (!s)
 		return 1;
 
-	if (!strcmp(output, "-") || !cli_output_replaceable(output)) {
+	if (!strcmp(output, "-") || !cs_path_replaceable(output)) {
 		struct stat sb;
 
 		/* stdout, or a device, FIFO or link written in place

@@ -3,6 +3,7 @@
 #include "lib/machine/machine.h"
 #include "lib/util/errbuf.h"
 #include "lib/util/libarchive_dl.h"
+#include "lib/util/replaceable.h"
 #include "lib/util/strset.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@ struct packer {
 	struct archive *a;
 	struct cs_archive_result *res;
 	struct cs_errbuf *eb;
+	const char *out;		/* the archive's name, for errors */
 	struct cs_strset names;		/* entries written: each once */
 	struct cs_machine *m;
 };
@@ -127,7 +129,8 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (err == -EIO)
-		return cs_error(p->eb, -EIO, "%s: %s", entry, la->error_string(p->a));
+		return cs_error(p->eb, -EIO, "%s: writing %s: %s", p->out, entry,
+				la->error_string(p->a));
 	if (err)
 		return cs_error(p->eb, err, "%s: %s", src, strerror(-err));
 	return 0;
@@ -176,18 +179,22 @@ static int pack_file(void *ctx, enum cs_file_kind kind, const char *name,
 int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb)
 {
-	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s) };
+	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s),
+			    .out = strcmp(path, "-") ? path : "standard output" };
 	const struct cs_libarchive *la;
 	const char *why = NULL;
 	bool to_stdout = !strcmp(path, "-");
+	bool in_place = !to_stdout && !cs_path_replaceable(path);
 	char tmp[4200];
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->missing = (unsigned)cs_machine_files_missing(p.m, &res->first_missing);
-	/* a file is written whole under a temporary name, then renamed */
+	/* a file is written whole under a temporary name, then renamed; a
+	 * device, FIFO or link in place (see cs_path_replaceable) */
 	if (snprintf(tmp, sizeof(tmp), "%s", to_stdout ? "standard output" : path) >= (int)sizeof(tmp) ||
-	    (!to_stdout && snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)))
+	    (!to_stdout && !in_place &&
+	     snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)))
 		return cs_error(eb, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
 	p.la = la = cs_libarchive(&why);
 	if (!la)
@@ -208,7 +215,7 @@ int cs_archive_write(struct cs_session *s, const char *path,
 		err = cs_error(eb, -EIO, "%s: %s", tmp, la->error_string(p.a));
 	la->write_free(p.a);
 	cs_strset_free(&p.names);
-	if (to_stdout)
+	if (to_stdout || in_place)
 		return err;
 	if (!err && rename(tmp, path))
 		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -407,6 +408,25 @@ static int open_events(struct rec *r)
 	return 0;
 }
 
+/* Keeps the previous recording at path as path.old, as perf does. A link
+ * stays where it is (renaming /dev/stdout would move the link itself): the
+ * file it names is kept beside that file. */
+static void keep_previous(const char *path)
+{
+	char real[PATH_MAX], old[PATH_MAX + 8];
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		if (!realpath(path, real))
+			return;
+		path = real;
+	}
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return;
+	snprintf(old, sizeof(old), "%s.old", path);
+	rename(path, old);
+}
+
 /* The output first: a path that cannot be written is refused before any
  * event is opened. */
 static int open_output(struct rec *r)
@@ -417,17 +437,8 @@ static int open_output(struct rec *r)
 		.zstd_level = o->zstd_level,
 	};
 
-	if (!wo.pipe) {
-		struct stat st;
-
-		/* keep the previous recording, as perf does */
-		if (!stat(o->output, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-			char old[4096];
-
-			snprintf(old, sizeof(old), "%s.old", o->output);
-			rename(o->output, old);
-		}
-	}
+	if (!wo.pipe)
+		keep_previous(o->output);
 	return cs_writer_open(o->output, -1, &wo, r->eb, &r->w);
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # output_devices.sh - commands that write through a temporary file renamed
-# over the target (flame, inject) write devices, FIFOs and symbolic links in
+# over the target (flame, inject, archive) write devices, FIFOs and symbolic links in
 # place: as root, a rename over /dev/null would replace the device node with
 # a plain file, and one over a link (/dev/stdout) the link.
 source "$CS_ROOT/tests/lib.sh"
 F=$FIXTURES/linux-7.3.4/task-defer.data
 
-for cmd in flame inject; do
+for cmd in flame inject archive; do
 	rc=0; $CS $cmd -q -i "$F" -o /dev/null 2>"$T/err" || rc=$?
 	check "$cmd -o /dev/null succeeds" [ $rc -eq 0 ]
 	check "$cmd -o /dev/null leaves /dev/null a character device" [ -c /dev/null ]
@@ -33,3 +33,17 @@ for cmd in flame inject; do
 	check "$cmd -o LINK leaves the link a link" [ -L "$T/link.$cmd" ]
 	check "$cmd -o LINK writes the file it names" [ -s "$T/target.$cmd" ]
 done
+
+# record keeps the previous recording as FILE.old (as perf does); through a
+# link, the file it names is kept and the link stays a link
+echo previous >"$T/rec.data"
+ln -s "$T/rec.data" "$T/rec.link"
+if $CS record -q -e cpu-clock -o "$T/rec.link" -- true 2>"$T/err"; then
+	check "record -o LINK leaves the link a link" [ -L "$T/rec.link" ]
+	check "record -o LINK keeps the file it named as FILE.old" \
+		[ "$(cat "$T/rec.data.old" 2>/dev/null)" = previous ]
+	check "record -o LINK writes a profile script reads" \
+		[ "$($CS script -q -i "$T/rec.link" 2>/dev/null | wc -l)" -gt 0 ]
+else
+	skip "record -o LINK" "record cannot run here: $(head -1 "$T/err")"
+fi
