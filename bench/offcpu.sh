@@ -39,15 +39,8 @@ W=build/workloads/pingpong
 RUNS=${RUNS:-5}
 ROUNDS=${ROUNDS:-100000}
 SPIN=${SPIN:-6500}
-for f in "$CS" "$PERF" "$W"; do
-	[ -x "$f" ] || { echo "bench/offcpu.sh: $f is missing (make first)" >&2; exit 1; }
-done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench/offcpu.sh: sched:sched_switch needs root (tracefs)" >&2
-	exit 1
-fi
-tmp=$(mktemp -d /tmp/bench-offcpu.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+source bench/offcpu_lib.sh
+offcpu_setup offcpu.sh "$CS" "$PERF" "$W"
 
 # run NAME DATA CMD...: appends "workload_cpu recorder_cpu total_cpu
 # bytes switches" to $tmp/NAME. CMD runs the workload, whose line

@@ -22,15 +22,8 @@ W=build/workloads/pingpong
 RUNS=${RUNS:-5}
 ROUNDS=${ROUNDS:-200000}
 SPIN=${SPIN:-0}
-for f in "$CS" "$PERF" "$W" ${CS_BEFORE:+"$CS_BEFORE"}; do
-	[ -x "$f" ] || { echo "bench/offcpu_lost.sh: $f is missing (make first)" >&2; exit 1; }
-done
-if [ "$(id -u)" -ne 0 ]; then
-	echo "bench/offcpu_lost.sh: sched:sched_switch needs root (tracefs)" >&2
-	exit 1
-fi
-tmp=$(mktemp -d /tmp/bench-offcpu-lost.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+source bench/offcpu_lib.sh
+offcpu_setup offcpu_lost.sh "$CS" "$PERF" "$W" ${CS_BEFORE:+"$CS_BEFORE"}
 
 # lost FILE: "LOST SAMPLES" as callstitch reads FILE
 lost() {
