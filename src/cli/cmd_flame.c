@@ -68,7 +68,7 @@ static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 	if (!to_stdout) {
 		f = fopen(target, "w");
 		if (!f) {
-			cli_error("flame: cannot create %s: %s", target, strerror(errno));
+			cli_error("flame: cannot create %s: %s", path, strerror(errno));
 			free(tmp);
 			return 1;
 		}

@@ -222,7 +222,7 @@ int cmd_inject(int argc, char **argv)
 		}
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			cli_error("inject: cannot create %s: %s", tmp, strerror(errno));
+			cli_error("inject: cannot create %s: %s", output, strerror(errno));
 			free(tmp);
 			tmp = NULL;
 			goto out;

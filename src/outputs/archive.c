@@ -179,47 +179,56 @@ static int pack_file(void *ctx, enum cs_file_kind kind, const char *name,
 int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb)
 {
-	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s),
-			    .out = strcmp(path, "-") ? path : "standard output" };
-	const struct cs_libarchive *la;
-	const char *why = NULL;
 	bool to_stdout = !strcmp(path, "-");
 	bool in_place = !to_stdout && !cs_path_replaceable(path);
+	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s),
+			    .out = to_stdout ? "standard output" : path };
+	const struct cs_libarchive *la;
+	const char *why = NULL;
 	char tmp[4200];
-	int err = 0;
+	int fd = STDOUT_FILENO, err = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->missing = (unsigned)cs_machine_files_missing(p.m, &res->first_missing);
 	/* a file is written whole under a temporary name, then renamed; a
 	 * device, FIFO or link in place (see cs_path_replaceable) */
-	if (snprintf(tmp, sizeof(tmp), "%s", to_stdout ? "standard output" : path) >= (int)sizeof(tmp) ||
-	    (!to_stdout && !in_place &&
-	     snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)))
+	if (snprintf(tmp, sizeof(tmp), in_place ? "%s" : "%s.tmp", path) >=
+	    (int)sizeof(tmp))
 		return cs_error(eb, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
 	p.la = la = cs_libarchive(&why);
 	if (!la)
-		return cs_error(eb, -ENOSYS, "%s: cannot write archives: %s", path, why);
+		return cs_error(eb, -ENOSYS, "%s: cannot write archives: %s", p.out, why);
+	if (!to_stdout) {
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return cs_error(eb, -errno, "%s: cannot create: %s", path,
+					strerror(errno));
+	}
 	p.a = la->write_new();
-	if (!p.a)
-		return cs_error(eb, -ENOMEM, "%s", strerror(ENOMEM));
+	if (!p.a) {
+		err = cs_error(eb, -ENOMEM, "%s", strerror(ENOMEM));
+		goto out;
+	}
 	if (la->write_set_format_pax_restricted(p.a) != ARCHIVE_OK ||
 	    la->write_add_filter_zstd(p.a) != ARCHIVE_OK ||
-	    (to_stdout ? la->write_open_fd(p.a, STDOUT_FILENO) :
-			 la->write_open_filename(p.a, tmp)) != ARCHIVE_OK) {
-		err = cs_error(eb, -EIO, "%s: %s", tmp, la->error_string(p.a));
+	    la->write_open_fd(p.a, fd) != ARCHIVE_OK) {
+		err = cs_error(eb, -EIO, "%s: %s", p.out, la->error_string(p.a));
 		la->write_free(p.a);
-		return err;
+		goto out;
 	}
 	err = cs_machine_for_each_file(p.m, pack_file, &p);
 	if (la->write_close(p.a) != ARCHIVE_OK && !err)
-		err = cs_error(eb, -EIO, "%s: %s", tmp, la->error_string(p.a));
+		err = cs_error(eb, -EIO, "%s: %s", p.out, la->error_string(p.a));
 	la->write_free(p.a);
 	cs_strset_free(&p.names);
-	if (to_stdout || in_place)
+out:
+	if (to_stdout)
 		return err;
-	if (!err && rename(tmp, path))
+	if (close(fd) && !err)
 		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));
-	if (err)
+	if (!err && !in_place && rename(tmp, path))
+		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));
+	if (err && !in_place)
 		unlink(tmp);
 	return err;
 }

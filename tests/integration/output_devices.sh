@@ -16,6 +16,13 @@ for cmd in flame inject archive; do
 		[ "$(grep -c /dev/full "$T/err")" -ge 1 ]
 	check "$cmd -o /dev/full leaves /dev/full a character device" [ -c /dev/full ]
 
+	rc=0; $CS $cmd -q -i "$F" -o "$T/no/such/dir/out" 2>"$T/err" || rc=$?
+	check "$cmd -o into a missing folder fails" [ $rc -ne 0 ]
+	check "$cmd -o into a missing folder says so in one line" [ "$(wc -l <"$T/err")" -eq 1 ]
+	check "$cmd -o into a missing folder names the output" grep -qF "$T/no/such/dir/out:" "$T/err"
+	check "$cmd -o into a missing folder does not name a temporary" \
+		[ "$(grep -c '\.tmp' "$T/err")" -eq 0 ]
+
 	mkfifo "$T/fifo.$cmd"
 	wc -c <"$T/fifo.$cmd" >"$T/fifo.$cmd.bytes" &
 	reader=$!
