@@ -46,7 +46,7 @@ struct cs_pprof_opts {
 	int64_t end_nanos;		/* wall clock (epoch ns) when the recording
 					 * ended, or 0; time_nanos is this less
 					 * the span of the samples */
-	int compression;		/* zlib level; 0 means the default (6) */
+	int compression;		/* zlib level; 0 means the default (1) */
 };
 
 /* Returns 0 and a new profile in *out (the caller frees it), or -ENOMEM. */
