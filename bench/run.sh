@@ -463,9 +463,16 @@ wall_j() {
 printf '\n%-50s %10s %14s %12s\n' "threads (wall seconds, best of $runs)" "-j 1" "-j 2" "gain"
 for c in report script folded flame pprof; do
 	"$cs" "$c" -h 2>&1 | grep -q -- '-j, --jobs' || continue
-	read -r w1 w2 < <(wall_j "$cs" "$c" -q -i "$B/distinct.data")
+	out=()
+	case $c in flame|pprof) out=(-o /dev/null) ;; esac
+	read -r w1 w2 < <(wall_j "$cs" "$c" -q "${out[@]}" -i "$B/distinct.data")
 	line "$c, 500k samples, stacks nearly all distinct" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
 done
+# flame counts the samples on a second thread, as folded does
+if "$cs" flame -h 2>&1 | grep -q -- '-j, --jobs'; then
+	read -r w1 w2 < <(wall_j "$cs" flame -q -o /dev/null -i "$real")
+	line "flame, real profile" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+fi
 # report counts the samples on a second thread while the first reads them
 if "$cs" report -h 2>&1 | grep -q -- '-j, --jobs'; then
 	read -r w1 w2 < <(wall_j "$cs" report -q --stdio --no-inline -i "$real")

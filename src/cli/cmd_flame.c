@@ -9,11 +9,12 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "lib/util/jobs.h"
 #include "lib/util/replaceable.h"
 #include "outputs/flame.h"
 
 static const char usage_text[] =
-	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel] [--no-inline]\n"
+	"usage: callstitch flame [-o FILE] [-i FILE] [--title TEXT] [--no-kernel] [--no-inline] [-j N]\n"
 	"       callstitch flame --diff [OPTIONS] OLD NEW\n"
 	"\n"
 	"Writes the profile's stitched stacks as an interactive flame graph: one\n"
@@ -27,6 +28,11 @@ static const char usage_text[] =
 	"      --no-kernel       leave kernel frames out (user stacks only)\n"
 	"      --no-inline       no frames for functions inlined at user addresses\n"
 	"      --diff            compare two profiles, OLD and NEW\n"
+	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
+	"                        on a thread of their own while the next are read,\n"
+	"                        and a compressed profile is decompressed on\n"
+	"                        another; the same page (default: the CPUs\n"
+	"                        available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP
@@ -40,6 +46,7 @@ static const struct option long_options[] = {
 	{ "no-kernel", no_argument,       NULL, OPT_NO_KERNEL },
 	{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 	{ "diff",      no_argument,       NULL, OPT_DIFF },
+	{ "jobs",      required_argument, NULL, 'j' },
 	{ "help",      no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
 	CLI_OFF_CPU_OPTIONS,
@@ -115,7 +122,7 @@ int cmd_flame(int argc, char **argv)
 	int opt, rc;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:i:qh", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:i:j:qh", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -131,6 +138,13 @@ int cmd_flame(int argc, char **argv)
 			break;
 		case OPT_DIFF:
 			diff = true;
+			break;
+		case 'j':
+			if (cs_jobs_parse(optarg, &in.jobs)) {
+				cli_error("flame: --jobs '%s': expected a number"
+					  " of threads from 1 to 1024", optarg);
+				return 129;
+			}
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))
@@ -153,6 +167,7 @@ int cmd_flame(int argc, char **argv)
 	}
 
 	fopts.off_cpu = in.view == CS_VIEW_OFF_CPU;
+	fopts.jobs = in.jobs ? in.jobs : cs_jobs_default();
 	s = cli_open(&in);
 	if (!s)
 		return 1;

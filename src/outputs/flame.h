@@ -99,6 +99,9 @@ struct cs_flame_output_opts {
 	bool no_inline;			/* no frames for inlined functions */
 	bool off_cpu;			/* off-CPU time (ns), its stacks ending in
 					 * "[off-cpu: why]"; else on-CPU samples */
+	unsigned int jobs;		/* 2 or more: samples are counted on a
+					 * thread of their own while the session
+					 * reads the next (the same graph) */
 };
 
 /* Returns 0 and an output in *out (caller frees), or -ENOMEM. Run a

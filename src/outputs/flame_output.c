@@ -20,6 +20,7 @@
 #include "outputs/out_inlines.h"
 #include "outputs/out_names.h"
 #include "lib/machine/frames.h"
+#include "lib/util/handoff.h"
 #include "outputs/stack_agg.h"
 
 /* cs_agg_key.flags: the cs_flame_kind in the low bits, what else tells
@@ -32,17 +33,25 @@
 #define KEY_OFF_CPU	0x100u		/* off-CPU leaf; state above KEY_WHY_SHIFT */
 #define KEY_WHY_SHIFT	12		/* the missing reason of a marker */
 
+/* A sample's keys: its event, its comm, its frames and an off-CPU leaf */
+#define KEYS_MAX	(CS_FRAMES_MAX + 3)
+
 struct cs_flame_output {
 	struct cs_flame *tree;
 	struct cs_agg *agg;
 	bool no_kernel, no_inline, off_cpu;
 	bool base;			/* these samples are a diff's baseline */
+	unsigned int jobs;
+	struct cs_handoff *handoff;	/* to the counting thread, which owns
+					 * agg until flame_flush() */
+	bool no_handoff;		/* none could be had: count here */
 	uint64_t left_out;
 	struct cs_machine *machine;
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused by every sample */
 	struct cs_frame *expanded;	/* CS_FRAMES_MAX: frames + inlined ones */
 	uint8_t *inlined;		/* CS_FRAMES_MAX: enum cs_out_inline */
-	uint32_t *stack;		/* CS_FRAMES_MAX + 2 */
+	struct cs_agg_key *keys;	/* KEYS_MAX, the reading side's */
+	uint32_t *stack;		/* KEYS_MAX, the counting side's */
 	char *event_names;
 };
 
@@ -50,19 +59,6 @@ static bool is_kernel_mode(uint8_t cpumode)
 {
 	return cpumode == CS_MISC_KERNEL || cpumode == CS_MISC_GUEST_KERNEL ||
 	       cpumode == CS_MISC_HYPERVISOR;
-}
-
-static int push(struct cs_flame_output *fo, size_t *depth,
-		const struct cs_agg_key *key, bool copy)
-{
-	uint32_t id;
-	int err = copy ? cs_agg_frame_copy(fo->agg, key, &id) :
-			 cs_agg_frame(fo->agg, key, NULL, &id);
-
-	if (err)
-		return err;
-	fo->stack[(*depth)++] = id;
-	return 0;
 }
 
 static int flame_begin(void *ctx, struct cs_session *s)
@@ -73,25 +69,40 @@ static int flame_begin(void *ctx, struct cs_session *s)
 	return 0;
 }
 
-static int flame_sample(void *ctx, const struct cs_stitched *st)
+/* The key of a frame: NULL to leave it out */
+static bool frame_key(const struct cs_flame_output *fo, const struct cs_frame *fr,
+		      bool inlined, struct cs_agg_key *key)
 {
-	struct cs_flame_output *fo = ctx;
+	if (fr->kind == CS_FRAME_MISSING_USER) {
+		*key = (struct cs_agg_key){
+			.flags = CS_FLAME_MISSING | (uint32_t)fr->missing << KEY_WHY_SHIFT,
+		};
+	} else if (fr->kind == CS_FRAME_COOKIE) {
+		*key = (struct cs_agg_key){ .flags = CS_FLAME_MISSING | KEY_COOKIE };
+	} else if (is_kernel_mode(fr->cpumode)) {
+		if (fo->no_kernel)
+			return false;
+		*key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
+					    CS_FLAME_KERNEL };
+	} else {
+		*key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
+					    CS_FLAME_USER | (inlined ? KEY_INLINED : 0) };
+	}
+	return true;
+}
+
+/* A sample's keys into keys[] (room for KEYS_MAX), root first: its event,
+ * its comm (a key without its name: the caller keeps that), its frames,
+ * an off-CPU leaf. Returns how many. */
+static uint32_t sample_keys(struct cs_flame_output *fo, const struct cs_stitched *st,
+			    struct cs_agg_key *keys)
+{
 	const struct cs_sample *smp = &st->event->sample;
 	const struct cs_evsel *ev = st->event->evsel;
 	size_t n = cs_frames_resolve(fo->machine, st, fo->frames, CS_FRAMES_MAX);
 	const struct cs_frame *frames = fo->frames;
-	size_t depth = 0;
-	char tidname[16];
-	struct cs_agg_key key = {
-		.sym = ev && ev->name ? ev->name : "[unknown event]",
-		.flags = CS_FLAME_OTHER | KEY_EVENT,
-	};
-	int err;
+	uint32_t nr = 0;
 
-	if ((st->off_cpu != CS_OFF_CPU_NONE) != fo->off_cpu) {
-		fo->left_out++;
-		return 0;
-	}
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;	/* cannot happen: a record holds fewer */
 	if (!fo->no_inline) {
@@ -103,59 +114,109 @@ static int flame_sample(void *ctx, const struct cs_stitched *st)
 	} else {
 		memset(fo->inlined, CS_OUT_NOT_INLINED, n);
 	}
-	err = push(fo, &depth, &key, true);
-	if (err)
-		return err;
-	key = (struct cs_agg_key){
-		.sym = cs_out_comm(fo->machine, smp->pid, smp->tid, tidname),
-		.flags = CS_FLAME_OTHER | KEY_COMM,
+	keys[nr++] = (struct cs_agg_key){
+		.sym = ev && ev->name ? ev->name : "[unknown event]",
+		.flags = CS_FLAME_OTHER | KEY_EVENT,
 	};
-	err = push(fo, &depth, &key, true);
-	if (err)
-		return err;
+	keys[nr++] = (struct cs_agg_key){ .flags = CS_FLAME_OTHER | KEY_COMM };
 	/* frames come innermost first; the tree wants the root first */
-	for (size_t i = n; i-- > 0;) {
-		const struct cs_frame *fr = &frames[i];
-		uint32_t inl = fo->inlined[i] != CS_OUT_NOT_INLINED ? KEY_INLINED : 0;
-
-		if (fr->kind == CS_FRAME_MISSING_USER) {
-			key = (struct cs_agg_key){
-				.flags = CS_FLAME_MISSING |
-					 (uint32_t)fr->missing << KEY_WHY_SHIFT,
-			};
-		} else if (fr->kind == CS_FRAME_COOKIE) {
-			key = (struct cs_agg_key){ .flags = CS_FLAME_MISSING | KEY_COOKIE };
-		} else if (is_kernel_mode(fr->cpumode)) {
-			if (fo->no_kernel)
-				continue;
-			key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
-						   CS_FLAME_KERNEL };
-		} else {
-			key = (struct cs_agg_key){ fr->loc.sym, fr->loc.dso_name, 0,
-						   CS_FLAME_USER | inl };
-		}
-		err = push(fo, &depth, &key, false);
-		if (err)
-			return err;
-	}
-	if (st->off_cpu != CS_OFF_CPU_NONE) {
+	for (size_t i = n; i-- > 0;)
+		if (frame_key(fo, &frames[i], fo->inlined[i] != CS_OUT_NOT_INLINED,
+			      &keys[nr]))
+			nr++;
+	if (st->off_cpu != CS_OFF_CPU_NONE)
 		/* why it waited, above the scheduler */
-		key = (struct cs_agg_key){
+		keys[nr++] = (struct cs_agg_key){
 			.flags = CS_FLAME_OTHER | KEY_OFF_CPU |
 				 (uint32_t)st->off_cpu << KEY_WHY_SHIFT,
 		};
-		err = push(fo, &depth, &key, false);
-		if (err)
-			return err;
-	}
-	/* the table shares nodes from the last frame: the root goes last */
-	for (size_t i = 0; i < depth / 2; i++) {
-		uint32_t t = fo->stack[i];
+	return nr;
+}
 
-		fo->stack[i] = fo->stack[depth - 1 - i];
-		fo->stack[depth - 1 - i] = t;
+/* Counts a sample's keys (from sample_keys(), comm its command's name) in
+ * the table: on the counting thread, if there is one. The event and comm
+ * names are copied: the table outlives a diff's first session. */
+static int count_keys(struct cs_flame_output *fo, const struct cs_agg_key *keys,
+		      uint32_t nr, const char *comm, uint64_t period)
+{
+	struct cs_agg_key named = keys[1];
+	uint32_t *ids = fo->stack;
+	int err;
+
+	named.sym = comm;
+	err = cs_agg_frame_copy(fo->agg, &keys[0], &ids[0]);
+	if (!err)
+		err = cs_agg_frame_copy(fo->agg, &named, &ids[1]);
+	if (!err)
+		err = cs_agg_frames(fo->agg, keys + 2, nr - 2, ids + 2);
+	if (err)
+		return err;
+	/* the table shares nodes from the last frame: the root goes last */
+	for (uint32_t i = 0; i < nr / 2; i++) {
+		uint32_t t = ids[i];
+
+		ids[i] = ids[nr - 1 - i];
+		ids[nr - 1 - i] = t;
 	}
-	return cs_agg_add(fo->agg, 0, fo->stack, (uint32_t)depth, 1, smp->period, NULL);
+	return cs_agg_add(fo->agg, 0, ids, nr, 1, period, NULL);
+}
+
+/* The counting thread: the samples of a batch, in order. */
+static int count_batch(void *ctx, const void *buf, size_t len)
+{
+	struct cs_flame_output *fo = ctx;
+	const char *p = buf, *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const struct cs_agg_rec *rec = (const void *)p;
+
+		err = count_keys(fo, cs_agg_rec_keys(rec), rec->nr,
+				 cs_agg_rec_str(rec), rec->period);
+		p = (const char *)cs_agg_rec_next(rec);
+	}
+	return err;
+}
+
+/* Ends the counting thread: the table is this thread's again. */
+static int flame_flush(struct cs_flame_output *fo)
+{
+	int err = cs_handoff_finish(fo->handoff);
+
+	fo->handoff = NULL;
+	return err;
+}
+
+static int flame_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct cs_flame_output *fo = ctx;
+	const struct cs_sample *smp = &st->event->sample;
+	char tidname[16];
+	const char *comm;
+	struct cs_agg_rec *rec;
+	uint32_t nr;
+
+	if ((st->off_cpu != CS_OFF_CPU_NONE) != fo->off_cpu) {
+		fo->left_out++;
+		return 0;
+	}
+	comm = cs_out_comm(fo->machine, smp->pid, smp->tid, tidname);
+	/* with jobs to spare, the table is filled on a thread of its own
+	 * while this one reads and resolves the next samples */
+	if (fo->jobs > 1 && !fo->handoff && !fo->no_handoff)
+		fo->no_handoff = cs_handoff_new(count_batch, fo, &fo->handoff) != 0;
+	nr = sample_keys(fo, st, fo->keys);
+	if (!fo->handoff)
+		return count_keys(fo, fo->keys, nr, comm, smp->period);
+	/* inlined functions make the count known only now: the keys are
+	 * copied into the batch, with the comm */
+	rec = cs_agg_rec_append(fo->handoff, nr, comm, strlen(comm));
+	if (!rec)
+		return -ENOMEM;
+	memcpy(cs_agg_rec_room(rec), fo->keys, nr * sizeof(*fo->keys));
+	rec->nr = nr;
+	rec->period = smp->period;
+	return cs_handoff_error(fo->handoff);
 }
 
 static const char *base_name(const char *path)
@@ -201,16 +262,16 @@ static long tree_frame(struct cs_flame_output *fo, const struct cs_agg_key *k)
 static int flame_end(void *ctx, struct cs_session *s)
 {
 	struct cs_flame_output *fo = ctx;
+	int err = flame_flush(fo);
 	size_t nf = cs_agg_nr_frames(fo->agg), ns = cs_agg_nr_stacks(fo->agg);
 	long *map = malloc((nf ? nf : 1) * sizeof(*map));
 	uint32_t *frames = malloc((cs_agg_max_depth(fo->agg) + 1) * sizeof(*frames));
-	int err = 0;
 
 	(void)s;
-	if (!map || !frames) {
+	if (err || !map || !frames) {
 		free(map);
 		free(frames);
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	}
 	for (size_t i = 0; i < nf && !err; i++) {
 		map[i] = tree_frame(fo, cs_agg_frame_key(fo->agg, (uint32_t)i));
@@ -251,11 +312,13 @@ int cs_flame_output_new(const struct cs_flame_output_opts *o,
 	fo->no_kernel = o && o->no_kernel;
 	fo->no_inline = o && o->no_inline;
 	fo->off_cpu = o && o->off_cpu;
+	fo->jobs = o ? o->jobs : 1;
 	fo->frames = calloc(CS_FRAMES_MAX, sizeof(*fo->frames));
 	fo->expanded = calloc(CS_FRAMES_MAX, sizeof(*fo->expanded));
 	fo->inlined = calloc(CS_FRAMES_MAX, 1);
-	fo->stack = calloc(CS_FRAMES_MAX + 2, sizeof(*fo->stack));
-	if (!fo->frames || !fo->expanded || !fo->inlined || !fo->stack ||
+	fo->keys = calloc(KEYS_MAX, sizeof(*fo->keys));
+	fo->stack = calloc(KEYS_MAX, sizeof(*fo->stack));
+	if (!fo->frames || !fo->expanded || !fo->inlined || !fo->keys || !fo->stack ||
 	    cs_flame_new(&fo->tree) ||
 	    cs_agg_new(&fo->agg)) {
 		cs_flame_output_free(fo);
@@ -302,7 +365,7 @@ int cs_flame_output_start_base(struct cs_flame_output *fo)
 
 	/* the new profile's stacks are in the tree: the table starts over,
 	 * once it has said which events they were */
-	if (!cs_flame_output_events(fo) || cs_agg_new(&agg))
+	if (flame_flush(fo) || !cs_flame_output_events(fo) || cs_agg_new(&agg))
 		return -ENOMEM;
 	cs_agg_free(fo->agg);
 	fo->agg = agg;
@@ -320,11 +383,13 @@ void cs_flame_output_free(struct cs_flame_output *fo)
 {
 	if (!fo)
 		return;
+	flame_flush(fo);	/* a run that stopped early: the thread ends */
 	cs_flame_free(fo->tree);
 	cs_agg_free(fo->agg);
 	free(fo->frames);
 	free(fo->expanded);
 	free(fo->inlined);
+	free(fo->keys);
 	free(fo->stack);
 	free(fo->event_names);
 	free(fo);

@@ -143,19 +143,6 @@ static int folded_count(struct cs_folded *f, const struct cs_agg_key *keys,
 	return err;
 }
 
-/* A sample in a batch of the hand-off: this header, its keys, then its
- * comm and a NUL, in room for `room` keys (the frames before filtering). */
-struct sample_rec {
-	uint64_t period;
-	uint32_t nr, room, comm_len;
-};
-
-static size_t sample_rec_size(size_t nr, size_t comm_len)
-{
-	return sizeof(struct sample_rec) + nr * sizeof(struct cs_agg_key) +
-	       comm_len + 1;
-}
-
 /* The counting thread: the samples of a batch, in order. */
 static int count_batch(void *ctx, const void *buf, size_t len)
 {
@@ -164,13 +151,11 @@ static int count_batch(void *ctx, const void *buf, size_t len)
 	int err = 0;
 
 	while (p < end && !err) {
-		const struct sample_rec *rec = (const void *)p;
-		const struct cs_agg_key *keys = (const void *)(rec + 1);
+		const struct cs_agg_rec *rec = (const void *)p;
 
-		err = folded_count(f, keys, rec->nr, (const char *)(keys + rec->nr),
-				   rec->period);
-		p += cs_handoff_record_size(sample_rec_size(rec->room,
-							    rec->comm_len));
+		err = folded_count(f, cs_agg_rec_keys(rec), rec->nr,
+				   cs_agg_rec_str(rec), rec->period);
+		p = (const char *)cs_agg_rec_next(rec);
 	}
 	return err;
 }
@@ -179,8 +164,8 @@ static int folded_add(struct cs_folded *f, enum cs_off_cpu_state state,
 		      const struct cs_frame *frames, size_t nr, const char *comm,
 		      uint64_t period)
 {
-	size_t comm_len, room = (nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr) + 1;
-	struct sample_rec *rec;
+	size_t room = (nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr) + 1;
+	struct cs_agg_rec *rec;
 	uint32_t n;
 
 	if (!comm)
@@ -194,16 +179,13 @@ static int folded_add(struct cs_folded *f, enum cs_off_cpu_state state,
 		return folded_count(f, f->keys, n, comm, period);
 	}
 	/* the keys are made in the batch: room for every frame and one */
-	comm_len = f->o.comm ? strlen(comm) : 0;
-	rec = cs_handoff_append(f->handoff, sample_rec_size(room, comm_len));
+	if (!f->o.comm)
+		comm = "";
+	rec = cs_agg_rec_append(f->handoff, room, comm, strlen(comm));
 	if (!rec)
 		return -ENOMEM;
-	n = folded_keys(f, state, frames, nr, (struct cs_agg_key *)(rec + 1));
-	*rec = (struct sample_rec){ .period = period, .nr = n,
-				    .room = (uint32_t)room,
-				    .comm_len = (uint32_t)comm_len };
-	memcpy((struct cs_agg_key *)(rec + 1) + n, f->o.comm ? comm : "",
-	       comm_len + 1);
+	rec->nr = folded_keys(f, state, frames, nr, cs_agg_rec_room(rec));
+	rec->period = period;
 	return cs_handoff_error(f->handoff);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/util/grow.h"
+#include "lib/util/handoff.h"
 #include "lib/util/hash.h"
 #include "outputs/call_tree.h"
 
@@ -495,4 +496,29 @@ uint64_t cs_agg_total_count(const struct cs_agg *a)
 uint64_t cs_agg_total_period(const struct cs_agg *a)
 {
 	return a->total_period;
+}
+
+static size_t rec_size(size_t room, size_t str_len)
+{
+	return cs_handoff_record_size(sizeof(struct cs_agg_rec) +
+				      room * sizeof(struct cs_agg_key) +
+				      str_len + 1);
+}
+
+struct cs_agg_rec *cs_agg_rec_append(struct cs_handoff *h, size_t room,
+				     const char *str, size_t len)
+{
+	struct cs_agg_rec *r = cs_handoff_append(h, rec_size(room, len));
+
+	if (!r)
+		return NULL;
+	*r = (struct cs_agg_rec){ .room = (uint32_t)room, .str_len = (uint32_t)len };
+	memcpy((char *)cs_agg_rec_str(r), str, len);
+	((char *)cs_agg_rec_str(r))[len] = '\0';
+	return r;
+}
+
+const struct cs_agg_rec *cs_agg_rec_next(const struct cs_agg_rec *r)
+{
+	return (const void *)((const char *)r + rec_size(r->room, r->str_len));
 }

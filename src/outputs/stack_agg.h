@@ -24,6 +24,8 @@
 
 #include <callstitch/callstitch.h>
 
+struct cs_handoff;
+
 struct cs_agg;			/* opaque */
 
 /* What makes two frames the same. Zero a field to not tell frames apart by
@@ -103,5 +105,40 @@ void cs_agg_stack(const struct cs_agg *a, uint32_t id, uint32_t *buf,
 /* Totals over every stack added. */
 uint64_t cs_agg_total_count(const struct cs_agg *a);
 uint64_t cs_agg_total_period(const struct cs_agg *a);
+
+/* A sample's keys on their way to the thread that counts them (a batch of
+ * lib/util/handoff, so that resolving and counting take a core each): this
+ * header, room for `room` keys of which nr are used, then a string of
+ * str_len bytes and its NUL - a name the table copies (a comm), which may
+ * change before the record is read. */
+struct cs_agg_rec {
+	uint64_t period;
+	uint32_t nr, room, str_len;
+};
+
+/* Appends a record with room for `room` keys and a copy of str[0, len) to
+ * h's batch: the caller fills its keys (cs_agg_rec_room()), nr and period
+ * before the next append. Returns it, or NULL on -ENOMEM. */
+struct cs_agg_rec *cs_agg_rec_append(struct cs_handoff *h, size_t room,
+				     const char *str, size_t len);
+
+/* Where the producer writes the keys. */
+static inline struct cs_agg_key *cs_agg_rec_room(struct cs_agg_rec *r)
+{
+	return (struct cs_agg_key *)(r + 1);
+}
+
+static inline const struct cs_agg_key *cs_agg_rec_keys(const struct cs_agg_rec *r)
+{
+	return (const struct cs_agg_key *)(r + 1);
+}
+
+static inline const char *cs_agg_rec_str(const struct cs_agg_rec *r)
+{
+	return (const char *)((const struct cs_agg_key *)(r + 1) + r->room);
+}
+
+/* The record after r in its batch. */
+const struct cs_agg_rec *cs_agg_rec_next(const struct cs_agg_rec *r);
 
 #endif

@@ -23,6 +23,8 @@ script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
 # report and folded count the samples on a second thread: every way a
 # sample's keys are made (frames left out, the comm, off-CPU time)
 folded_variants=("" "--comm" "--no-kernel --annotate" "--no-user --period")
+# flame counts them the same way: frames left out, inlined ones
+flame_variants=("" "--no-kernel" "--no-inline")
 
 cmds=()
 for c in report script folded flame pprof; do
@@ -39,19 +41,23 @@ for c in "${cmds[@]}"; do
 	vs=("${variants[@]}")
 	[ "$c" = script ] && vs=("${script_variants[@]}")
 	[ "$c" = folded ] && vs=("${folded_variants[@]}")
+	[ "$c" = flame ] && vs=("${flame_variants[@]}")
+	out=()
+	[ "$c" = flame ] && out=(-o -)
 	for p in "${profiles[@]}"; do
 		for v in "${vs[@]}"; do
 			[ "$c" = report ] || [ "$c" = script ] || [ "$c" = folded ] ||
-				[ -z "$v" ] || continue
+				[ "$c" = flame ] || [ -z "$v" ] || continue
 			# shellcheck disable=SC2086
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
-				$v >"$T/one" 2>"$T/one.err" || { bad=1; echo "# -j 1 $v on $p failed"; }
+				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
+				{ bad=1; echo "# -j 1 $v on $p failed"; }
 			# script has one writer thread however many -j allows
 			for j in 2 5; do
 				[ "$c" = script ] && [ "$j" = 5 ] && continue
 				# shellcheck disable=SC2086
 				"$CS" "$c" -q -j "$j" -i "$p" --kallsyms "$KALLSYMS" \
-					--symfs "$SYMFS" $v >"$T/many" 2>/dev/null
+					--symfs "$SYMFS" "${out[@]}" $v >"$T/many" 2>/dev/null
 				runs=$((runs + 1))
 				if ! cmp -s "$T/one" "$T/many"; then
 					bad=1
@@ -63,6 +69,13 @@ for c in "${cmds[@]}"; do
 	if [ "$bad" = 0 ]; then ok "$c: -j 2 and -j 5 print what -j 1 prints ($runs runs)"; else
 		notok "$c: -j 2 and -j 5 print what -j 1 prints"; fi
 done
+
+# a differential flame graph counts two profiles, one after the other
+if [[ " ${cmds[*]} " == *" flame "* ]]; then
+	"$CS" flame -q -j 1 -o "$T/diff1.html" --diff "$T/plain.data" "$T/defer.data"
+	"$CS" flame -q -j 2 -o "$T/diff2.html" --diff "$T/plain.data" "$T/defer.data"
+	check "flame --diff -j 2 draws what -j 1 draws" cmp -s "$T/diff1.html" "$T/diff2.html"
+fi
 
 "$CS" report -q -j 0 -i "$T/defer.data" >/dev/null 2>"$T/err"
 check_eq "-j 0 is refused" 129 "$?"

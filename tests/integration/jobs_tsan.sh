@@ -34,6 +34,7 @@ for c in report script folded flame pprof; do
 	"$CS" "$c" -h 2>&1 | grep -q -- '-j, --jobs' || continue
 	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data" "$T/plain-z.data"; do
 		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+		[ "$c" = flame ] && args+=(-o -)
 		"$CS" "$c" -j 1 "${args[@]}" >"$T/one" 2>/dev/null
 		rc=0
 		"$TSN/callstitch" "$c" -j 2 "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
