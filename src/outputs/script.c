@@ -31,6 +31,7 @@
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
 #define LC_BITS 16			/* the line cache: slots */
 #define LC_SLOTS (1u << LC_BITS)
+_Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define LC_ARENA (8u << 20)		/* its text */
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define INLINES_MAX 32			/* inlined calls shown at an address */
@@ -114,6 +115,7 @@ struct cs_script {
 	size_t len;			/* of filling's own text so far */
 	struct chunk own;		/* the one chunk, without a writer */
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
+	uint32_t *slots;		/* CS_FRAMES_MAX: the frames' line slots */
 	struct line_ent *lines;		/* LC_SLOTS */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
@@ -317,7 +319,7 @@ static void writer_stop(struct cs_script *sc)
 /* len bytes of cached text go out next, by reference: they stay in the
  * arena until the chunk is written (out_drain() before the arena is
  * reused). */
-static void put_ref(struct cs_script *sc, const char *text, size_t len)
+static inline void put_ref(struct cs_script *sc, const char *text, size_t len)
 {
 	struct chunk *c = sc->filling;
 	struct text_ref *last = c->nr_refs ? &c->refs[c->nr_refs - 1] : NULL;
@@ -361,9 +363,10 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	}
 	sc->buf = sc->filling->buf;
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
+	sc->slots = malloc(CS_FRAMES_MAX * sizeof(*sc->slots));
 	sc->lines = malloc(LC_SLOTS * sizeof(*sc->lines));
 	sc->arena = malloc(LC_ARENA);
-	if (!sc->frames || !sc->lines || !sc->arena) {
+	if (!sc->frames || !sc->slots || !sc->lines || !sc->arena) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -384,6 +387,7 @@ void cs_script_free(struct cs_script *sc)
 	writer_stop(sc);
 	chunk_free(&sc->own);
 	free(sc->frames);
+	free(sc->slots);
 	free(sc->lines);
 	free(sc->arena);
 	free(sc);
@@ -825,14 +829,12 @@ static size_t put_addr_lines(struct cs_script *sc, const struct cs_frame *f,
 
 /* The text of an address's lines, cached by (address space, address): a
  * profile repeats a few thousand addresses millions of times, and a hit
- * is one copy instead of a resolution, an inline lookup and formatting. */
-static const struct line_ent *line_lookup(const struct cs_script *sc,
-					  uint64_t space, uint64_t addr)
+ * is one reference instead of a resolution, an inline lookup and
+ * formatting. e is the slot of (space, addr). */
+static bool line_holds(const struct line_ent *e, uint64_t space, uint64_t addr)
 {
-	const struct line_ent *e = &sc->lines[line_slot(space, addr)];
-
 	return e->addr == addr &&
-	       (e->packed & ((1ull << LE_SPACE_BITS) - 1)) == space ? e : NULL;
+	       (e->packed & ((1ull << LE_SPACE_BITS) - 1)) == space;
 }
 
 /* Room for bound more bytes in the arena. When it is full it starts over
@@ -952,20 +954,24 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	uint64_t uspace = cs_machine_user_space(sc->machine, pid);
 	uint64_t kspace = cs_machine_kernel_space(sc->machine);
 	size_t used[2] = { 0, 0 }, max = sc->max_stack;
+	size_t ask = unwound || n < max ? n : max;
+	uint32_t *slot = sc->slots;
 
 	/* the line cache is bigger than the CPU's caches: ask for every
-	 * frame's slot at once rather than wait for each in turn */
-	for (size_t i = 0; i < n && (unwound || i < max); i++)
-		if (f[i].kind == CS_FRAME_ADDR)
-			__builtin_prefetch(&sc->lines[line_slot(
-				cs_machine_is_kernel(f[i].cpumode, f[i].addr) ?
-				kspace : uspace, f[i].addr)]);
-	for (size_t i = 0; i < n && (unwound || used[0] < max); i++) {
+	 * frame's slot at once rather than wait for each in turn (a slot's
+	 * top bit: the frame is the kernel's) */
+	for (size_t i = 0; i < ask; i++) {
+		bool kernel = cs_machine_is_kernel(f[i].cpumode, f[i].addr);
+
+		slot[i] = line_slot(kernel ? kspace : uspace, f[i].addr) |
+			  (uint32_t)kernel << 31;
+		__builtin_prefetch(&sc->lines[slot[i] & (LC_SLOTS - 1)]);
+	}
+	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
-		bool kernel = f[i].kind == CS_FRAME_ADDR &&
-			      cs_machine_is_kernel(f[i].cpumode, f[i].addr);
+		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
 		size_t *lines = &used[unwound && !kernel];
-		uint64_t space;
+		uint64_t space = kernel ? kspace : uspace;
 		size_t len;
 
 		if (*lines >= max)
@@ -977,9 +983,8 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 			++*lines;
 			continue;
 		}
-		space = kernel ? kspace : uspace;
-		e = line_lookup(sc, space, f[i].addr);
-		if (!e) {
+		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
+		if (!line_holds(e, space, f[i].addr)) {
 			*lines += put_addr_slow(sc, pid, &f[i], space, max - *lines);
 			continue;
 		}
