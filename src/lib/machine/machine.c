@@ -46,10 +46,15 @@ struct proc {
 	struct cs_maps maps;
 };
 
-/* u32 -> pointer, open addressing; entries are never removed */
+/* u32 -> pointer, open addressing; entries are never removed. A key and
+ * its value side by side: a probe is one cache line. */
+struct u32ent {
+	uint64_t key;			/* UINT64_MAX: empty */
+	void *val;
+};
+
 struct u32map {
-	uint64_t *keys;			/* UINT64_MAX: empty */
-	void **vals;
+	struct u32ent *ent;
 	size_t cap, nr;
 };
 
@@ -111,62 +116,56 @@ static void *u32map_get(const struct u32map *h, uint32_t key)
 
 	if (!h->cap)
 		return NULL;
-	for (i = mix32(key) & (h->cap - 1); h->keys[i] != UINT64_MAX;
+	for (i = mix32(key) & (h->cap - 1); h->ent[i].key != UINT64_MAX;
 	     i = (i + 1) & (h->cap - 1))
-		if (h->keys[i] == key)
-			return h->vals[i];
+		if (h->ent[i].key == key)
+			return h->ent[i].val;
 	return NULL;
+}
+
+/* The slot of key in ent[cap]: its own, or the empty one it would take. */
+static struct u32ent *u32map_slot(struct u32ent *ent, size_t cap, uint64_t key)
+{
+	size_t i;
+
+	for (i = mix32((uint32_t)key) & (cap - 1);
+	     ent[i].key != UINT64_MAX && ent[i].key != key; i = (i + 1) & (cap - 1))
+		;
+	return &ent[i];
 }
 
 static int u32map_put(struct u32map *h, uint32_t key, void *val)
 {
-	size_t i;
+	struct u32ent *e;
 
 	if ((h->nr + 1) * 4 > h->cap * 3) {
 		size_t cap = h->cap ? h->cap * 2 : 256;
-		uint64_t *keys = malloc(cap * sizeof(*keys));
-		void **vals = malloc(cap * sizeof(*vals));
+		struct u32ent *ent = malloc(cap * sizeof(*ent));
 
-		if (!keys || !vals) {
-			free(keys);
-			free(vals);
+		if (!ent)
 			return -ENOMEM;
-		}
-		memset(keys, 0xff, cap * sizeof(*keys));
-		for (size_t k = 0; k < h->cap; k++) {
-			if (h->keys[k] == UINT64_MAX)
-				continue;
-			for (i = mix32((uint32_t)h->keys[k]) & (cap - 1);
-			     keys[i] != UINT64_MAX; i = (i + 1) & (cap - 1))
-				;
-			keys[i] = h->keys[k];
-			vals[i] = h->vals[k];
-		}
-		free(h->keys);
-		free(h->vals);
-		h->keys = keys;
-		h->vals = vals;
+		memset(ent, 0xff, cap * sizeof(*ent));
+		for (size_t k = 0; k < h->cap; k++)
+			if (h->ent[k].key != UINT64_MAX)
+				*u32map_slot(ent, cap, h->ent[k].key) = h->ent[k];
+		free(h->ent);
+		h->ent = ent;
 		h->cap = cap;
 	}
-	for (i = mix32(key) & (h->cap - 1); h->keys[i] != UINT64_MAX;
-	     i = (i + 1) & (h->cap - 1))
-		if (h->keys[i] == key) {
-			h->vals[i] = val;
-			return 0;
-		}
-	h->keys[i] = key;
-	h->vals[i] = val;
-	h->nr++;
+	e = u32map_slot(h->ent, h->cap, key);
+	if (e->key == UINT64_MAX)
+		h->nr++;
+	e->key = key;
+	e->val = val;
 	return 0;
 }
 
 static void u32map_free(struct u32map *h, void (*fn)(void *))
 {
 	for (size_t i = 0; i < h->cap; i++)
-		if (h->keys[i] != UINT64_MAX && fn)
-			fn(h->vals[i]);
-	free(h->keys);
-	free(h->vals);
+		if (h->ent[i].key != UINT64_MAX && fn)
+			fn(h->ent[i].val);
+	free(h->ent);
 }
 
 static const char *intern(struct cs_machine *m, const char *s)
@@ -536,14 +535,17 @@ int cs_machine_event(struct cs_machine *m, const struct cs_event *ev)
 	return 0;
 }
 
-const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
+static const char *thread_comm(const struct thread *t, uint32_t tid)
 {
-	const struct thread *t = u32map_get(&m->threads, tid);
-
-	(void)pid;
 	if (t && t->comm)
 		return t->comm;
 	return tid == 0 ? "swapper" : NULL;	/* the idle task has no COMM */
+}
+
+const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
+{
+	(void)pid;
+	return thread_comm(u32map_get(&m->threads, tid), tid);
 }
 
 const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
@@ -551,9 +553,10 @@ const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
 {
 	const struct thread *t = u32map_get(&m->threads, tid);
 
+	(void)pid;
 	if (t && t->exited && time > t->exit_time)
 		return NULL;
-	return cs_machine_comm(m, pid, tid);
+	return thread_comm(t, tid);
 }
 
 /* ---- resolution ----------------------------------------------------------- */
