@@ -398,6 +398,60 @@ static void empty_tables_are_saved_and_opened(void **state)
 	cs_symtab_free(t);
 }
 
+/* a big table (its lookups start in a bucket of the address range)
+ * answers as its symbols say: at every symbol's edges, in the
+ * gaps, before the first and after the last, where symbols crowd into
+ * one bucket and where buckets are empty */
+static void big_tables_answer_as_their_symbols_say(void **state)
+{
+	enum { N = 5000 };
+	static uint64_t start[N], size[N];
+	uint64_t a = 0x400000, seed = 1;
+	struct cs_symtab *t;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		start[i] = a;
+		size[i] = 1 + (seed >> 33) % 300;
+		snprintf(name, sizeof(name), "f%zu", i);
+		assert_int_equal(cs_symtab_add(t, a, size[i], CS_SYM_GLOBAL, name,
+					       strlen(name), NULL), 0);
+		/* mostly packed, some gaps, now and then a hole of a megabyte */
+		a += size[i] + ((seed >> 20) % 4 == 0 ? (seed >> 40) % 64 : 0) +
+		     ((seed >> 50) % 500 == 0 ? 1 << 20 : 0);
+	}
+	assert_int_equal(cs_symtab_finish(t), 0);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t probe[] = { start[i] - 1, start[i], start[i] + size[i] / 2,
+				     start[i] + size[i] - 1, start[i] + size[i] };
+
+		for (size_t k = 0; k < sizeof(probe) / sizeof(probe[0]); k++) {
+			const struct cs_sym *s = cs_symtab_find(t, probe[k]);
+			size_t want = N;
+
+			/* the symbols are apart: only a neighbour can hold it */
+			for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < N; j++)
+				if (probe[k] - start[j] < size[j])
+					want = j;
+			if (want == N) {
+				assert_null(s);
+				continue;
+			}
+			snprintf(name, sizeof(name), "f%zu", want);
+			assert_non_null(s);
+			assert_string_equal(s->name, name);
+		}
+	}
+	assert_null(cs_symtab_find(t, 0));
+	assert_null(cs_symtab_find(t, 0x3fffff));
+	assert_null(cs_symtab_find(t, a + 4096));
+	assert_null(cs_symtab_find(t, UINT64_MAX));
+	cs_symtab_free(t);
+}
+
 static void non_elf_files_are_refused(void **state)
 {
 	struct cs_elf_info info;
@@ -425,6 +479,7 @@ int main(void)
 		cmocka_unit_test(mangled_names_are_demangled_when_found),
 		cmocka_unit_test(saved_tables_answer_as_the_original),
 		cmocka_unit_test(empty_tables_are_saved_and_opened),
+		cmocka_unit_test(big_tables_answer_as_their_symbols_say),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

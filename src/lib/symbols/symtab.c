@@ -34,6 +34,19 @@ struct recent {
 };
 
 #define RECENT_BITS 9			/* recent answers, by 4 KiB of address */
+#define BUCKETS_FROM 1024		/* symbols: smaller tables have none */
+#define BUCKET_SYMS 8			/* symbols a bucket holds, on average */
+
+/* Where the search starts: the table's address range cut into buckets of
+ * 1 << shift bytes, and for each the first symbol that starts in it or
+ * after it. A lookup searches its bucket's few symbols instead of the
+ * whole table, whose last probes were cache misses each. */
+struct buckets {
+	uint64_t base;			/* the first symbol's start */
+	unsigned int shift;
+	size_t nr;
+	uint32_t *first;		/* nr + 1; first[nr]: nr_syms */
+};
 
 struct cs_symtab {
 	struct entry *ent;		/* while filling */
@@ -55,6 +68,8 @@ struct cs_symtab {
 	char **demangled;		/* names demangled by find, to free */
 	size_t nr_demangled, cap_demangled;
 	struct recent *recent;		/* 1 << RECENT_BITS; made by find */
+	struct buckets buckets;		/* made by find; nr 0: none */
+	bool buckets_tried;
 };
 
 int cs_symtab_new(struct cs_symtab **out)
@@ -337,6 +352,38 @@ static struct recent *recent_slot(struct cs_symtab *t, uint64_t addr)
 			  (64 - RECENT_BITS)];
 }
 
+/* The buckets of a big table, made on its first lookup (one pass over
+ * its starts). Without memory, the search goes without them. */
+static void buckets_make(struct cs_symtab *t)
+{
+	struct buckets *b = &t->buckets;
+	uint64_t span;
+	size_t i = 0;
+
+	t->buckets_tried = true;
+	if (t->nr_syms < BUCKETS_FROM || t->nr_syms > UINT32_MAX)
+		return;
+	span = t->starts[t->nr_syms - 1] - t->starts[0];
+	b->shift = 4;
+	while (b->shift < 63 && (span >> b->shift) >= t->nr_syms / BUCKET_SYMS)
+		b->shift++;
+	b->base = t->starts[0];
+	b->nr = (size_t)(span >> b->shift) + 1;
+	b->first = malloc((b->nr + 1) * sizeof(*b->first));
+	if (!b->first) {
+		b->nr = 0;
+		return;
+	}
+	for (size_t k = 0; k < b->nr; k++) {
+		uint64_t from = b->base + ((uint64_t)k << b->shift);
+
+		while (t->starts[i] < from)
+			i++;
+		b->first[k] = (uint32_t)i;
+	}
+	b->first[b->nr] = (uint32_t)t->nr_syms;
+}
+
 const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 {
 	struct recent *r = recent_slot(t, addr);
@@ -344,6 +391,21 @@ const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 
 	if (r && addr - r->lo < r->hi - r->lo)
 		return sym_at(t, r->i);
+	if (!t->buckets_tried)
+		buckets_make(t);
+	if (t->buckets.nr) {
+		const struct buckets *b = &t->buckets;
+		uint64_t k;
+
+		if (addr < b->base)
+			return NULL;
+		k = (addr - b->base) >> b->shift;
+		if (k >= b->nr)
+			k = b->nr - 1;
+		/* every symbol before the bucket's first starts below addr */
+		lo = b->first[k];
+		hi = b->first[k + 1];
+	}
 	/* the last symbol starting at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -529,5 +591,6 @@ void cs_symtab_free(struct cs_symtab *t)
 		free(t->demangled[i]);
 	free(t->demangled);
 	free(t->recent);
+	free(t->buckets.first);
 	free(t);
 }
