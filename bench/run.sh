@@ -493,7 +493,8 @@ if "$cs" report -h 2>&1 | grep -q -- '-j, --jobs'; then
 	read -r w1 w2 < <(wall_j "$cs" report -q --stdio --no-inline -i "$real")
 	line "report --no-inline, real profile" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
 fi
-# script writes its text on a second thread: the profiles of its rows above
+# script makes and writes its text on a second thread from what the
+# reading thread resolves: the profiles of its rows above
 if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
 	for f in real plain defer; do
 		p=$real

@@ -32,8 +32,9 @@ static void usage(FILE *f)
 		"      --max-stack N     print at most N frames per stack, per part of one\n"
 		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
-		"  -j, --jobs N          threads: with 2 or more the text is written on a\n"
-		"                        thread of its own and a compressed profile is\n"
+		"  -j, --jobs N          threads: with 2 or more the text is made and\n"
+		"                        written on a thread of its own (with 3 or more\n"
+		"                        written on a third) and a compressed profile is\n"
 		"                        decompressed on another, the same bytes\n"
 		"                        (default: the CPUs available)\n"
 		"  -h, --help            this text\n");

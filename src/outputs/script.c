@@ -7,8 +7,9 @@
  * with writev(), so that the cached text is never copied here - the
  * kernel takes it from the cache (and, for /dev/null, not at all).
  *
- * With jobs >= 2 the chunks are written on a second thread while the
- * reading thread fills the next. The bytes are the same as with one.
+ * With jobs >= 2 the text is made on a second thread from what the
+ * reading thread sends it (see OP_TEXT), and with jobs >= 3 written on a
+ * third. The bytes are the same as with one.
  */
 #include "outputs/script.h"
 #include "lib/machine/frames.h"
@@ -41,6 +42,9 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define INLINES_MAX 32			/* inlined calls shown at an address */
 #define CHUNKS 3			/* with a writer: being filled or written */
 #define CHUNK_REFS (8u << 10)		/* cached texts a chunk refers to */
+#define OPS_SIZE (2 * BUF_SIZE)		/* a batch of operations (below) */
+#define OPS_BATCHES 4			/* being filled, formatted or waiting */
+#define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
@@ -79,6 +83,57 @@ struct writer {
 	struct chunk chunks[CHUNKS];
 	struct sink sink;
 	atomic_bool failed;
+};
+
+/* With a formatting thread, the reading thread sends it operations
+ * instead of text, in batches: everything that needs the session (the
+ * address space at that point of the stream, the thread's comm, a new
+ * address's lines) is worked out here, and the text that only needs
+ * those answers - the sample's first line, the cached frame lines - is
+ * made there. Each operation starts 8-byte aligned with a word whose low
+ * byte says what it is:
+ *   OP_TEXT  len << 8, then len bytes of text
+ *   OP_HEAD  fields << 8, then the rest of struct head_op
+ *   OP_REF   cut << 8 | len << 16 | off << 32: cached text, in the arena
+ *   OP_DEF   reset << 8 | cut << 16 | len << 32, then the rest of struct
+ *            def_op: an address's lines, to be made into len bytes of
+ *            text, appended to the arena (after starting it over, with
+ *            reset) and written
+ *   OP_DEF_TEXT  as OP_DEF, then the len bytes themselves
+ * cut: write only that many of the lines (0: all), as --max-stack asks.
+ * The reading thread keeps the line cache and decides every hit, miss
+ * and reset, and it knows the length of each new text (frame_len()), so
+ * it knows where the formatting thread's arena has it. */
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_DEF_TEXT };
+
+struct head_op {
+	uint64_t word;
+	const struct cs_evsel *e;	/* lives as long as the session */
+	const char *comm;		/* interned by the machine, or NULL */
+	uint32_t pid, tid, cpu, pad;
+	uint64_t time, period;
+};
+
+/* What a frame line shows after its address. */
+struct line_names {
+	const char *sym;		/* NULL: no sym field */
+	const char *dso;		/* NULL: no dso field */
+	size_t sym_len, dso_len;
+	bool missing;			/* sym is why the user stack is missing */
+	bool symoff;			/* +0xOFFSET after sym */
+};
+
+struct def_op {
+	uint64_t word;
+	uint64_t addr, sym_offset;
+	uint64_t lines;
+	struct line_names nm[];		/* names live as long as the machine */
+};
+
+struct ops {
+	char *buf;			/* OPS_SIZE */
+	size_t len;
+	bool sync;			/* then write all out, before it is back */
 };
 
 /* One address's lines, as text: 16 bytes, so that the table (a
@@ -126,6 +181,21 @@ struct cs_script {
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
 	struct writer *writer;		/* NULL: text written on this thread */
+	size_t room_end;		/* room() gives room up to here */
+	struct formatter *fmt;		/* NULL: no formatting thread */
+	struct ops *ops;		/* with fmt: the batch buf points into */
+	size_t text_at;			/* its open OP_TEXT, or NO_TEXT */
+	bool reset_pending;		/* the line cache started over */
+};
+
+/* The formatting thread and what it owns. */
+struct formatter {
+	pthread_t thread;
+	struct cs_queue *todo;		/* batches to format, in order; NULL: stop */
+	struct cs_queue *done;		/* formatted batches, free to fill again */
+	struct ops batches[OPS_BATCHES];
+	struct cs_script *out;		/* formats and writes them */
+	atomic_bool failed;
 };
 
 static uint32_t line_slot(uint64_t space, uint64_t addr)
@@ -272,10 +342,16 @@ fail:
 
 /* The chunk being filled goes out: to the writer, an empty one taking its
  * place, or written here. */
+static void ops_out(struct cs_script *sc);
+
 static void chunk_out(struct cs_script *sc)
 {
 	struct writer *w = sc->writer;
 
+	if (sc->fmt) {
+		ops_out(sc);
+		return;
+	}
 	sc->filling->len = sc->len;
 	sc->len = 0;
 	if (!w) {
@@ -293,11 +369,17 @@ static void chunk_out(struct cs_script *sc)
 /* Writes everything so far, the chunk being filled too, and waits until
  * it is written: then the line cache may be reused, or text written
  * another way. */
+static void ops_sync(struct cs_script *sc);
+
 static void out_drain(struct cs_script *sc)
 {
 	struct writer *w = sc->writer;
 	struct chunk *all[CHUNKS];
 
+	if (sc->fmt) {
+		ops_sync(sc);
+		return;
+	}
 	chunk_out(sc);
 	if (!w)
 		return;
@@ -344,7 +426,14 @@ static inline void put_ref(struct cs_script *sc, const char *text, size_t len)
 
 /* ---- the printer ---------------------------------------------------------- */
 
-int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
+static int formatter_start(struct cs_script *sc,
+			   const struct cs_script_opts *o);
+static void formatter_stop(struct cs_script *sc);
+
+/* A printer that makes and writes the text itself, on a writer thread of
+ * its own when `writer`. */
+static int printer_new(const struct cs_script_opts *o, bool writer,
+		       struct cs_script **out)
 {
 	struct cs_script *sc = calloc(1, sizeof(*sc));
 	int err;
@@ -355,8 +444,10 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	sc->sink.out = o->out ? o->out : stdout;
 	/* what the stream holds goes first: from here on, writev() */
 	sc->sink.fd = fflush(sc->sink.out) ? -1 : fileno(sc->sink.out);
+	sc->room_end = BUF_SIZE;
+	sc->text_at = NO_TEXT;
 	/* no thread to be had: the same text, written on this one */
-	if (o->jobs >= 2 && (err = writer_start(sc)) && err != -EAGAIN) {
+	if (writer && (err = writer_start(sc)) && err != -EAGAIN) {
 		cs_script_free(sc);
 		return err;
 	}
@@ -390,10 +481,28 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	return 0;
 }
 
+/* With two threads, this one reads and the other formats and writes;
+ * from three on, a third writes. */
+int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
+{
+	int err = printer_new(o, false, out);
+
+	/* no thread to be had: the same text, made on this one */
+	if (!err && o->jobs >= 2 &&
+	    (err = formatter_start(*out, o)) == -EAGAIN)
+		err = 0;
+	if (err) {
+		cs_script_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 void cs_script_free(struct cs_script *sc)
 {
 	if (!sc)
 		return;
+	formatter_stop(sc);
 	writer_stop(sc);
 	chunk_free(&sc->own);
 	free(sc->frames);
@@ -462,12 +571,58 @@ int cs_script_flush(struct cs_script *sc)
 
 /* Room for one line's worth of output. Lines are bounded by the symbol and
  * path lengths, which room() is told. */
+static char *room_slow(struct cs_script *sc, size_t n);
+
 static char *room(struct cs_script *sc, size_t n)
 {
-	if (sc->len + n > BUF_SIZE)
+	if (sc->len + n > sc->room_end)
+		return room_slow(sc, n);
+	return sc->buf + sc->len;
+}
+
+/* The end of an OP_TEXT: the next operation starts aligned after it. */
+static void text_close(struct cs_script *sc)
+{
+	size_t n;
+
+	if (sc->text_at == NO_TEXT)
+		return;
+	n = sc->len - sc->text_at - 8;
+	if (n) {
+		*(uint64_t *)(sc->buf + sc->text_at) = OP_TEXT | (uint64_t)n << 8;
+		sc->len = (sc->len + 7) & ~(size_t)7;
+	} else {
+		sc->len = sc->text_at;
+	}
+	sc->text_at = NO_TEXT;
+	sc->room_end = 0;
+}
+
+static char *room_slow(struct cs_script *sc, size_t n)
+{
+	if (!sc->fmt) {
 		chunk_out(sc);
-	if (n > BUF_SIZE)		/* absurd name: written as it is */
+		return n > BUF_SIZE ? NULL : sc->buf + sc->len;
+	}
+	if (n > BUF_SIZE)
 		return NULL;
+	/* the text goes on in an OP_TEXT of its own: one is opened */
+	text_close(sc);
+	if (sc->len + 8 + n > OPS_SIZE)
+		ops_out(sc);
+	sc->text_at = sc->len;
+	sc->len += 8;
+	sc->room_end = OPS_SIZE;
+	return sc->buf + sc->len;
+}
+
+/* Room for an operation of size bytes (at most OPS_SIZE - 8): the text
+ * before it is closed. */
+static void *op_room(struct cs_script *sc, size_t size)
+{
+	text_close(sc);
+	if (sc->len + size > OPS_SIZE)
+		ops_out(sc);
 	return sc->buf + sc->len;
 }
 
@@ -475,6 +630,15 @@ static void put_mem(struct cs_script *sc, const char *s, size_t n)
 {
 	char *p = room(sc, n);
 
+	if (!p && sc->fmt) {
+		/* an absurd name: in pieces, each an OP_TEXT */
+		for (size_t k; n; s += k, n -= k) {
+			k = n < BUF_SIZE ? n : BUF_SIZE;
+			memcpy(room(sc, k), s, k);
+			sc->len += k;
+		}
+		return;
+	}
 	if (!p) {
 		struct iovec iov = { (void *)s, n };
 
@@ -591,15 +755,17 @@ static uint64_t sample_type_of(const struct cs_evsel *e)
 	return e ? e->sample_type : 0;
 }
 
-/* comm, tid, [cpu], time: the part every line kind shares */
+/* comm, tid, [cpu], time: the part every line kind shares; comm is the
+ * thread's at that time (the caller's cs_machine_comm_at()), NULL for one
+ * perf would not know */
 static void put_start(struct cs_script *sc, const struct cs_evsel *e,
-		      uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t time)
+		      const char *comm, uint32_t pid, uint32_t tid, uint32_t cpu,
+		      uint64_t time)
 {
 	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
 
 	if (f & CS_SCRIPT_COMM) {
-		const char *comm = cs_machine_comm_at(sc->machine, pid, tid, time);
 		char unknown[16];
 
 		if (!comm) {
@@ -730,15 +896,6 @@ static char *hex_to(char *p, uint64_t v, int width)
 	return p + n;
 }
 
-/* What a frame line shows after its address. */
-struct line_names {
-	const char *sym;		/* NULL: no sym field */
-	const char *dso;		/* NULL: no dso field */
-	size_t sym_len, dso_len;
-	bool missing;			/* sym is why the user stack is missing */
-	bool symoff;			/* +0xOFFSET after sym */
-};
-
 static void frame_names(const struct cs_script *sc, const struct cs_frame *f,
 			struct line_names *nm)
 {
@@ -766,6 +923,23 @@ static void frame_names(const struct cs_script *sc, const struct cs_frame *f,
 			  l->dso_name : "[unknown]";
 		nm->dso_len = strlen(nm->dso);
 	}
+}
+
+/* The length of what frame_to() writes. */
+static size_t frame_len(const struct cs_frame *f, const struct line_names *nm)
+{
+	size_t n = 17;
+
+	if (nm->sym) {
+		n += 1 + nm->sym_len + (nm->missing ? 22 : 0);
+		if (nm->symoff)
+			n += 3 + (f->loc.sym_offset ?
+				  (67 - __builtin_clzll(f->loc.sym_offset)) / 4 :
+				  1);
+	}
+	if (nm->dso)
+		n += 3 + nm->dso_len;
+	return n;
 }
 
 /* One frame line without its newline at p, which has room for its names
@@ -853,7 +1027,12 @@ static void line_cache_room(struct cs_script *sc, size_t bound)
 {
 	if (sc->arena_len + bound <= LC_ARENA)
 		return;
-	out_drain(sc);
+	/* with a formatting thread it is that thread's cache that starts
+	 * over, at the next OP_DEF; this one only keeps the same account */
+	if (sc->fmt)
+		sc->reset_pending = true;
+	else
+		out_drain(sc);
 	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
 	sc->arena_len = 0;
 }
@@ -883,6 +1062,43 @@ static size_t prefix_len(const char *text, size_t len, size_t lines)
 	while (lines-- && (nl = memchr(p, '\n', (size_t)(end - p))))
 		p = nl + 1;
 	return (size_t)(p - text);
+}
+
+/* put_addr_slow() with a formatting thread: the lines' names go there,
+ * to be made into text and cached where this thread's cache would have
+ * it. A kernel symbol's name may be freed by a later record (KSYMBOL), so
+ * its text is made here. */
+static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
+			 uint64_t space, const struct line_names *nm,
+			 size_t lines, size_t bound, size_t left)
+{
+	size_t cut = lines > left ? left : 0, len = 0;
+	uint64_t word = (uint64_t)sc->reset_pending << 8 | (uint64_t)cut << 16;
+
+	sc->reset_pending = false;
+	if (f->loc.kernel) {
+		uint64_t *op = op_room(sc, 8 + bound);
+		char *text = (char *)(op + 1), *p = text;
+
+		for (size_t i = 0; i < lines; i++) {
+			p = frame_to(p, f, '\t', &nm[i]);
+			*p++ = '\n';
+		}
+		len = (size_t)(p - text);
+		*op = OP_DEF_TEXT | word | (uint64_t)len << 32;
+		sc->len += (8 + len + 7) & ~(size_t)7;
+	} else {
+		struct def_op *d = op_room(sc, sizeof(*d) + lines * sizeof(*nm));
+
+		for (size_t i = 0; i < lines; i++)
+			len += frame_len(f, &nm[i]) + 1;
+		*d = (struct def_op){ OP_DEF | word | (uint64_t)len << 32,
+				      f->addr, f->loc.sym_offset, lines };
+		memcpy(d->nm, nm, lines * sizeof(*nm));
+		sc->len += sizeof(*d) + lines * sizeof(*nm);
+	}
+	line_keep(sc, space, f->addr, len, lines);
+	return cut ? cut : lines;
 }
 
 /* An address's lines when not cached: resolved, formatted into the line
@@ -937,6 +1153,8 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		return lines;
 	}
 	line_cache_room(sc, bound);
+	if (sc->fmt)
+		return put_def_op(sc, f, space, nm, n + 1, bound, left);
 	text = p = sc->arena + sc->arena_len;
 	for (size_t i = 0; i <= n; i++) {
 		p = frame_to(p, f, '\t', &nm[i]);
@@ -951,6 +1169,20 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 	}
 	put_ref(sc, text, len);
 	return lines;
+}
+
+/* The formatting thread writes e's text, of whose lines `left` may be
+ * written. Returns how many are. */
+static size_t put_ref_op(struct cs_script *sc, const struct line_ent *e,
+			 size_t left)
+{
+	uint64_t *op = op_room(sc, 8);
+	size_t lines = LE_LINES(e), cut = lines > left ? left : 0;
+
+	*op = OP_REF | (uint64_t)cut << 8 | (uint64_t)LE_LEN(e) << 16 |
+	      (uint64_t)LE_OFF(e) << 32;
+	sc->len += 8;
+	return cut ? cut : lines;
 }
 
 /* --max-stack, as perf applies it: to the whole chain, but a sample
@@ -995,6 +1227,10 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
 		if (!line_holds(e, space, f[i].addr)) {
 			*lines += put_addr_slow(sc, pid, &f[i], space, max - *lines);
+			continue;
+		}
+		if (sc->fmt) {
+			*lines += put_ref_op(sc, e, max - *lines);
 			continue;
 		}
 		len = LE_LEN(e);
@@ -1065,20 +1301,20 @@ static char *int_to(char *p, int32_t v, int width)
  * and event fields write it, in one go; false when its names are too long
  * for that (the caller then writes it piecewise). */
 static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
-		     const struct cs_sample *smp)
+		     const struct cs_sample *smp, const char *comm)
 {
 	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
-	const char *comm = NULL, *name = NULL;
+	const char *name = NULL;
 	size_t comm_len = 0, name_len = 0;
 	char *p, *start;
 
 	if (f & CS_SCRIPT_COMM) {
-		comm = cs_machine_comm_at(sc->machine, smp->pid, smp->tid,
-					  smp->time);
 		if (!comm)
 			return false;		/* ":TID": the rare way */
 		comm_len = strlen(comm);
+	} else {
+		comm = NULL;
 	}
 	if (f & CS_SCRIPT_EVENT) {
 		name = e && e->name ? e->name : "[unknown]";
@@ -1151,6 +1387,40 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 	return true;
 }
 
+/* A sample's first line up to the stack (or its tracepoint fields). */
+static void put_sample_head(struct cs_script *sc, const struct cs_evsel *e,
+			    const struct cs_sample *smp, const char *comm)
+{
+	if (put_head(sc, e, smp, comm))
+		return;
+	put_start(sc, e, comm, smp->pid, smp->tid, smp->cpu, smp->time);
+	if ((sample_type_of(e) & CS_SAMPLE_PERIOD) &&
+	    (sc->fields & CS_SCRIPT_PERIOD)) {
+		put_dec_w(sc, smp->period, 10, ' ');
+		put_ch(sc, ' ');
+	}
+	if (sc->fields & CS_SCRIPT_EVENT) {
+		put_str_w(sc, e && e->name ? e->name : "[unknown]",
+			  sc->name_width);
+		put_mem(sc, ": ", 2);
+	}
+}
+
+/* put_sample_head() on the formatting thread */
+static void put_head_op(struct cs_script *sc, const struct cs_evsel *e,
+			const struct cs_sample *smp, const char *comm)
+{
+	struct head_op *h = op_room(sc, sizeof(*h));
+
+	*h = (struct head_op){
+		.word = OP_HEAD | (uint64_t)sc->fields << 8,
+		.e = e, .comm = comm,
+		.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
+		.time = smp->time, .period = smp->period,
+	};
+	sc->len += sizeof(*h);
+}
+
 static int script_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_script *sc = ctx;
@@ -1165,6 +1435,9 @@ static int script_begin(void *ctx, struct cs_session *s)
 		if (w > sc->name_width)
 			sc->name_width = w;
 	}
+	/* read there only after the first batch is handed over */
+	if (sc->fmt)
+		sc->fmt->out->name_width = sc->name_width;
 	return 0;
 }
 
@@ -1220,21 +1493,17 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_sample *smp = &ev->sample;
 	const struct cs_evsel *e = ev->evsel;
 	uint64_t st = sample_type_of(e);
+	const char *comm;
 	size_t n;
 
 	sc->fields = fields_for(sc, e);
-	if (!put_head(sc, e, smp)) {
-		put_start(sc, e, smp->pid, smp->tid, smp->cpu, smp->time);
-		if ((st & CS_SAMPLE_PERIOD) && (sc->fields & CS_SCRIPT_PERIOD)) {
-			put_dec_w(sc, smp->period, 10, ' ');
-			put_ch(sc, ' ');
-		}
-		if (sc->fields & CS_SCRIPT_EVENT) {
-			put_str_w(sc, e && e->name ? e->name : "[unknown]",
-				  sc->name_width);
-			put_mem(sc, ": ", 2);
-		}
-	}
+	comm = sc->fields & CS_SCRIPT_COMM ?
+	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
+	       NULL;
+	if (sc->fmt)
+		put_head_op(sc, e, smp, comm);
+	else
+		put_sample_head(sc, e, smp, comm);
 	if (sc->fields & CS_SCRIPT_TRACE)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
@@ -1275,7 +1544,10 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	if (!sc->no_merge)
 		return 0;
 	sc->fields = fields_for(sc, ev->evsel);
-	put_start(sc, ev->evsel, ev->id.pid, ev->id.tid, ev->id.cpu, ev->id.time);
+	put_start(sc, ev->evsel, sc->fields & CS_SCRIPT_COMM ?
+		  cs_machine_comm_at(sc->machine, ev->id.pid, ev->id.tid,
+				     ev->id.time) : NULL,
+		  ev->id.pid, ev->id.tid, ev->id.cpu, ev->id.time);
 	put_mem(sc, "DEFERRED CALLCHAIN [cookie: ", 28);
 	put_hex_w(sc, d->cookie, 0);
 	put_mem(sc, "]\n", 2);
@@ -1310,3 +1582,206 @@ const struct cs_output_ops cs_script_ops = {
 	.deferred = script_deferred,
 	.end = script_end,
 };
+
+/* ---- the formatting thread ------------------------------------------------ */
+
+/* A new text for the line cache: where it goes in the arena, which
+ * starts over first when the reading thread's cache did. */
+static char *def_start(struct cs_script *c, uint64_t word)
+{
+	if ((word >> 8) & 1) {
+		/* what refers to the old text goes first */
+		out_drain(c);
+		c->arena_len = 0;
+	}
+	return c->arena + c->arena_len;
+}
+
+/* ... is text[0, len): it is kept and written. */
+static void def_end(struct cs_script *c, uint64_t word, const char *text,
+		    size_t len)
+{
+	size_t cut = (word >> 16) & 0xff;
+
+	c->arena_len += len;
+	put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
+}
+
+/* Formats a batch of operations (see OP_TEXT) with printer c. */
+static void ops_run(struct cs_script *c, const struct ops *b)
+{
+	const char *p = b->buf, *end = b->buf + b->len;
+
+	while (p < end) {
+		const uint64_t *w = (const uint64_t *)p;
+		size_t cut, len;
+		char *text, *q;
+
+		switch (*w & 0xff) {
+		case OP_TEXT:
+			len = *w >> 8;
+			put_mem(c, p + 8, len);
+			p += (8 + len + 7) & ~(size_t)7;
+			continue;
+		case OP_HEAD: {
+			const struct head_op *h = (const struct head_op *)p;
+			struct cs_sample smp = {
+				.pid = h->pid, .tid = h->tid, .cpu = h->cpu,
+				.time = h->time, .period = h->period,
+			};
+
+			c->fields = (unsigned int)(h->word >> 8);
+			put_sample_head(c, h->e, &smp, h->comm);
+			p += sizeof(*h);
+			continue;
+		}
+		case OP_REF:
+			text = c->arena + (*w >> 32);
+			cut = (*w >> 8) & 0xff;
+			len = (*w >> 16) & 0xffff;
+			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
+			p += 8;
+			continue;
+		case OP_DEF: {
+			const struct def_op *d = (const struct def_op *)p;
+			struct cs_frame fr = { .addr = d->addr,
+					       .loc.sym_offset = d->sym_offset };
+
+			text = q = def_start(c, d->word);
+			for (size_t i = 0; i < d->lines; i++) {
+				q = frame_to(q, &fr, '\t', &d->nm[i]);
+				*q++ = '\n';
+			}
+			len = (size_t)(q - text);
+			/* frame_len() said where the next text goes */
+			if (len != d->word >> 32)
+				abort();
+			def_end(c, d->word, text, len);
+			p += sizeof(*d) + d->lines * sizeof(d->nm[0]);
+			continue;
+		}
+		case OP_DEF_TEXT:
+			len = *w >> 32;
+			text = def_start(c, *w);
+			memcpy(text, w + 1, len);
+			def_end(c, *w, text, len);
+			p += (8 + len + 7) & ~(size_t)7;
+			continue;
+		}
+		abort();		/* not an operation: this file's bug */
+	}
+}
+
+static void *formatter_main(void *arg)
+{
+	struct formatter *f = arg;
+	struct ops *b;
+
+	while ((b = cs_queue_pop(f->todo))) {
+		if (!atomic_load(&f->failed)) {
+			ops_run(f->out, b);
+			if (b->sync)
+				out_drain(f->out);
+			if (f->out->io_error)
+				atomic_store(&f->failed, true);
+		}
+		b->len = 0;
+		b->sync = false;
+		cs_queue_push(f->done, b);
+	}
+	out_drain(f->out);
+	return NULL;
+}
+
+static void formatter_free(struct formatter *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < OPS_BATCHES; i++)
+		free(f->batches[i].buf);
+	cs_script_free(f->out);
+	cs_queue_free(f->todo);
+	cs_queue_free(f->done);
+	free(f);
+}
+
+/* Starts the formatting thread, which writes what it formats on a third
+ * when o->jobs allows. Returns 0, or -ENOMEM, or -EAGAIN when no thread
+ * could be made. */
+static int formatter_start(struct cs_script *sc,
+			   const struct cs_script_opts *o)
+{
+	struct formatter *f = calloc(1, sizeof(*f));
+	int err = -ENOMEM;
+
+	if (!f || cs_queue_new(OPS_BATCHES + 1, &f->todo) ||
+	    cs_queue_new(OPS_BATCHES, &f->done))
+		goto fail;
+	for (size_t i = 0; i < OPS_BATCHES; i++) {
+		if (!(f->batches[i].buf = malloc(OPS_SIZE)))
+			goto fail;
+		if (i)
+			cs_queue_push(f->done, &f->batches[i]);
+	}
+	if ((err = printer_new(o, o->jobs >= 3, &f->out)))
+		goto fail;
+	atomic_init(&f->failed, false);
+	if (pthread_create(&f->thread, NULL, formatter_main, f)) {
+		err = -EAGAIN;
+		goto fail;
+	}
+	sc->fmt = f;
+	sc->ops = &f->batches[0];
+	sc->buf = sc->ops->buf;
+	sc->len = 0;
+	sc->room_end = 0;
+	return 0;
+fail:
+	formatter_free(f);
+	return err;
+}
+
+/* The batch being filled goes to the formatting thread, an empty one
+ * taking its place. */
+static void ops_out(struct cs_script *sc)
+{
+	struct formatter *f = sc->fmt;
+
+	text_close(sc);
+	sc->ops->len = sc->len;
+	cs_queue_push(f->todo, sc->ops);
+	sc->ops = cs_queue_pop(f->done);
+	sc->buf = sc->ops->buf;
+	sc->len = 0;
+	if (atomic_load(&f->failed))
+		sc->io_error = true;
+}
+
+/* out_drain() through the formatting thread: everything so far is
+ * formatted and written when it returns. */
+static void ops_sync(struct cs_script *sc)
+{
+	struct formatter *f = sc->fmt;
+	struct ops *all[OPS_BATCHES];
+
+	sc->ops->sync = true;
+	ops_out(sc);
+	all[0] = sc->ops;
+	for (size_t i = 1; i < OPS_BATCHES; i++)
+		all[i] = cs_queue_pop(f->done);
+	for (size_t i = 1; i < OPS_BATCHES; i++)
+		cs_queue_push(f->done, all[i]);
+	if (atomic_load(&f->failed))
+		sc->io_error = true;
+}
+
+static void formatter_stop(struct cs_script *sc)
+{
+	if (!sc->fmt)
+		return;
+	cs_queue_push(sc->fmt->todo, NULL);
+	pthread_join(sc->fmt->thread, NULL);
+	formatter_free(sc->fmt);
+	sc->fmt = NULL;
+	sc->buf = NULL;
+}

@@ -56,8 +56,9 @@ struct cs_script_opts {
 	bool no_inline;			/* no "(inlined)" frames from DWARF */
 	unsigned int max_stack;		/* frames per stack (per part of an
 					 * unwound one); 0: perf's 127 */
-	unsigned int jobs;		/* >= 2: the text is written on a second
-					 * thread, the same bytes */
+	unsigned int jobs;		/* >= 2: the text is made and written
+					 * on a second thread (>= 3: written
+					 * on a third), the same bytes */
 };
 
 /* Returns 0 and a new printer in *out (caller frees), or -ENOMEM. */

@@ -11,15 +11,19 @@ SYMFS=$T/symfs
 mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
 "$CS_TOOLS/gen_synth" -n 20000 -o "$T/defer.data" >/dev/null
 "$CS_TOOLS/gen_synth" --no-defer -n 20000 -s 7 -o "$T/plain.data" >/dev/null
+"$CS_TOOLS/gen_synth" -z -n 5000 -s 3 -o "$T/defer-z.data" >/dev/null
 
 profiles=("$FIXTURES/$D/syswide-defer.data" "$FIXTURES/$D/task-defer.data"
 	  "$T/defer.data" "$T/plain.data")
 variants=("" "--no-children" "-g caller,0.01" "-g callee,0" "-g none"
 	  "--sort dso,sym -n" "--sort pid,tid,comm" "--percent-limit 0.1")
-# script's text goes through its line cache by reference when written on
-# a second thread: every way a frame line is made or cut short
+# script -j: the reading thread sends the formatting thread each sample's
+# first line as fields, and its frame lines as references into a line
+# cache that both threads keep in step: every way a line is made, cached
+# or cut short, every field of the first line
 script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
-		 "-F +pid,-symoff")
+		 "--max-stack 1 --no-merge-callchains" "-F +pid,-symoff"
+		 "-F comm,tid,ip,sym" "-F time,event,ip,dso")
 # report and folded count the samples on a second thread: every way a
 # sample's keys are made (frames left out, the comm, off-CPU time)
 folded_variants=("" "--comm" "--no-kernel --annotate" "--no-user --period")
@@ -38,13 +42,15 @@ ok "commands with -j: ${cmds[*]}"
 
 for c in "${cmds[@]}"; do
 	bad=0 runs=0
+	ps=("${profiles[@]}")
+	[ "$c" = script ] && ps+=("$T/defer-z.data")
 	vs=("${variants[@]}")
 	[ "$c" = script ] && vs=("${script_variants[@]}")
 	[ "$c" = folded ] && vs=("${folded_variants[@]}")
 	[ "$c" = flame ] && vs=("${flame_variants[@]}")
 	out=()
 	[ "$c" = flame ] && out=(-o -)
-	for p in "${profiles[@]}"; do
+	for p in "${ps[@]}"; do
 		for v in "${vs[@]}"; do
 			[ "$c" = report ] || [ "$c" = script ] || [ "$c" = folded ] ||
 				[ "$c" = flame ] || [ -z "$v" ] || continue
@@ -52,9 +58,15 @@ for c in "${cmds[@]}"; do
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
 				{ bad=1; echo "# -j 1 $v on $p failed"; }
-			# script has one writer thread however many -j allows
-			for j in 2 5; do
-				[ "$c" = script ] && [ "$j" = 5 ] && continue
+			# script: 2 threads (reading, formatting), and 3 (and
+			# writing, the same formatting: default options only);
+			# the others: 2 and 5
+			for j in 2 3 5; do
+				if [ "$c" = script ]; then
+					[ "$j" = 2 ] || { [ "$j" = 3 ] && [ -z "$v" ]; } || continue
+				else
+					[ "$j" != 3 ] || continue
+				fi
 				# shellcheck disable=SC2086
 				"$CS" "$c" -q -j "$j" -i "$p" --kallsyms "$KALLSYMS" \
 					--symfs "$SYMFS" "${out[@]}" $v >"$T/many" 2>/dev/null
@@ -66,8 +78,8 @@ for c in "${cmds[@]}"; do
 			done
 		done
 	done
-	if [ "$bad" = 0 ]; then ok "$c: -j 2 and -j 5 print what -j 1 prints ($runs runs)"; else
-		notok "$c: -j 2 and -j 5 print what -j 1 prints"; fi
+	if [ "$bad" = 0 ]; then ok "$c: more threads print what -j 1 prints ($runs runs)"; else
+		notok "$c: more threads print what -j 1 prints"; fi
 done
 
 # a differential flame graph counts two profiles, one after the other

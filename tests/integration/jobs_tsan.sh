@@ -2,7 +2,8 @@
 # jobs_tsan.sh - the threaded paths under ThreadSanitizer (make tsan): the
 # thread utilities' unit tests, and every command that takes -j run with
 # -j 2 on profiles that reach each thread (report's aggregation thread,
-# its sort and table workers; script's writer; the zstd inflater),
+# its sort and table workers; script's formatting thread; the zstd
+# inflater),
 # printing what the ASan build prints with -j 1. A data race or a lock
 # taken in the wrong order makes the run exit 66.
 source "$CS_ROOT/tests/lib.sh"
