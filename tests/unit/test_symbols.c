@@ -332,6 +332,70 @@ static void mangled_names_are_demangled_when_found(void **state)
 	cs_symtab_free(t);
 }
 
+/* cs_symtab_lookup() copies what cs_symtab_find() returns - names
+ * demangled or not as find shows them, modules, ends - asked first or
+ * after find, in a table as made and as saved and mapped again */
+static void lookups_copy_what_find_returns(void **state)
+{
+	char path[] = "/tmp/cs-test-symtab.XXXXXX";
+	const char *text = "ffffffff81000000 T _text\n"
+			   "ffffffff81000100 t _Zhelper\n"
+			   "ffffffffc0000000 t mod_fn\t[mod]\n";
+	struct cs_symtab *tabs[2];
+	struct cs_sym s;
+	size_t bad = 0;
+	int fd;
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&tabs[0]), 0);
+	assert_int_equal(cs_kallsyms_parse(tabs[0], text, strlen(text), &bad), 3);
+	assert_int_equal(cs_symtab_add_mangled(tabs[0], 0xffffffffd0000000, 16,
+					       CS_SYM_GLOBAL, "_ZN3foo3barEv", 13), 0);
+	assert_int_equal(cs_symtab_add_mangled(tabs[0], 0xffffffffd0000100, 16,
+					       CS_SYM_GLOBAL, "_Zq", 3), 0);
+	assert_int_equal(cs_symtab_finish(tabs[0]), 0);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(cs_symtab_save(tabs[0], fd, "key"), 0);
+	close(fd);
+	assert_int_equal(cs_symtab_open_saved(path, "key", &tabs[1]), 0);
+	unlink(path);
+	for (int round = 0; round < 2; round++) {
+		for (size_t k = 0; k < 2; k++) {
+			static const uint64_t at[] = {
+				0xffffffff80ffffff, 0xffffffff81000000,
+				0xffffffff81000104, 0xffffffffc0000008,
+				0xffffffffd0000004, 0xffffffffd0000010,
+				0xffffffffd0000104,
+			};
+
+			for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+				struct cs_sym got;
+				bool found = cs_symtab_lookup(tabs[k], at[i], &got);
+				const struct cs_sym *want = cs_symtab_find(tabs[k], at[i]);
+
+				assert_int_equal(found, want != NULL);
+				if (!want)
+					continue;
+				assert_int_equal(got.start, want->start);
+				assert_int_equal(got.end, want->end);
+				assert_string_equal(got.name, want->name);
+				assert_int_equal(!got.module, !want->module);
+				if (got.module)
+					assert_string_equal(got.module, want->module);
+			}
+		}
+	}
+	assert_true(cs_symtab_lookup(tabs[1], 0xffffffffd0000008, &s));
+	assert_string_equal(s.name, "foo::bar");
+	assert_true(cs_symtab_lookup(tabs[0], 0xffffffff81000108, &s));
+	assert_string_equal(s.name, "_Zhelper");
+	assert_true(cs_symtab_lookup(tabs[1], 0xffffffffc0000004, &s));
+	assert_string_equal(s.module, "[mod]");
+	cs_symtab_free(tabs[1]);
+	cs_symtab_free(tabs[0]);
+}
+
 /* a finished table saved and mapped again answers as the original */
 static void saved_tables_answer_as_the_original(void **state)
 {
@@ -480,6 +544,7 @@ int main(void)
 		cmocka_unit_test(saved_tables_answer_as_the_original),
 		cmocka_unit_test(empty_tables_are_saved_and_opened),
 		cmocka_unit_test(big_tables_answer_as_their_symbols_say),
+		cmocka_unit_test(lookups_copy_what_find_returns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

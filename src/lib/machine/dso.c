@@ -803,15 +803,15 @@ static void load_plt(struct cs_dso *d)
 	}
 }
 
-const struct cs_sym *cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr)
+bool cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr, struct cs_sym *out)
 {
 	if (vaddr >= d->info.plt_start && vaddr < d->info.plt_end) {
 		if (!d->plt_tried)
 			load_plt(d);
 		if (d->plt)
-			return cs_symtab_find(d->plt, vaddr);
+			return cs_symtab_lookup(d->plt, vaddr, out);
 	}
-	return d->syms ? cs_symtab_find(d->syms, vaddr) : NULL;
+	return d->syms && cs_symtab_lookup(d->syms, vaddr, out);
 }
 
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,

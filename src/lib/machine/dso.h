@@ -20,6 +20,7 @@
 #include "lib/symbols/elfimg.h"
 
 struct cs_symtab;
+struct cs_sym;
 struct cs_inlines;
 struct cs_dso_table;			/* opaque */
 
@@ -112,8 +113,9 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d);
 const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d);
 
 /* The symbol at vaddr (a symbol address, see cs_elf_offset_to_vaddr) in a
- * loaded dso, or NULL. Owned by the dso. */
-const struct cs_sym *cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr);
+ * loaded dso, copied to *out (its strings owned by the dso); false when
+ * there is none. */
+bool cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr, struct cs_sym *out);
 
 /* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
 size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,

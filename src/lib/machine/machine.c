@@ -661,7 +661,7 @@ done:
 static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 			   struct cs_location *loc)
 {
-	const struct cs_sym *s;
+	struct cs_sym s;
 
 	loc->kernel = true;
 	loc->dso_name = "[kernel.kallsyms]";
@@ -681,8 +681,7 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 	}
 	if (!m->kernel_tried)
 		load_kernel(m);
-	s = m->kernel ? cs_symtab_find(m->kernel, addr) : NULL;
-	if (!s) {
+	if (!m->kernel || !cs_symtab_lookup(m->kernel, addr, &s)) {
 		/* outside the kernel's map, an address without a symbol has
 		 * no dso at all, as perf shows it */
 		if (m->kernel_end &&
@@ -690,11 +689,11 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 			loc->dso_name = NULL;
 		return;
 	}
-	loc->sym = s->name;
-	loc->sym_start = s->start;
-	loc->sym_offset = addr - s->start;
-	if (s->module)
-		loc->dso_name = s->module;
+	loc->sym = s.name;
+	loc->sym_start = s.start;
+	loc->sym_offset = addr - s.start;
+	if (s.module)
+		loc->dso_name = s.module;
 }
 
 static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
@@ -702,7 +701,7 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 {
 	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
 	struct cs_dso *d;
-	const struct cs_sym *s;
+	struct cs_sym s;
 	uint64_t off;
 
 	if (!map)			/* kernel-looking garbage included: */
@@ -723,12 +722,11 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	}
 	loc->dso_addr = d->status == CS_DSO_LOADED ?
 			cs_elf_offset_to_vaddr(&d->info, off) : off;
-	s = d->status == CS_DSO_LOADED ? cs_dso_find_sym(d, loc->dso_addr) : NULL;
-	if (!s)
+	if (d->status != CS_DSO_LOADED || !cs_dso_find_sym(d, loc->dso_addr, &s))
 		return;
-	loc->sym = s->name;
-	loc->sym_start = s->start;
-	loc->sym_offset = loc->dso_addr - s->start;
+	loc->sym = s.name;
+	loc->sym_start = s.start;
+	loc->sym_offset = loc->dso_addr - s.start;
 }
 
 static struct cache_ent *cache_slot(struct cs_machine *m, uint64_t space,

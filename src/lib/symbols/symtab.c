@@ -27,13 +27,15 @@ struct fin_ent {
 };
 
 /* An address range in which every lookup finds symbol i: from its start
- * to its end or the next symbol's start. */
+ * (lo) to its end or the next symbol's start, and the name shown. */
 struct recent {
 	uint64_t lo, hi;		/* [lo, hi); empty: lo == hi */
+	const char *name;
 	size_t i;
 };
 
-#define RECENT_BITS 9			/* recent answers, by 4 KiB of address */
+#define RECENT_BITS 9			/* recent answers, by 4 KiB of address: */
+#define RECENT_BITS_MIN 4		/* fewer for a small table */
 #define BUCKETS_FROM 1024		/* symbols: smaller tables have none */
 #define BUCKET_SYMS 8			/* symbols a bucket holds, on average */
 
@@ -59,7 +61,9 @@ struct cs_symtab {
 	const char *pool_view;		/* pool, or the mapping's */
 	uint8_t *mangled;		/* per symbol; NULL when mapped */
 	const uint8_t *saved_mangled;	/* ... the mapping's */
-	struct cs_sym *syms;		/* filled on first lookup */
+	/* symbols as cs_symtab_find() returns them, made on first use: the
+	 * lookups of cs_symtab_lookup() touch them only to demangle */
+	struct cs_sym *syms;
 	size_t nr_syms;
 	void *map;
 	size_t map_len;
@@ -67,7 +71,8 @@ struct cs_symtab {
 	uint32_t last_module_off;
 	char **demangled;		/* names demangled by find, to free */
 	size_t nr_demangled, cap_demangled;
-	struct recent *recent;		/* 1 << RECENT_BITS; made by find */
+	struct recent *recent;		/* 1 << recent_bits; made by find */
+	unsigned int recent_bits;
 	struct buckets buckets;		/* made by find; nr 0: none */
 	bool buckets_tried;
 };
@@ -277,9 +282,7 @@ int cs_symtab_finish(struct cs_symtab *t)
 	t->starts = malloc(n * sizeof(*t->starts));
 	t->ends = malloc(n * sizeof(*t->ends));
 	t->mangled = calloc(n, 1);
-	/* zero pages until a lookup fills its symbol: most are never read */
-	t->syms = calloc(n, sizeof(*t->syms));
-	if (!t->starts || !t->ends || !t->mangled || !t->syms)
+	if (!t->starts || !t->ends || !t->mangled)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		const struct entry *e = &t->ent[i];
@@ -322,12 +325,16 @@ static void demangle_sym(struct cs_symtab *t, struct cs_sym *s)
 	s->name = dem;
 }
 
-/* Symbol i, made on first use. */
+/* Symbol i, made on first use; NULL without memory. */
 static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
 {
-	struct cs_sym *s = &t->syms[i];
+	struct cs_sym *s;
 	const struct fin_ent *f = &t->ends[i];
 
+	/* zero pages until a lookup fills its symbol: most are never read */
+	if (!t->syms && !(t->syms = calloc(t->nr_syms, sizeof(*t->syms))))
+		return NULL;
+	s = &t->syms[i];
 	if (s->name)
 		return s;
 	s->start = t->starts[i];
@@ -345,11 +352,18 @@ static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
  * about: the answers are kept by the address's 4 KiB block. */
 static struct recent *recent_slot(struct cs_symtab *t, uint64_t addr)
 {
-	if (!t->recent &&
-	    !(t->recent = calloc((size_t)1 << RECENT_BITS, sizeof(*t->recent))))
-		return NULL;
+	if (!t->recent) {
+		/* about a slot for every four symbols, at most RECENT_BITS */
+		t->recent_bits = RECENT_BITS_MIN;
+		while (t->recent_bits < RECENT_BITS &&
+		       (size_t)4 << t->recent_bits < t->nr_syms)
+			t->recent_bits++;
+		t->recent = calloc((size_t)1 << t->recent_bits, sizeof(*t->recent));
+		if (!t->recent)
+			return NULL;
+	}
 	return &t->recent[((addr >> 12) * 0x9e3779b97f4a7c15ULL) >>
-			  (64 - RECENT_BITS)];
+			  (64 - t->recent_bits)];
 }
 
 /* The buckets of a big table, made on its first lookup (one pass over
@@ -384,13 +398,31 @@ static void buckets_make(struct cs_symtab *t)
 	b->first[b->nr] = (uint32_t)t->nr_syms;
 }
 
-const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
+/* The name shown for symbol i: demangled (once) when it is mangled. Only
+ * such names can be: for the others the flag and the symbol's own state
+ * are not read (cache lines, and pages of zeroes to fault in). */
+static const char *name_at(struct cs_symtab *t, size_t i)
+{
+	const char *name = t->pool_view + t->ends[i].name;
+	const struct cs_sym *s;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	s = sym_at(t, i);
+	return s ? s->name : name;
+}
+
+/* The index of the symbol containing addr, or SIZE_MAX; *name its name
+ * as shown. */
+static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name)
 {
 	struct recent *r = recent_slot(t, addr);
 	size_t lo = 0, hi = t->nr_syms, i;
 
-	if (r && addr - r->lo < r->hi - r->lo)
-		return sym_at(t, r->i);
+	if (r && addr - r->lo < r->hi - r->lo) {
+		*name = r->name;
+		return r->i;
+	}
 	if (!t->buckets_tried)
 		buckets_make(t);
 	if (t->buckets.nr) {
@@ -398,7 +430,7 @@ const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 		uint64_t k;
 
 		if (addr < b->base)
-			return NULL;
+			return SIZE_MAX;
 		k = (addr - b->base) >> b->shift;
 		if (k >= b->nr)
 			k = b->nr - 1;
@@ -416,15 +448,41 @@ const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 			hi = mid;
 	}
 	if (!lo || addr >= t->ends[lo - 1].end)
-		return NULL;
+		return SIZE_MAX;
 	i = lo - 1;
+	*name = name_at(t, i);
 	if (r) {
 		r->lo = t->starts[i];
 		r->hi = i + 1 < t->nr_syms && t->starts[i + 1] < t->ends[i].end ?
 			t->starts[i + 1] : t->ends[i].end;
+		r->name = *name;
 		r->i = i;
 	}
-	return sym_at(t, i);
+	return i;
+}
+
+const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
+{
+	const char *name;
+	size_t i = find_index(t, addr, &name);
+
+	return i == SIZE_MAX ? NULL : sym_at(t, i);
+}
+
+bool cs_symtab_lookup(struct cs_symtab *t, uint64_t addr, struct cs_sym *out)
+{
+	const char *name;
+	size_t i = find_index(t, addr, &name);
+	const struct fin_ent *f;
+
+	if (i == SIZE_MAX)
+		return false;
+	f = &t->ends[i];
+	out->start = t->starts[i];
+	out->end = f->end;
+	out->name = name;
+	out->module = f->module == UINT32_MAX ? NULL : t->pool_view + f->module;
+	return true;
 }
 
 size_t cs_symtab_count(const struct cs_symtab *t)
@@ -556,11 +614,6 @@ int cs_symtab_open_saved(const char *path, const char *key,
 		t->map = map;
 		t->map_len = (size_t)st.st_size;
 		err = saved_view(t, map, t->map_len, key);
-	}
-	if (!err) {
-		t->syms = calloc(t->nr_syms ? t->nr_syms : 1, sizeof(*t->syms));
-		if (!t->syms)
-			err = -ENOMEM;
 	}
 	if (err) {
 		if (t)

@@ -52,6 +52,11 @@ int cs_symtab_finish(struct cs_symtab *t);
  * one table from two threads at once. */
 const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr);
 
+/* Like cs_symtab_find(), the symbol copied to *out (its strings owned by
+ * the table): a lookup reads no state of the symbol's own unless its name
+ * is mangled. Returns false when no symbol contains addr. */
+bool cs_symtab_lookup(struct cs_symtab *t, uint64_t addr, struct cs_sym *out);
+
 size_t cs_symtab_count(const struct cs_symtab *t);
 const struct cs_sym *cs_symtab_at(struct cs_symtab *t, size_t i);
 
