@@ -462,10 +462,11 @@ static void empty_tables_are_saved_and_opened(void **state)
 	cs_symtab_free(t);
 }
 
-/* a big table (its lookups start in a bucket of the address range)
- * answers as its symbols say: at every symbol's edges, in the
- * gaps, before the first and after the last, where symbols crowd into
- * one bucket and where buckets are empty */
+/* a big table (its lookups start in a bucket of the address range, its
+ * demangled names kept in a table of their own) answers as its symbols
+ * say: at every symbol's edges, in the gaps, before the first and after
+ * the last, where symbols crowd into one bucket and where buckets are
+ * empty */
 static void big_tables_answer_as_their_symbols_say(void **state)
 {
 	enum { N = 5000 };
@@ -481,8 +482,17 @@ static void big_tables_answer_as_their_symbols_say(void **state)
 		start[i] = a;
 		size[i] = 1 + (seed >> 33) % 300;
 		snprintf(name, sizeof(name), "f%zu", i);
-		assert_int_equal(cs_symtab_add(t, a, size[i], CS_SYM_GLOBAL, name,
-					       strlen(name), NULL), 0);
+		if (i % 3) {
+			assert_int_equal(cs_symtab_add(t, a, size[i], CS_SYM_GLOBAL,
+						       name, strlen(name), NULL), 0);
+		} else {
+			/* a third mangled: shown as "f<i>" too, demangled */
+			char mangled[32];
+
+			snprintf(mangled, sizeof(mangled), "_Z%zu%sv", strlen(name), name);
+			assert_int_equal(cs_symtab_add_mangled(t, a, size[i], CS_SYM_GLOBAL,
+							       mangled, strlen(mangled)), 0);
+		}
 		/* mostly packed, some gaps, now and then a hole of a megabyte */
 		a += size[i] + ((seed >> 20) % 4 == 0 ? (seed >> 40) % 64 : 0) +
 		     ((seed >> 50) % 500 == 0 ? 1 << 20 : 0);

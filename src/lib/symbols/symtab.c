@@ -20,6 +20,14 @@ struct entry {
 	uint8_t mangled;		/* demangle on first find */
 };
 
+/* A mangled name as it is shown, by its symbol's index: mangled names
+ * are few among a table's lookups, so they are kept in a hash table, not
+ * in a slot for each symbol of the table. */
+struct shown {
+	uint64_t i;			/* UINT64_MAX: empty */
+	char *dem;			/* NULL: shown as it is */
+};
+
 /* a finished symbol but its start, which is searched in an array of its own */
 struct fin_ent {
 	uint64_t end;			/* exclusive */
@@ -69,8 +77,8 @@ struct cs_symtab {
 	size_t map_len;
 	bool have_module;		/* modules repeat: store each run once */
 	uint32_t last_module_off;
-	char **demangled;		/* names demangled by find, to free */
-	size_t nr_demangled, cap_demangled;
+	struct shown *shown;		/* cap_shown; names demangled */
+	size_t nr_shown, cap_shown;
 	struct recent *recent;		/* 1 << recent_bits; made by find */
 	unsigned int recent_bits;
 	struct buckets buckets;		/* made by find; nr 0: none */
@@ -303,26 +311,58 @@ int cs_symtab_finish(struct cs_symtab *t)
 	return 0;
 }
 
-/* The name shown for s from now on; keeps the mangled one if libiberty
- * cannot demangle it or memory runs out. */
-static void demangle_sym(struct cs_symtab *t, struct cs_sym *s)
+static struct shown *shown_slot(struct shown *tab, size_t cap, uint64_t i)
 {
-	char *dem;
+	size_t k = (size_t)((i * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 
-	if (t->nr_demangled == t->cap_demangled) {
-		size_t cap = t->cap_demangled ? t->cap_demangled * 2 : 64;
-		char **p = realloc(t->demangled, cap * sizeof(*p));
+	while (tab[k].i != UINT64_MAX && tab[k].i != i)
+		k = (k + 1) & (cap - 1);
+	return &tab[k];
+}
 
-		if (!p)
-			return;
-		t->demangled = p;
-		t->cap_demangled = cap;
+/* The name shown for symbol i, whose name in the pool is name: demangled
+ * (once) when it is mangled; the mangled one if libiberty cannot
+ * demangle it or memory runs out. */
+static const char *shown_name(struct cs_symtab *t, size_t i, const char *name)
+{
+	struct shown *e;
+
+	if (t->cap_shown && (e = shown_slot(t->shown, t->cap_shown, i))->i == i)
+		return e->dem ? e->dem : name;
+	if (!((t->mangled && t->mangled[i]) ||
+	      (t->saved_mangled && t->saved_mangled[i])))
+		return name;
+	if ((t->nr_shown + 1) * 2 > t->cap_shown) {
+		size_t cap = t->cap_shown ? t->cap_shown * 2 : 64;
+		struct shown *tab = malloc(cap * sizeof(*tab));
+
+		if (!tab)
+			return name;
+		for (size_t k = 0; k < cap; k++)
+			tab[k].i = UINT64_MAX;
+		for (size_t k = 0; k < t->cap_shown; k++)
+			if (t->shown[k].i != UINT64_MAX)
+				*shown_slot(tab, cap, t->shown[k].i) = t->shown[k];
+		free(t->shown);
+		t->shown = tab;
+		t->cap_shown = cap;
 	}
-	dem = cs_demangle(s->name);
-	if (!dem)
-		return;
-	t->demangled[t->nr_demangled++] = dem;
-	s->name = dem;
+	e = shown_slot(t->shown, t->cap_shown, i);
+	e->i = i;
+	e->dem = cs_demangle(name);
+	t->nr_shown++;
+	return e->dem ? e->dem : name;
+}
+
+/* The name shown for symbol i. Only a name that starts so can be mangled:
+ * for the others the flag (another cache line) is not read. */
+static const char *name_at(struct cs_symtab *t, size_t i)
+{
+	const char *name = t->pool_view + t->ends[i].name;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	return shown_name(t, i, name);
 }
 
 /* Symbol i, made on first use; NULL without memory. */
@@ -340,10 +380,7 @@ static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
 	s->start = t->starts[i];
 	s->end = f->end;
 	s->module = f->module == UINT32_MAX ? NULL : t->pool_view + f->module;
-	s->name = t->pool_view + f->name;
-	if ((t->mangled && t->mangled[i]) ||
-	    (t->saved_mangled && t->saved_mangled[i]))
-		demangle_sym(t, s);
+	s->name = name_at(t, i);
 	return s;
 }
 
@@ -396,20 +433,6 @@ static void buckets_make(struct cs_symtab *t)
 		b->first[k] = (uint32_t)i;
 	}
 	b->first[b->nr] = (uint32_t)t->nr_syms;
-}
-
-/* The name shown for symbol i: demangled (once) when it is mangled. Only
- * such names can be: for the others the flag and the symbol's own state
- * are not read (cache lines, and pages of zeroes to fault in). */
-static const char *name_at(struct cs_symtab *t, size_t i)
-{
-	const char *name = t->pool_view + t->ends[i].name;
-	const struct cs_sym *s;
-
-	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return name;
-	s = sym_at(t, i);
-	return s ? s->name : name;
 }
 
 /* The index of the symbol containing addr, or SIZE_MAX; *name its name
@@ -640,9 +663,10 @@ void cs_symtab_free(struct cs_symtab *t)
 		free(t->ends);
 	}
 	free(t->mangled);
-	for (size_t i = 0; i < t->nr_demangled; i++)
-		free(t->demangled[i]);
-	free(t->demangled);
+	for (size_t i = 0; i < t->cap_shown; i++)
+		if (t->shown[i].i != UINT64_MAX)
+			free(t->shown[i].dem);
+	free(t->shown);
 	free(t->recent);
 	free(t->buckets.first);
 	free(t);
