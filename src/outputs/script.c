@@ -45,6 +45,7 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define OPS_SIZE (2 * BUF_SIZE)		/* a batch of operations (below) */
 #define OPS_BATCHES 4			/* being filled, formatted or waiting */
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
+#define NAME_LEN_BITS 12		/* name_len(): slots */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
@@ -99,12 +100,11 @@ struct writer {
  *            def_op: an address's lines, to be made into len bytes of
  *            text, appended to the arena (after starting it over, with
  *            reset) and written
- *   OP_DEF_TEXT  as OP_DEF, then the len bytes themselves
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (frame_len()), so
  * it knows where the formatting thread's arena has it. */
-enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_DEF_TEXT };
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF };
 
 struct head_op {
 	uint64_t word;
@@ -126,8 +126,10 @@ struct line_names {
 struct def_op {
 	uint64_t word;
 	uint64_t addr, sym_offset;
-	uint64_t lines;
-	struct line_names nm[];		/* names live as long as the machine */
+	uint32_t lines;
+	uint32_t size;			/* of the operation, copies included */
+	struct line_names nm[];		/* names live as long as the machine,
+					 * or are copied after nm[lines] */
 };
 
 struct ops {
@@ -186,6 +188,12 @@ struct cs_script {
 	struct ops *ops;		/* with fmt: the batch buf points into */
 	size_t text_at;			/* its open OP_TEXT, or NO_TEXT */
 	bool reset_pending;		/* the line cache started over */
+	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
+};
+
+struct name_len {
+	const char *name;
+	size_t len;
 };
 
 /* The formatting thread and what it owns. */
@@ -195,6 +203,7 @@ struct formatter {
 	struct cs_queue *done;		/* formatted batches, free to fill again */
 	struct ops batches[OPS_BATCHES];
 	struct cs_script *out;		/* formats and writes them */
+	struct name_len *name_lens;	/* the reading thread's */
 	atomic_bool failed;
 };
 
@@ -896,6 +905,27 @@ static char *hex_to(char *p, uint64_t v, int width)
 	return p + n;
 }
 
+/* With a formatting thread, this one measures a user address's names but
+ * does not copy them: their lengths are kept by the names' addresses
+ * (names live as long as the machine), so that this thread need not read
+ * each name again (a cache miss) for the other to write it. A kernel
+ * symbol's name may be freed, and its memory reused. */
+static size_t name_len(const struct cs_script *sc, const char *name,
+		       bool kernel)
+{
+	struct name_len *e;
+
+	if (!sc->name_lens || kernel)
+		return strlen(name);
+	e = &sc->name_lens[(uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL >>
+			   (64 - NAME_LEN_BITS)];
+	if (e->name != name) {
+		e->name = name;
+		e->len = strlen(name);
+	}
+	return e->len;
+}
+
 static void frame_names(const struct cs_script *sc, const struct cs_frame *f,
 			struct line_names *nm)
 {
@@ -916,12 +946,12 @@ static void frame_names(const struct cs_script *sc, const struct cs_frame *f,
 			nm->symoff = l->sym && (fl & CS_SCRIPT_SYMOFF);
 			break;
 		}
-		nm->sym_len = strlen(nm->sym);
+		nm->sym_len = name_len(sc, nm->sym, l->kernel);
 	}
 	if (fl & CS_SCRIPT_DSO) {
 		nm->dso = f->kind == CS_FRAME_ADDR && l->dso_name ?
 			  l->dso_name : "[unknown]";
-		nm->dso_len = strlen(nm->dso);
+		nm->dso_len = name_len(sc, nm->dso, l->kernel);
 	}
 }
 
@@ -1066,37 +1096,43 @@ static size_t prefix_len(const char *text, size_t len, size_t lines)
 
 /* put_addr_slow() with a formatting thread: the lines' names go there,
  * to be made into text and cached where this thread's cache would have
- * it. A kernel symbol's name may be freed by a later record (KSYMBOL), so
- * its text is made here. */
+ * it. A kernel symbol's name may be freed by a later record (KSYMBOL),
+ * so a kernel address's names go as copies. */
 static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
 			 uint64_t space, const struct line_names *nm,
-			 size_t lines, size_t bound, size_t left)
+			 size_t lines, size_t left)
 {
 	size_t cut = lines > left ? left : 0, len = 0;
-	uint64_t word = (uint64_t)sc->reset_pending << 8 | (uint64_t)cut << 16;
+	size_t size = sizeof(struct def_op) + lines * sizeof(*nm);
+	bool copy = f->loc.kernel;
+	struct def_op *d;
+	char *q;
 
-	sc->reset_pending = false;
-	if (f->loc.kernel) {
-		uint64_t *op = op_room(sc, 8 + bound);
-		char *text = (char *)(op + 1), *p = text;
-
-		for (size_t i = 0; i < lines; i++) {
-			p = frame_to(p, f, '\t', &nm[i]);
-			*p++ = '\n';
-		}
-		len = (size_t)(p - text);
-		*op = OP_DEF_TEXT | word | (uint64_t)len << 32;
-		sc->len += (8 + len + 7) & ~(size_t)7;
-	} else {
-		struct def_op *d = op_room(sc, sizeof(*d) + lines * sizeof(*nm));
-
-		for (size_t i = 0; i < lines; i++)
-			len += frame_len(f, &nm[i]) + 1;
-		*d = (struct def_op){ OP_DEF | word | (uint64_t)len << 32,
-				      f->addr, f->loc.sym_offset, lines };
-		memcpy(d->nm, nm, lines * sizeof(*nm));
-		sc->len += sizeof(*d) + lines * sizeof(*nm);
+	for (size_t i = 0; i < lines; i++) {
+		len += frame_len(f, &nm[i]) + 1;
+		if (copy)
+			size += nm[i].sym_len + nm[i].dso_len;
 	}
+	d = op_room(sc, size);
+	*d = (struct def_op){
+		.word = OP_DEF | (uint64_t)sc->reset_pending << 8 |
+			(uint64_t)cut << 16 | (uint64_t)len << 32,
+		.addr = f->addr, .sym_offset = f->loc.sym_offset,
+		.lines = (uint32_t)lines, .size = (uint32_t)size,
+	};
+	memcpy(d->nm, nm, lines * sizeof(*nm));
+	/* the copies live in the batch until it is formatted */
+	q = (char *)(d->nm + lines);
+	for (size_t i = 0; copy && i < lines; i++) {
+		if (nm[i].sym)
+			d->nm[i].sym = memcpy(q, nm[i].sym, nm[i].sym_len);
+		q += nm[i].sym ? nm[i].sym_len : 0;
+		if (nm[i].dso)
+			d->nm[i].dso = memcpy(q, nm[i].dso, nm[i].dso_len);
+		q += nm[i].dso ? nm[i].dso_len : 0;
+	}
+	sc->len += (size + 7) & ~(size_t)7;
+	sc->reset_pending = false;
 	line_keep(sc, space, f->addr, len, lines);
 	return cut ? cut : lines;
 }
@@ -1126,7 +1162,7 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		nm[i] = nm[n];
 		if (nm[i].sym) {
 			nm[i].sym = names[i];
-			nm[i].sym_len = strlen(names[i]);
+			nm[i].sym_len = name_len(sc, names[i], false);
 		}
 		if (nm[i].dso && strcmp(names[i], f->loc.sym)) {
 			nm[i].dso = "inlined";
@@ -1154,7 +1190,7 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 	}
 	line_cache_room(sc, bound);
 	if (sc->fmt)
-		return put_def_op(sc, f, space, nm, n + 1, bound, left);
+		return put_def_op(sc, f, space, nm, n + 1, left);
 	text = p = sc->arena + sc->arena_len;
 	for (size_t i = 0; i <= n; i++) {
 		p = frame_to(p, f, '\t', &nm[i]);
@@ -1585,28 +1621,6 @@ const struct cs_output_ops cs_script_ops = {
 
 /* ---- the formatting thread ------------------------------------------------ */
 
-/* A new text for the line cache: where it goes in the arena, which
- * starts over first when the reading thread's cache did. */
-static char *def_start(struct cs_script *c, uint64_t word)
-{
-	if ((word >> 8) & 1) {
-		/* what refers to the old text goes first */
-		out_drain(c);
-		c->arena_len = 0;
-	}
-	return c->arena + c->arena_len;
-}
-
-/* ... is text[0, len): it is kept and written. */
-static void def_end(struct cs_script *c, uint64_t word, const char *text,
-		    size_t len)
-{
-	size_t cut = (word >> 16) & 0xff;
-
-	c->arena_len += len;
-	put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
-}
-
 /* Formats a batch of operations (see OP_TEXT) with printer c. */
 static void ops_run(struct cs_script *c, const struct ops *b)
 {
@@ -1647,26 +1661,27 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			struct cs_frame fr = { .addr = d->addr,
 					       .loc.sym_offset = d->sym_offset };
 
-			text = q = def_start(c, d->word);
+			if ((*w >> 8) & 1) {
+				/* what refers to the old text goes first */
+				out_drain(c);
+				c->arena_len = 0;
+			}
+			text = q = c->arena + c->arena_len;
 			for (size_t i = 0; i < d->lines; i++) {
 				q = frame_to(q, &fr, '\t', &d->nm[i]);
 				*q++ = '\n';
 			}
 			len = (size_t)(q - text);
-			/* frame_len() said where the next text goes */
-			if (len != d->word >> 32)
+			/* frame_len() told the reading thread where the next
+			 * text goes */
+			if (len != *w >> 32)
 				abort();
-			def_end(c, d->word, text, len);
-			p += sizeof(*d) + d->lines * sizeof(d->nm[0]);
+			c->arena_len += len;
+			cut = (*w >> 16) & 0xff;
+			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
+			p += (d->size + 7) & ~(size_t)7;
 			continue;
 		}
-		case OP_DEF_TEXT:
-			len = *w >> 32;
-			text = def_start(c, *w);
-			memcpy(text, w + 1, len);
-			def_end(c, *w, text, len);
-			p += (8 + len + 7) & ~(size_t)7;
-			continue;
 		}
 		abort();		/* not an operation: this file's bug */
 	}
@@ -1699,6 +1714,7 @@ static void formatter_free(struct formatter *f)
 		return;
 	for (size_t i = 0; i < OPS_BATCHES; i++)
 		free(f->batches[i].buf);
+	free(f->name_lens);
 	cs_script_free(f->out);
 	cs_queue_free(f->todo);
 	cs_queue_free(f->done);
@@ -1714,7 +1730,9 @@ static int formatter_start(struct cs_script *sc,
 	struct formatter *f = calloc(1, sizeof(*f));
 	int err = -ENOMEM;
 
-	if (!f || cs_queue_new(OPS_BATCHES + 1, &f->todo) ||
+	if (!f || !(f->name_lens = calloc(1u << NAME_LEN_BITS,
+					  sizeof(*f->name_lens))) ||
+	    cs_queue_new(OPS_BATCHES + 1, &f->todo) ||
 	    cs_queue_new(OPS_BATCHES, &f->done))
 		goto fail;
 	for (size_t i = 0; i < OPS_BATCHES; i++) {
@@ -1730,6 +1748,7 @@ static int formatter_start(struct cs_script *sc,
 		err = -EAGAIN;
 		goto fail;
 	}
+	sc->name_lens = f->name_lens;
 	sc->fmt = f;
 	sc->ops = &f->batches[0];
 	sc->buf = sc->ops->buf;
@@ -1783,5 +1802,6 @@ static void formatter_stop(struct cs_script *sc)
 	pthread_join(sc->fmt->thread, NULL);
 	formatter_free(sc->fmt);
 	sc->fmt = NULL;
+	sc->name_lens = NULL;
 	sc->buf = NULL;
 }
