@@ -301,9 +301,9 @@ header "real profile ($n_real samples, $(($(stat -c %s "$real") >> 20)) MB)"
 "$cs" script -q --no-inline -i "$real" >"$B/ours.txt" 2>/dev/null
 read -r lines differ < <(script_diff "$B/perf.txt" "$B/ours.txt")
 # perf script is one thread: the ratio is CPU time at -j 1. At the
-# default -j script writes on a second thread too; that run's CPU time
-# (both threads) and its wall time against perf's are printed beside it,
-# so that the thread's cost shows as well as its gain
+# default -j script makes and writes its text on a second thread; that
+# run's CPU time (both threads) and its wall time against perf's are
+# printed beside it, so that the thread's cost shows as well as its gain
 t_perf=$(best "$perf" script -i "$real")
 j1=()
 "$cs" script -h 2>&1 | grep -q -- '-j, --jobs' && j1=(-j 1)
