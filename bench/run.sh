@@ -387,11 +387,11 @@ header "synthetic profiles ($n samples)"
 # the same text as perf 6.1, which shows no inlined functions (as the
 # real profile's rows): the stacks are random points in this host's libc,
 # whose inlined calls callstitch adds by default where its debug info is
-# installed (the last row)
+# installed (the last row); at -j 1, as the real profile's ratio
 t_perf=$(best "$perf" script -i "$B/plain.data")
-t_cs=$(best "$cs" script -q --no-inline -i "$B/plain.data")
-t_csd=$(best "$cs" script -q --no-inline -i "$B/defer.data")
-t_csoi=$(best "$cs" script -q -i "$B/plain.data")
+t_cs=$(best "$cs" script -q --no-inline "${j1[@]}" -i "$B/plain.data")
+t_csd=$(best "$cs" script -q --no-inline "${j1[@]}" -i "$B/defer.data")
+t_csoi=$(best "$cs" script -q "${j1[@]}" -i "$B/plain.data")
 line "perf script, ordinary" "$t_perf" "$(rate "$n_plain" "$t_perf") smp/s" ""
 line "callstitch script --no-inline, ordinary" "$t_cs" "$(rate "$n_plain" "$t_cs") smp/s" "$(ratio "$t_perf" "$t_cs")x perf"
 line "callstitch script --no-inline, deferred (stitched)" "$t_csd" "$(rate "$n_defer" "$t_csd") smp/s" \
