@@ -82,6 +82,30 @@ for c in "${cmds[@]}"; do
 		notok "$c: more threads print what -j 1 prints"; fi
 done
 
+# script: a frame line too long for the line cache (a JIT symbol of 5000
+# bytes, of which the map's reader keeps 4 KiB) is made on the reading
+# thread, cut by --max-stack there too
+pid=$((4200000 + RANDOM))
+map=/tmp/perf-$pid.map
+trap 'rm -f "$map"' EXIT
+printf '11001200 100 %s\n' "$(printf 'a%.0s' {1..5000})" >"$map"
+"$CS_TOOLS/hostile_profile" -o "$T/long.data" --pid "$pid" --dso "$map" \
+	--dso /dev/zero >/dev/null
+bad=0
+for v in "" "--max-stack 1"; do
+	# shellcheck disable=SC2086
+	"$CS" script -q -j 1 -i "$T/long.data" --kallsyms /dev/null $v >"$T/one" 2>/dev/null
+	for j in 2 3; do
+		# shellcheck disable=SC2086
+		"$CS" script -q -j "$j" -i "$T/long.data" --kallsyms /dev/null $v \
+			>"$T/many" 2>/dev/null
+		cmp -s "$T/one" "$T/many" || { bad=1; echo "# -j $j $v differs"; }
+	done
+done
+check "script: a 4 KiB symbol, with more threads as with one" [ "$bad" = 0 ]
+check "... which is shown" awk 'length($0) > 4096 { f = 1 } END { exit !f }' "$T/one"
+rm -f "$map"
+
 # a differential flame graph counts two profiles, one after the other
 if [[ " ${cmds[*]} " == *" flame "* ]]; then
 	"$CS" flame -q -j 1 -o "$T/diff1.html" --diff "$T/plain.data" "$T/defer.data"
