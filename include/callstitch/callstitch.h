@@ -312,7 +312,8 @@ const char *cs_off_cpu_state_name(enum cs_off_cpu_state s);
 
 /*
  * A sample with its whole stack. `chain` is the merged callchain: the
- * kernel part, then a CS_CONTEXT_USER marker and the user ips; the
+ * kernel part, then a CS_CONTEXT_USER marker and the user ips (with the
+ * chain_parts option, the marker and the user ips may be in `user`); the
  * deferred marker and the cookie are gone. For KERNEL_ONLY it is the kernel
  * part alone and `cookie` names the entry whose user part is missing.
  */
@@ -329,6 +330,15 @@ struct cs_stitched {
 	 * event->sample.period is the nanoseconds until it ran again (0 when
 	 * the file cannot say). CS_OFF_CPU_NONE for every other sample. */
 	enum cs_off_cpu_state off_cpu;
+	/* With the session's chain_parts option, the chain of a stitched
+	 * sample comes in two parts, neither of them copied: `chain` is the
+	 * kernel part, as recorded, and `user` what follows it (the user
+	 * marker and the ips of the deferred record); the whole stack is
+	 * chain[0 .. chain_nr) then user[0 .. user_nr). Otherwise, and for
+	 * every sample that was not stitched, user_nr is 0 and `chain` is the
+	 * whole stack. cs_frames_resolve() reads both. */
+	const uint64_t *user;
+	uint64_t user_nr;
 };
 
 struct cs_stats {
@@ -477,6 +487,10 @@ struct cs_session_opts {
 	 * (perf record -z) is decompressed on a second thread ahead of the
 	 * reading; the output is the same. 0 or 1: one thread. */
 	unsigned int jobs;
+	/* A stitched sample's chain may come in two parts (cs_stitched.user),
+	 * not joined into one array for each sample; false: one array, as
+	 * callers built before the option expect. */
+	bool chain_parts;
 	/* new options go here, at the end */
 };
 

@@ -232,6 +232,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.warning = warning_line,
 		.progress_ctx = &progress_state,
 		.completeness = in->stats || in->completeness,
+		.chain_parts = true,	/* every output reads cs_stitched.user */
 	};
 	struct cs_session *s = NULL;
 	int err;

@@ -31,6 +31,8 @@ struct cs_inject {
 	size_t nr_attrs;
 	struct cs_inject_stats st;
 	struct cs_errbuf eb;
+	uint64_t *chain;		/* a stitched chain's parts, joined */
+	size_t chain_cap;
 	uint64_t buf[(RECORD_MAX + 1) / 8];
 };
 
@@ -278,13 +280,35 @@ static int inject_deferred(void *ctx, const struct cs_event *ev)
 	return copy(inj, ev);
 }
 
+/* The two parts of a stitched chain (s->user_nr > 0) joined in
+ * inj->chain, as encoding needs them. NULL on -ENOMEM. */
+static const uint64_t *join_chain(struct cs_inject *inj,
+				  const struct cs_stitched *s)
+{
+	uint64_t nr = s->chain_nr + s->user_nr;
+
+	if (nr > inj->chain_cap) {
+		uint64_t *c = realloc(inj->chain, nr * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		inj->chain = c;
+		inj->chain_cap = nr;
+	}
+	if (s->chain_nr)
+		memcpy(inj->chain, s->chain, s->chain_nr * sizeof(*inj->chain));
+	memcpy(inj->chain + s->chain_nr, s->user, s->user_nr * sizeof(*inj->chain));
+	return inj->chain;
+}
+
 static int inject_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_inject *inj = ctx;
 	const struct cs_event *ev = s->event;
 	const struct cs_perf_attr *attr;
 	const struct written_attr *w;
-	uint64_t nr = s->chain_nr;
+	const uint64_t *chain;
+	uint64_t nr = s->chain_nr + s->user_nr;
 	long len;
 
 	if (start(inj))
@@ -312,8 +336,13 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 	if ((!w || !w->rewritten) &&
 	    (s->state == CS_CHAIN_ORIGINAL || s->state == CS_CHAIN_UNMERGED))
 		return copy(inj, ev);
+	chain = s->user_nr ? join_chain(inj, s) : s->chain;
+	if (s->user_nr && !chain) {
+		cs_error(&inj->eb, -ENOMEM, "%s: out of memory", inj->path);
+		return 1;
+	}
 	for (;;) {
-		len = cs_encode_sample(attr, &ev->sample, s->chain, nr,
+		len = cs_encode_sample(attr, &ev->sample, chain, nr,
 				       inj->buf, sizeof(inj->buf));
 		if (len != -EINVAL)
 			break;
@@ -322,20 +351,21 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 		uint64_t keep = nr;
 
 		for (uint64_t i = 0; i < nr; i++)
-			if (s->chain[i] == CS_CONTEXT_USER) {
+			if (chain[i] == CS_CONTEXT_USER) {
 				keep = i + 2;
 				break;
 			}
 		if (nr <= keep)
 			break;
-		if (nr == s->chain_nr)
+		if (nr == s->chain_nr + s->user_nr)
 			inj->st.truncated++;
 		nr = nr - keep > 64 ? nr - 64 : keep;
 	}
 	if (len < 0) {
 		cs_error(&inj->eb, (int)len, "%s: sample at offset %#" PRIx64
 			 " cannot be re-encoded with its %" PRIu64 "-entry stack: %s",
-			 inj->path, ev->offset, s->chain_nr, strerror((int)-len));
+			 inj->path, ev->offset, s->chain_nr + s->user_nr,
+			 strerror((int)-len));
 		return 1;
 	}
 	len = cs_writer_write(inj->w, inj->buf, (size_t)len);
@@ -391,5 +421,6 @@ void cs_inject_free(struct cs_inject *inj)
 	if (!inj)
 		return;
 	free(inj->attrs);
+	free(inj->chain);
 	free(inj);
 }

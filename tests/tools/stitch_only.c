@@ -20,7 +20,8 @@ static int count_sample(void *ctx, const struct cs_stitched *s)
 	struct totals *t = ctx;
 
 	t->samples++;
-	t->frames += s->chain_nr;	/* touch the chain, as an output would */
+	/* touch the chain, as an output would */
+	t->frames += s->chain_nr + s->user_nr;
 	return 0;
 }
 
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 0; i < repeat; i++) {
-		struct cs_session_opts o = { .sz = sizeof(o), .path = argv[1], .fd = -1 };
+		struct cs_session_opts o = { .sz = sizeof(o), .path = argv[1],
+					     .fd = -1, .chain_parts = true };
 		struct cs_session *s = NULL;
 		int err = cs_session_open(&o, &s);
 

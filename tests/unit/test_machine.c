@@ -677,6 +677,19 @@ static void frames_follow_markers_cookies_and_missing_parts(void **state)
 	assert_int_equal(f[1].addr, 0x401000);
 	assert_false(f[1].loc.kernel);
 
+	/* the same chain in two parts (cs_stitched.user): the same frames */
+	s.chain_nr = 2;
+	s.user = merged + 2;
+	s.user_nr = 3;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[0].cpumode, CS_MISC_KERNEL);
+	assert_int_equal(f[1].cpumode, CS_MISC_USER);
+	assert_int_equal(f[1].addr, 0x401000);
+	assert_int_equal(f[2].addr, 0x402000);
+	s.user = NULL;
+	s.user_nr = 0;
+
 	/* kernel-only: one pseudo-frame with the cookie and why */
 	s.chain = raw;
 	s.chain_nr = 3;
@@ -713,6 +726,15 @@ static void frames_follow_markers_cookies_and_missing_parts(void **state)
 	assert_int_equal(f[1].cpumode, CS_MISC_USER);
 	assert_int_equal(f[2].addr, (uint64_t)-1);
 	assert_null(f[2].loc.sym);
+	s.chain_nr = 2;			/* and so in two parts */
+	s.user = jit + 2;
+	s.user_nr = 3;
+	n = cs_frames_resolve(m, &s, f, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(f[2].kind, CS_FRAME_ADDR);
+	assert_int_equal(f[2].addr, (uint64_t)-1);
+	s.user = NULL;
+	s.user_nr = 0;
 
 	/* no callchain: the ip */
 	s.chain = NULL;

@@ -718,11 +718,84 @@ static void recording_cut_short_is_read_and_said(void **state)
 	unlink(path);
 }
 
+/* Chains as a callback sees them: a hash of every whole chain in order,
+ * and how many came in two parts. */
+struct chains {
+	uint64_t hash;
+	uint64_t samples, in_parts;
+};
+
+static uint64_t hash_ips(uint64_t h, const uint64_t *ips, uint64_t nr)
+{
+	for (uint64_t i = 0; i < nr; i++)
+		h = (h ^ ips[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int hash_chain(void *ctx, const struct cs_stitched *st)
+{
+	struct chains *c = ctx;
+
+	c->samples++;
+	c->hash = hash_ips(c->hash * 31 + st->state, st->chain, st->chain_nr);
+	if (st->user_nr) {
+		c->in_parts++;
+		/* the kernel part is the record's own, not a copy */
+		assert_ptr_equal(st->chain, st->event->sample.callchain);
+		assert_int_equal(st->chain_nr, st->event->sample.callchain_nr - 2);
+		assert_int_equal(st->user[0], CS_CONTEXT_USER);
+		c->hash = hash_ips(c->hash, st->user, st->user_nr);
+	}
+	return 0;
+}
+
+static void run_chains(const char *name, bool parts, bool complete,
+		       struct chains *c)
+{
+	struct cs_session_opts o = { .sz = sizeof(o), .fd = -1,
+				     .chain_parts = parts,
+				     .completeness = complete };
+	const struct cs_output_ops hash_ops = { .sample = hash_chain };
+	struct cs_session *s;
+	char *path = fixture(name);
+
+	memset(c, 0, sizeof(*c));
+	o.path = path;
+	if (cs_session_open(&o, &s) || cs_session_run(s, &hash_ops, c))
+		fail_msg("%s: %s", path, cs_session_error(s));
+	cs_session_free(s);
+	free(path);
+}
+
+/* chain_parts hands a stitched chain over in two parts, uncopied; without
+ * it (callers built before the option) the session joins them: the same
+ * chains either way, also where the completeness tally looks at them */
+static void chain_parts_join_to_the_same_chains(void **state)
+{
+	const char *names[] = { "task-defer.data", "syswide-defer.data" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct chains whole, parts, tallied;
+
+		run_chains(names[i], false, false, &whole);
+		run_chains(names[i], true, false, &parts);
+		run_chains(names[i], true, true, &tallied);
+		assert_int_equal(whole.in_parts, 0);
+		assert_int_equal(tallied.in_parts, 0);
+		assert_true(parts.in_parts > 10000);
+		assert_int_equal(parts.samples, whole.samples);
+		assert_int_equal(parts.hash, whole.hash);
+		assert_int_equal(tallied.hash, whole.hash);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(task_profile_stitches_every_sample_it_can),
 		cmocka_unit_test(system_wide_profile_stitches_across_cpus),
+		cmocka_unit_test(chain_parts_join_to_the_same_chains),
 		cmocka_unit_test(unmerged_view_shows_samples_and_records_as_recorded),
 		cmocka_unit_test(ordered_off_delivers_in_file_order),
 		cmocka_unit_test(profile_without_deferral_passes_samples_through),

@@ -94,10 +94,16 @@ static int collect(void *ctx, const struct cs_stitched *s)
 	o->state = s->state;
 	o->missing = s->missing;
 	o->cookie = s->cookie;
-	assert_true(s->chain_nr <= MAXCHAIN);
-	o->chain_nr = s->chain_nr;
+	assert_true(s->chain_nr + s->user_nr <= MAXCHAIN);
+	o->chain_nr = s->chain_nr + s->user_nr;
 	if (s->chain_nr)
 		memcpy(o->chain, s->chain, s->chain_nr * sizeof(uint64_t));
+	/* a stitched chain comes in two parts, the kernel one as recorded */
+	if (s->user_nr) {
+		assert_ptr_equal(s->chain, s->event->sample.callchain);
+		memcpy(o->chain + s->chain_nr, s->user,
+		       s->user_nr * sizeof(uint64_t));
+	}
 	if (f->fail_at && (int)f->n == f->fail_at)
 		return 5;
 	return 0;
@@ -109,7 +115,7 @@ static struct fix *fix_new(bool merge)
 
 	assert_non_null(f);
 	f->next_id = 1;
-	assert_int_equal(cs_stitch_new(merge, collect, f, test_decode, NULL,
+	assert_int_equal(cs_stitch_new(merge, true, collect, f, test_decode, NULL,
 				       &f->stats, &f->st), 0);
 	return f;
 }
@@ -622,8 +628,9 @@ static int collect_where(void *ctx, const struct cs_stitched *s)
 	w->bytes = s->event->bytes;
 	w->callchain = s->event->sample.callchain;
 	w->offset = s->event->offset;
-	assert_int_equal(s->chain_nr, 3 + 1 + 3);
-	memcpy(w->user, s->chain + 4, sizeof(w->user));
+	assert_int_equal(s->chain_nr, 3);
+	assert_int_equal(s->user_nr, 1 + 3);
+	memcpy(w->user, s->user + 1, sizeof(w->user));
 	w->n++;
 	return 0;
 }
@@ -641,7 +648,7 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 	struct cs_stitch *st;
 
 	(void)state;
-	assert_int_equal(cs_stitch_new(true, collect_where, &w, test_decode,
+	assert_int_equal(cs_stitch_new(true, true, collect_where, &w, test_decode,
 				       NULL, &stats, &st), 0);
 	test_decode(NULL, rec, size, 0x1238, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
@@ -679,7 +686,7 @@ static void decode_error_of_a_waiting_sample_is_returned(void **state)
 
 	(void)state;
 	/* the same samples, but a stitcher whose hook refuses them */
-	assert_int_equal(cs_stitch_new(true, collect, f, refuse_decode, NULL,
+	assert_int_equal(cs_stitch_new(true, true, collect, f, refuse_decode, NULL,
 				       &f->stats, &st), 0);
 	cs_stitch_free(f->st);
 	f->st = st;
@@ -701,22 +708,26 @@ struct deep_seen {
 static int collect_deep(void *ctx, const struct cs_stitched *s)
 {
 	struct deep_seen *d = ctx;
-	uint64_t nk = s->chain_nr - 1 - 3;
+	/* in two parts, or joined: the user part after the kernel one */
+	uint64_t nk = s->user_nr ? s->chain_nr : s->chain_nr - 1 - 3;
+	const uint64_t *user = s->user_nr ? s->user : s->chain + nk;
 
 	assert_true(d->n < 2);
 	d->nk[d->n++] = nk;
 	assert_int_equal(s->chain[0], CS_CONTEXT_KERNEL);
 	for (uint64_t i = 1; i < nk; i++)
 		assert_int_equal(s->chain[i], 0xffffffff81000000ULL + i);
-	assert_int_equal(s->chain[nk], CS_CONTEXT_USER);
+	assert_true(!s->user_nr || s->user_nr == 1 + 3);
+	assert_int_equal(user[0], CS_CONTEXT_USER);
 	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(s->chain[nk + 1 + i], U[i]);
+		assert_int_equal(user[1 + i], U[i]);
 	return 0;
 }
 
 /* A kernel part longer than the room the stitcher keeps before a
- * record's user part, then a short one: both come out whole. */
-static void deep_kernel_parts_are_whole(void **state)
+ * record's user part when it joins them, then a short one: both come out
+ * whole, joined or in two parts. */
+static void deep_kernel_parts_come_out_whole(bool parts)
 {
 	enum { DEEP = 700 };
 	struct cs_stats stats = { 0 };
@@ -729,12 +740,11 @@ static void deep_kernel_parts_are_whole(void **state)
 	struct cs_stitch *st;
 	size_t size;
 
-	(void)state;
 	assert_non_null(chain);
 	assert_non_null(rec);
 	assert_non_null(rec2);
-	assert_int_equal(cs_stitch_new(true, collect_deep, &seen, test_decode,
-				       NULL, &stats, &st), 0);
+	assert_int_equal(cs_stitch_new(true, parts, collect_deep, &seen,
+				       test_decode, NULL, &stats, &st), 0);
 	chain[0] = CS_CONTEXT_KERNEL;
 	for (size_t i = 1; i < DEEP; i++)
 		chain[i] = 0xffffffff81000000ULL + i;
@@ -771,6 +781,13 @@ static void deep_kernel_parts_are_whole(void **state)
 	free(chain);
 	free(rec);
 	free(rec2);
+}
+
+static void deep_kernel_parts_are_whole(void **state)
+{
+	(void)state;
+	deep_kernel_parts_come_out_whole(false);
+	deep_kernel_parts_come_out_whole(true);
 }
 
 static void unmerged_mode_delivers_samples_as_recorded(void **state)

@@ -32,6 +32,12 @@ static void put(struct cs_frame *out, size_t cap, size_t n, uint64_t addr,
 	f->missing = why;
 }
 
+/* Entry i of the whole chain, which may come in two parts. */
+static inline uint64_t chain_at(const struct cs_stitched *s, uint64_t i)
+{
+	return i < s->chain_nr ? s->chain[i] : s->user[i - s->chain_nr];
+}
+
 size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 		      size_t cap)
 {
@@ -40,17 +46,18 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 	bool stitched = s->state == CS_CHAIN_STITCHED ||
 			s->state == CS_CHAIN_STITCHED_LATE;
 	bool deferred_user = false;
+	uint64_t nr = s->chain_nr + s->user_nr;
 	size_t n = 0;
 
-	if (!s->chain_nr) {
+	if (!nr) {
 		if (s->state != CS_CHAIN_KERNEL_ONLY) {
 			put(out, cap, n++, smp->ip, mode, CS_FRAME_ADDR,
 			    CS_MISSING_NONE);
 			return n;
 		}
 	}
-	for (uint64_t i = 0; i < s->chain_nr; i++) {
-		uint64_t ip = s->chain[i];
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = chain_at(s, i);
 
 		/* the user part of a stitched chain came from a deferred
 		 * record: addresses only, even at or above CONTEXT_MAX (JIT
@@ -72,11 +79,11 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 			mode = marker_mode(ip);
 		if (ip == CS_CONTEXT_USER_DEFERRED) {
 			/* a deferred marker without its cookie is not one */
-			if (i + 1 == s->chain_nr)
+			if (i + 1 == nr)
 				return 0;
 			/* the raw view: the entry after the marker is the
 			 * cookie, not an address */
-			put(out, cap, n++, s->chain[++i], CS_MISC_USER,
+			put(out, cap, n++, chain_at(s, ++i), CS_MISC_USER,
 			    CS_FRAME_COOKIE, CS_MISSING_NONE);
 		}
 	}

@@ -374,19 +374,24 @@ int cs_offcpu_event(struct cs_offcpu *oc, const struct cs_event *ev,
 }
 
 /* A copy of s that outlives the stitcher's buffers: the event and the
- * chain; the record's other arrays are not kept. */
+ * chain, its two parts joined; the record's other arrays are not kept. */
 static int hold(struct pend *p, const struct cs_stitched *s)
 {
-	if (p->chain_cap < s->chain_nr) {
-		uint64_t *c = realloc(p->chain, (size_t)s->chain_nr * sizeof(*c));
+	uint64_t nr = s->chain_nr + s->user_nr;
+
+	if (p->chain_cap < nr) {
+		uint64_t *c = realloc(p->chain, (size_t)nr * sizeof(*c));
 
 		if (!c)
 			return -ENOMEM;
 		p->chain = c;
-		p->chain_cap = (size_t)s->chain_nr;
+		p->chain_cap = (size_t)nr;
 	}
 	if (s->chain_nr)
 		memcpy(p->chain, s->chain, (size_t)s->chain_nr * sizeof(*p->chain));
+	if (s->user_nr)
+		memcpy(p->chain + s->chain_nr, s->user,
+		       (size_t)s->user_nr * sizeof(*p->chain));
 	p->held_ev = *s->event;
 	p->held_ev.bytes = NULL;
 	memset(&p->held_ev.sample, 0, sizeof(p->held_ev.sample));
@@ -398,6 +403,9 @@ static int hold(struct pend *p, const struct cs_stitched *s)
 	p->held_ev.sample.id = s->event->sample.id;
 	p->held_ev.sample.misc = s->event->sample.misc;
 	p->held = *s;
+	p->held.chain_nr = nr;
+	p->held.user = NULL;
+	p->held.user_nr = 0;
 	p->stitched = true;
 	return 0;
 }

@@ -600,6 +600,7 @@ static int read_all(struct cs_session *s)
 static int start(struct cs_session *s, const struct cs_output_ops *ops,
 		 void *ctx, cs_stitched_fn sample, void *sample_ctx)
 {
+	bool parts;
 	int err;
 
 	if (!s->reader || !s->machine)
@@ -629,11 +630,13 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	}
 	s->sample = sample;
 	s->sample_ctx = sample_ctx;
+	/* chains in parts when the caller takes them (the tally does not) */
+	parts = s->opts.chain_parts && !s->complete;
 	if (needs_on_sample(s))
-		err = cs_stitch_new(!s->opts.no_merge, on_sample, s, decode_again,
-				    s, &s->stats, &s->stitch);
+		err = cs_stitch_new(!s->opts.no_merge, parts, on_sample, s,
+				    decode_again, s, &s->stats, &s->stitch);
 	else
-		err = cs_stitch_new(!s->opts.no_merge, sample, sample_ctx,
+		err = cs_stitch_new(!s->opts.no_merge, parts, sample, sample_ctx,
 				    decode_again, s, &s->stats, &s->stitch);
 	if (!err && !s->opts.ordered_off)
 		err = cs_order_new(deliver, s, &s->order);
@@ -719,13 +722,15 @@ static int pull_reserve(struct pull_queue *q, size_t more)
 #define PULL_ALIGN(n)	(((n) + 7) & ~(size_t)7)
 
 /* The stitcher's callback when pulled: keeps a copy of the sample, its
- * chain and its record. The record is decoded again when the sample is
- * pulled, so that every array of the event points into the copy. */
+ * chain (the two parts joined) and its record. The record is decoded again
+ * when the sample is pulled, so that every array of the event points into
+ * the copy. */
 static int pull_keep(void *ctx, const struct cs_stitched *st)
 {
 	struct cs_session *s = ctx;
 	struct pull_queue *q = &s->pull;
-	size_t chain = st->chain_nr * sizeof(uint64_t);
+	size_t kernel = st->chain_nr * sizeof(uint64_t);
+	size_t chain = kernel + st->user_nr * sizeof(uint64_t);
 	size_t need = PULL_ALIGN(sizeof(struct pulled)) + PULL_ALIGN(chain) +
 		      PULL_ALIGN(st->event->size);
 	struct pulled *p;
@@ -736,9 +741,15 @@ static int pull_keep(void *ctx, const struct cs_stitched *st)
 	p = (struct pulled *)(q->buf + q->tail);
 	data = q->buf + q->tail + PULL_ALIGN(sizeof(*p));
 	p->st = *st;
+	p->st.chain_nr += st->user_nr;
+	p->st.user = NULL;
+	p->st.user_nr = 0;
 	p->offset = st->event->offset;
 	p->size = st->event->size;
-	memcpy(data, st->chain, chain);
+	if (kernel)
+		memcpy(data, st->chain, kernel);
+	if (st->user_nr)
+		memcpy(data + kernel, st->user, chain - kernel);
 	memcpy(data + PULL_ALIGN(chain), st->event->bytes, st->event->size);
 	q->tail += need;
 	p->next = q->tail;
@@ -754,6 +765,8 @@ int cs_session_next(struct cs_session *s, const struct cs_stitched **out)
 
 	*out = NULL;
 	if (!s->pulled) {
+		/* pull_keep() joins a chain's parts as it copies them */
+		s->opts.chain_parts = true;
 		err = start(s, NULL, NULL, pull_keep, s);
 		if (err)
 			return err;

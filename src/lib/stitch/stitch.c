@@ -67,7 +67,7 @@ struct thr {
 	uint64_t wait_lost;		/* lost_seq when the first one began to wait */
 	uint64_t rec_cookie;		/* last deferred record seen */
 	uint64_t old_cookies[OLD_COOKIES];	/* the records before it */
-	uint64_t *rec_ips;
+	uint64_t *rec_ips;		/* its user part: marker, then ips */
 	uint64_t rec_nr;
 	size_t rec_cap;
 };
@@ -98,11 +98,14 @@ struct cs_stitch {
 	struct pend *spare_wait;		/* an exited thread's array, for */
 	uint32_t spare_cap;			/* the next thread's samples */
 
-	uint64_t *chain;		/* merged chains are built here */
+	/* !parts: merged chains are joined here, the user part written once
+	 * for the samples of a record, each kernel part in front of it */
+	bool parts;
+	uint64_t *chain;
 	size_t chain_cap;
-	size_t user_at, user_nr;	/* where their user part is, its size */
-	const uint64_t *user_ips;	/* what it was made of */
-	uint64_t user_ips_nr;
+	size_t user_at;			/* where the user part is */
+	const uint64_t *user;		/* what it is a copy of */
+	uint64_t user_nr;
 };
 
 const char *cs_missing_reason_name(enum cs_missing_reason r)
@@ -118,7 +121,7 @@ const char *cs_missing_reason_name(enum cs_missing_reason r)
 	return "unknown";
 }
 
-int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
 		  cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out)
 {
@@ -128,6 +131,7 @@ int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
 	if (!st)
 		return -ENOMEM;
 	st->merge = merge;
+	st->parts = parts;
 	st->fn = fn;
 	st->ctx = ctx;
 	st->decode = decode;
@@ -395,54 +399,57 @@ static int chain_reserve(struct cs_stitch *st, size_t n)
  * keeps 127 frames by default (kernel.perf_event_max_stack). */
 #define KERNEL_ROOM	256
 
-/* Writes the user part of merged chains, ips behind one marker, into
- * st->chain after room slots: the samples that go out with one record
+/* For joined chains (!st->parts): copies the user part t keeps into
+ * st->chain after room slots; the samples that go out with one record
  * then write only their kernel parts, each just before it. */
-static int place_user(struct cs_stitch *st, size_t room, const uint64_t *ips,
+static int place_user(struct cs_stitch *st, size_t room, const uint64_t *user,
 		      uint64_t nr)
 {
-	/* drafts of the feature put a USER marker first; released kernels
-	 * only addresses, which a JIT may place at or above CONTEXT_MAX */
-	bool marker = nr && ips[0] != CS_CONTEXT_USER &&
-		      ips[0] != CS_CONTEXT_USER_DEFERRED;
-	int err = chain_reserve(st, room + marker + nr);
+	int err = chain_reserve(st, room + nr);
 
 	if (err)
 		return err;
-	if (marker)
-		st->chain[room] = CS_CONTEXT_USER;
 	if (nr)
-		memcpy(st->chain + room + marker, ips, nr * sizeof(*ips));
+		memcpy(st->chain + room, user, nr * sizeof(*user));
 	st->user_at = room;
-	st->user_nr = marker + nr;
-	st->user_ips = ips;
-	st->user_ips_nr = nr;
+	st->user = user;
+	st->user_nr = nr;
 	return 0;
 }
 
-/* Kernel part of a deferred sample, then the user part place_user() put
- * in st->chain. */
+/* A deferred sample stitched to t's record: its kernel part as recorded,
+ * then the record's user part as t keeps it. Neither is copied when the
+ * output takes the two parts (cs_stitched.user); else the kernel part is
+ * written in front of the user part place_user() put in st->chain. */
 static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
-			  uint64_t cookie, enum cs_chain_state state)
+			  const struct thr *t, enum cs_chain_state state)
 {
-	const struct cs_sample *s = &ev->sample;
-	uint64_t nk = s->callchain_nr - 2;
+	uint64_t nk = ev->sample.callchain_nr - 2;
 	struct cs_stitched out = {
 		.event = ev,
+		.chain = ev->sample.callchain,
+		.chain_nr = nk,
 		.state = state,
-		.cookie = cookie,
+		.cookie = t->rec_cookie,
+		.user = t->rec_ips,
+		.user_nr = t->rec_nr,
 	};
 	int err;
 
-	if (nk > st->user_at) {		/* a deeper kernel part than room for */
-		err = place_user(st, nk + KERNEL_ROOM, st->user_ips,
-				 st->user_ips_nr);
-		if (err)
-			return err;
+	if (!st->parts) {
+		if (nk > st->user_at) {	/* a deeper kernel part than room for */
+			err = place_user(st, nk + KERNEL_ROOM, st->user,
+					 st->user_nr);
+			if (err)
+				return err;
+		}
+		out.chain = st->chain + st->user_at - nk;
+		out.chain_nr = nk + st->user_nr;
+		out.user = NULL;
+		out.user_nr = 0;
+		memcpy((uint64_t *)out.chain, ev->sample.callchain,
+		       nk * sizeof(*out.chain));
 	}
-	out.chain = st->chain + st->user_at - nk;
-	out.chain_nr = nk + st->user_nr;
-	memcpy((uint64_t *)out.chain, s->callchain, nk * sizeof(*out.chain));
 	if (state == CS_CHAIN_STITCHED)
 		st->stats->stitched++;
 	else
@@ -489,7 +496,7 @@ static int release(struct cs_stitch *st, struct thr *t,
 {
 	int err = 0;
 
-	if (why == CS_MISSING_NONE && waiting(t)) {
+	if (!st->parts && why == CS_MISSING_NONE && waiting(t)) {
 		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
 		if (err)
 			return err;
@@ -507,7 +514,7 @@ static int release(struct cs_stitch *st, struct thr *t,
 		st->pending--;
 		err = pend_decode(st, p);
 		if (!err && why == CS_MISSING_NONE)
-			err = deliver_merged(st, &st->ev, t->wait_cookie,
+			err = deliver_merged(st, &st->ev, t,
 					     CS_CHAIN_STITCHED);
 		else if (!err)
 			err = deliver_kernel_only(st, &st->ev, t->wait_cookie,
@@ -528,14 +535,21 @@ static int release_superseded(struct cs_stitch *st, struct thr *t)
 		       CS_MISSING_LOST : CS_MISSING_SUPERSEDED);
 }
 
+/* Keeps a deferred record's ips as the user part of the chains stitched
+ * to it: behind a user marker, which drafts of the feature put first
+ * themselves and released kernels do not (their ips are addresses only,
+ * which a JIT may place at or above CONTEXT_MAX). */
 static int remember(struct thr *t, uint64_t cookie, const uint64_t *ips,
 		    uint64_t nr)
 {
-	if (nr > t->rec_cap) {
+	bool marker = nr && ips[0] != CS_CONTEXT_USER &&
+		      ips[0] != CS_CONTEXT_USER_DEFERRED;
+
+	if (nr + marker > t->rec_cap) {
 		size_t cap = t->rec_cap ? t->rec_cap : 32;
 		uint64_t *p;
 
-		while (cap < nr)
+		while (cap < nr + marker)
 			cap *= 2;
 		p = realloc(t->rec_ips, cap * sizeof(*p));
 		if (!p)
@@ -543,9 +557,11 @@ static int remember(struct thr *t, uint64_t cookie, const uint64_t *ips,
 		t->rec_ips = p;
 		t->rec_cap = cap;
 	}
+	if (marker)
+		t->rec_ips[0] = CS_CONTEXT_USER;
 	if (nr)
-		memcpy(t->rec_ips, ips, nr * sizeof(*ips));
-	t->rec_nr = nr;
+		memcpy(t->rec_ips + marker, ips, nr * sizeof(*ips));
+	t->rec_nr = marker + nr;
 	if (t->has_rec && t->rec_cookie != cookie) {
 		memmove(t->old_cookies + 1, t->old_cookies,
 			(OLD_COOKIES - 1) * sizeof(*t->old_cookies));
@@ -653,10 +669,10 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 	if (!t)
 		return -ENOMEM;
 	if (stitched_late(t, cookie)) {
-		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
-		if (err)
+		if (!st->parts &&
+		    (err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr)))
 			return err;
-		return deliver_merged(st, ev, cookie, CS_CHAIN_STITCHED_LATE);
+		return deliver_merged(st, ev, t, CS_CHAIN_STITCHED_LATE);
 	}
 	return wait(st, t, cookie, ev->sample.time, ev->bytes, ev->size,
 		    ev->offset, stable);

@@ -32,9 +32,11 @@ typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
 				   uint64_t offset, struct cs_event *ev);
 
 /* stats is updated in place (not owned). With merge off, every sample goes
- * out at once as CS_CHAIN_UNMERGED and records only count. Returns 0 and
- * the stitcher in *out (caller frees), or -ENOMEM. */
-int cs_stitch_new(bool merge, cs_stitched_fn fn, void *ctx,
+ * out at once as CS_CHAIN_UNMERGED and records only count. With parts, a
+ * stitched chain goes out in two parts (cs_stitched.user), neither
+ * copied; else joined in one array. Returns 0 and the stitcher in *out
+ * (caller frees), or -ENOMEM. */
+int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
 		  cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out);
 
