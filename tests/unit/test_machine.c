@@ -636,6 +636,66 @@ static void ksymbol_records_name_bpf_programs(void **state)
 	cs_machine_free(m);
 }
 
+/* A location's names live as long as the machine (machine.h), even when
+ * the BPF program it named is unloaded and another takes its place. */
+static void ksymbol_names_outlive_an_unregister(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_event ev = { .type = CS_RECORD_KSYMBOL };
+	struct cs_location before, after;
+
+	(void)state;
+	ev.ksymbol.addr = 0xffffffffc0001000;
+	ev.ksymbol.len = 0x100;
+	ev.ksymbol.name = "bpf_prog_1_first";
+	feed(m, ev);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffffc0001010, &before);
+	ev.ksymbol.flags = 1;
+	feed(m, ev);
+	ev.ksymbol.flags = 0;
+	ev.ksymbol.name = "bpf_prog_2_second";
+	feed(m, ev);
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffffc0001010, &after);
+	assert_string_equal(after.sym, "bpf_prog_2_second");
+	assert_string_equal(before.sym, "bpf_prog_1_first");	/* not freed */
+	assert_string_equal(before.dso_name, "bpf_prog_1_first");
+	cs_machine_free(m);
+}
+
+/* Programs registered out of order: each address finds the one it is in,
+ * and none between, below or above them. */
+static void ksymbols_are_found_by_address(void **state)
+{
+	static const uint64_t start[] = { 0xffffffffc0005000, 0xffffffffc0001000,
+					  0xffffffffc0009000, 0xffffffffc0003000 };
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_event ev = { .type = CS_RECORD_KSYMBOL };
+	struct cs_location loc;
+	char name[4][32];
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		snprintf(name[i], sizeof(name[i]), "bpf_prog_%d", i);
+		ev.ksymbol.addr = start[i];
+		ev.ksymbol.len = 0x800;
+		ev.ksymbol.name = name[i];
+		feed(m, ev);
+	}
+	for (int i = 0; i < 4; i++) {
+		cs_machine_resolve(m, PID, CS_MISC_KERNEL, start[i], &loc);
+		assert_string_equal(loc.sym, name[i]);
+		assert_int_equal(loc.sym_offset, 0);
+		cs_machine_resolve(m, PID, CS_MISC_KERNEL, start[i] + 0x7ff, &loc);
+		assert_string_equal(loc.sym, name[i]);
+		assert_int_equal(loc.sym_offset, 0x7ff);
+		cs_machine_resolve(m, PID, CS_MISC_KERNEL, start[i] + 0x800, &loc);
+		assert_null(loc.sym);			/* just past its end */
+	}
+	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffffc0000fff, &loc);
+	assert_null(loc.sym);				/* below the first */
+	cs_machine_free(m);
+}
+
 /* ---- frames ------------------------------------------------------------------ */
 
 static void frames_follow_markers_cookies_and_missing_parts(void **state)
@@ -763,6 +823,8 @@ int main(void)
 		cmocka_unit_test(kernel_addresses_resolve_through_kallsyms),
 		cmocka_unit_test(kernel_symbols_from_the_build_id_cache),
 		cmocka_unit_test(ksymbol_records_name_bpf_programs),
+		cmocka_unit_test(ksymbol_names_outlive_an_unregister),
+		cmocka_unit_test(ksymbols_are_found_by_address),
 		cmocka_unit_test(frames_follow_markers_cookies_and_missing_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

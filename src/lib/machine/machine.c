@@ -13,6 +13,7 @@
 #include "lib/machine/maps.h"
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/grow.h"
 #include "lib/util/strset.h"
 #include "abi/perf_abi.h"
 
@@ -71,7 +72,7 @@ struct cache_ent {
 
 struct ksym {				/* a KSYMBOL (BPF program, ...) */
 	uint64_t addr, len;
-	char *name;
+	const char *name;		/* in ksym_names */
 };
 
 struct cs_machine {
@@ -81,6 +82,9 @@ struct cs_machine {
 	struct known_id *ids;
 	size_t nr_ids, cap_ids;
 	struct ksym *ksyms;		/* sorted by addr */
+	struct cs_strset ksym_names;	/* their names, kept after an
+					 * unregister: a location handed out
+					 * before still points at one */
 	size_t nr_ksyms, cap_ksyms;
 	struct cs_symtab *kernel;	/* kallsyms, loaded on first use */
 	bool kernel_tried;
@@ -244,8 +248,7 @@ void cs_machine_free(struct cs_machine *m)
 	for (size_t i = 0; i < m->nr_ids; i++)
 		free(m->ids[i].path);
 	free(m->ids);
-	for (size_t i = 0; i < m->nr_ksyms; i++)
-		free(m->ksyms[i].name);
+	cs_strset_free(&m->ksym_names);
 	free(m->ksyms);
 	cs_symtab_free(m->kernel);
 	free(m->kallsyms_path);
@@ -470,40 +473,43 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 			      !(ev->misc & CS_MISC_MMAP_DATA));
 }
 
+/* The index of the first KSYMBOL at or above addr */
+static size_t ksym_lower_bound(const struct cs_machine *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nr_ksyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ksyms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int on_ksymbol(struct cs_machine *m, const struct cs_event *ev)
 {
 	const struct cs_ksymbol *k = &ev->ksymbol;
-	size_t i = 0;
+	size_t i = ksym_lower_bound(m, k->addr);
+	const char *name;
 
-	while (i < m->nr_ksyms && m->ksyms[i].addr < k->addr)
-		i++;
 	m->kernel_space = m->next_space++;
 	if (i < m->nr_ksyms && m->ksyms[i].addr == k->addr) {
-		free(m->ksyms[i].name);
 		memmove(&m->ksyms[i], &m->ksyms[i + 1],
 			(m->nr_ksyms - i - 1) * sizeof(*m->ksyms));
 		m->nr_ksyms--;
 	}
 	if (k->flags & KSYMBOL_UNREGISTER)
 		return 0;
-	if (m->nr_ksyms == m->cap_ksyms) {
-		size_t cap = m->cap_ksyms ? m->cap_ksyms * 2 : 16;
-		struct ksym *p = realloc(m->ksyms, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		m->ksyms = p;
-		m->cap_ksyms = cap;
-	}
+	name = cs_strset_intern(&m->ksym_names, k->name ? k->name : "");
+	if (!name || cs_grow((void **)&m->ksyms, &m->cap_ksyms, m->nr_ksyms + 1,
+			     sizeof(*m->ksyms)))
+		return -ENOMEM;
 	memmove(&m->ksyms[i + 1], &m->ksyms[i],
 		(m->nr_ksyms - i) * sizeof(*m->ksyms));
-	m->ksyms[i] = (struct ksym){ k->addr, k->len,
-				     strdup(k->name ? k->name : "") };
-	if (!m->ksyms[i].name) {
-		memmove(&m->ksyms[i], &m->ksyms[i + 1],
-			(m->nr_ksyms - i) * sizeof(*m->ksyms));
-		return -ENOMEM;
-	}
+	m->ksyms[i] = (struct ksym){ k->addr, k->len, name };
 	m->nr_ksyms++;
 	return 0;
 }
@@ -661,23 +667,27 @@ done:
 static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 			   struct cs_location *loc)
 {
+	const struct ksym *k;
 	struct cs_sym s;
+	size_t i;
 
 	loc->kernel = true;
 	loc->dso_name = "[kernel.kallsyms]";
 	loc->dso_addr = addr;
-	for (size_t i = 0; i < m->nr_ksyms; i++) {
-		const struct ksym *k = &m->ksyms[i];
-
-		if (addr >= k->addr && addr - k->addr < k->len) {
-			loc->sym = k->name;
-			loc->sym_start = k->addr;
-			loc->sym_offset = addr - k->addr;
-			loc->dso_name = k->name;
-			loc->map_start = k->addr;
-			loc->map_end = k->addr + k->len;
-			return;
-		}
+	/* the KSYMBOL that starts at addr or nearest below it, if addr is
+	 * in it */
+	i = ksym_lower_bound(m, addr);
+	if (i == m->nr_ksyms || m->ksyms[i].addr != addr)
+		i--;			/* none below: SIZE_MAX */
+	k = i < m->nr_ksyms ? &m->ksyms[i] : NULL;
+	if (k && addr - k->addr < k->len) {
+		loc->sym = k->name;
+		loc->sym_start = k->addr;
+		loc->sym_offset = addr - k->addr;
+		loc->dso_name = k->name;
+		loc->map_start = k->addr;
+		loc->map_end = k->addr + k->len;
+		return;
 	}
 	if (!m->kernel_tried)
 		load_kernel(m);
