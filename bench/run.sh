@@ -330,14 +330,20 @@ line "  callstitch script ${j1[*]} into that file" "$t_csf" "" "$(ratio "$t_perf
 line "  samples that differ from perf's" "" "$differ of $lines" ""
 t_csi=$(best "$cs" script -q -i "$real")
 line "callstitch script (with inlined functions)" "$t_csi" "$(rate "$n_real" "$t_csi") smp/s" "$(ratio "$t_perf" "$t_csi")x perf"
+# as script's: perf report is one thread, so the ratio is CPU time at
+# -j 1; the default -j's (its counting thread too) is printed below it
+rj1=()
+"$cs" report -h 2>&1 | grep -q -- '-j, --jobs' && rj1=(-j 1)
 t_perfr=$(best "$perf" report --stdio -i "$real")
-t_csr=$(best "$cs" report -q --stdio --no-inline -i "$real")
+t_csr=$(best "$cs" report -q --stdio --no-inline "${rj1[@]}" -i "$real")
+t_csrj=$(best "$cs" report -q --stdio --no-inline -i "$real")
 "$perf" report --stdio -i "$real" >"$B/perf.rep" 2>/dev/null
 "$cs" report -q --stdio --no-inline -i "$real" >"$B/ours.rep" 2>/dev/null
 read -r rlines same addr_p addr_o plt_p plt_o other_p other_o < \
 	<(report_diff "$B/perf.rep" "$B/ours.rep")
 line "perf report --stdio" "$t_perfr" "" ""
-line "callstitch report --stdio --no-inline" "$t_csr" "" "$(ratio "$t_perfr" "$t_csr")x perf"
+line "callstitch report --stdio --no-inline ${rj1[*]}" "$t_csr" "" "$(ratio "$t_perfr" "$t_csr")x perf"
+line "  default -j ($(nproc)), CPU of every thread" "$t_csrj" "" "$(ratio "$t_perfr" "$t_csrj")x perf"
 line "  entry lines equal to perf's (docs/outputs.md)" "" "$same of $rlines" ""
 line "  differ: addresses without symbols, perf/ours" "" "$addr_p / $addr_o" ""
 "$perf" report --stdio --no-children -n -g none -i "$real" >"$B/perf.self" 2>/dev/null
@@ -348,8 +354,10 @@ line "    their samples per (comm, dso) equal perf's" "" "$((pairs - unequal)) o
 line "  differ: PLT names, perf/ours" "" "$plt_p / $plt_o" ""
 line "  differ, unexplained, perf/ours (goal 0)" "" "$other_p / $other_o" ""
 if [ -n "${BENCH_BEFORE:-}" ]; then
-	t=$(best "$BENCH_BEFORE" report -q --stdio --no-inline -i "$real")
-	line "  report, BENCH_BEFORE build" "$t" "" "$(ratio "$t_perfr" "$t")x perf"
+	bj1=()
+	"$BENCH_BEFORE" report -h 2>&1 | grep -q -- '-j, --jobs' && bj1=(-j 1)
+	t=$(best "$BENCH_BEFORE" report -q --stdio --no-inline "${bj1[@]}" -i "$real")
+	line "  report ${bj1[*]}, BENCH_BEFORE build" "$t" "" "$(ratio "$t_perfr" "$t")x perf"
 fi
 [ -n "${BENCH_REAL_ONLY:-}" ] && exit 0
 
@@ -419,11 +427,13 @@ build/tools/gen_synth -n "$rn" -o "$B/defer_r.data" >/dev/null
 n_plain_r=$(samples "$B/plain_r.data")
 n_defer_r=$(samples "$B/defer_r.data")
 t_perfr=$(best "${capped[@]}" "$perf" report --stdio -i "$B/plain_r.data")
-t_csr=$(best "$cs" report -q --stdio -i "$B/plain_r.data")
-t_csrd=$(best "$cs" report -q --stdio -i "$B/defer_r.data")
+t_csr=$(best "$cs" report -q --stdio "${rj1[@]}" -i "$B/plain_r.data")
+t_csrd=$(best "$cs" report -q --stdio "${rj1[@]}" -i "$B/defer_r.data")
+t_csrj=$(best "$cs" report -q --stdio -i "$B/plain_r.data")
 line "perf report --stdio, ordinary" "$t_perfr" "$(rate "$n_plain_r" "$t_perfr") smp/s" ""
-line "callstitch report, ordinary" "$t_csr" "$(rate "$n_plain_r" "$t_csr") smp/s" "$(ratio "$t_perfr" "$t_csr")x perf"
-line "callstitch report, deferred (stitched)" "$t_csrd" "$(rate "$n_defer_r" "$t_csrd") smp/s" \
+line "callstitch report ${rj1[*]}, ordinary" "$t_csr" "$(rate "$n_plain_r" "$t_csr") smp/s" "$(ratio "$t_perfr" "$t_csr")x perf"
+line "  default -j ($(nproc)), CPU of every thread" "$t_csrj" "$(rate "$n_plain_r" "$t_csrj") smp/s" "$(ratio "$t_perfr" "$t_csrj")x perf"
+line "callstitch report ${rj1[*]}, deferred (stitched)" "$t_csrd" "$(rate "$n_defer_r" "$t_csrd") smp/s" \
 	"$(awk -v a="$n_defer_r" -v b="$t_csrd" -v c="$n_plain_r" -v d="$t_perfr" 'BEGIN { printf "%.2f", (a / b) / (c / d) }')x perf"
 
 pipeline_rows
