@@ -162,20 +162,15 @@ static int count_keys(struct cs_flame_output *fo, const struct cs_agg_key *keys,
 }
 
 /* The counting thread: the samples of a batch, in order. */
+static int count_rec(void *ctx, const struct cs_agg_key *keys, uint32_t nr,
+		     const char *comm, uint64_t period)
+{
+	return count_keys(ctx, keys, nr, comm, period);
+}
+
 static int count_batch(void *ctx, const void *buf, size_t len)
 {
-	struct cs_flame_output *fo = ctx;
-	const char *p = buf, *end = p + len;
-	int err = 0;
-
-	while (p < end && !err) {
-		const struct cs_agg_rec *rec = (const void *)p;
-
-		err = count_keys(fo, cs_agg_rec_keys(rec), rec->nr,
-				 cs_agg_rec_str(rec), rec->period);
-		p = (const char *)cs_agg_rec_next(rec);
-	}
-	return err;
+	return cs_agg_rec_walk(buf, len, count_rec, ctx);
 }
 
 /* Ends the counting thread: the table is this thread's again. */

@@ -518,7 +518,16 @@ struct cs_agg_rec *cs_agg_rec_append(struct cs_handoff *h, size_t room,
 	return r;
 }
 
-const struct cs_agg_rec *cs_agg_rec_next(const struct cs_agg_rec *r)
+int cs_agg_rec_walk(const void *buf, size_t len, cs_agg_rec_fn fn, void *ctx)
 {
-	return (const void *)((const char *)r + rec_size(r->room, r->str_len));
+	const char *p = buf, *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const struct cs_agg_rec *r = (const void *)p;
+
+		err = fn(ctx, cs_agg_rec_keys(r), r->nr, cs_agg_rec_str(r), r->period);
+		p += rec_size(r->room, r->str_len);
+	}
+	return err;
 }

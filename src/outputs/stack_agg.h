@@ -138,7 +138,12 @@ static inline const char *cs_agg_rec_str(const struct cs_agg_rec *r)
 	return (const char *)((const struct cs_agg_key *)(r + 1) + r->room);
 }
 
-/* The record after r in its batch. */
-const struct cs_agg_rec *cs_agg_rec_next(const struct cs_agg_rec *r);
+/* Called for each record of a batch: its keys, its string, its period. */
+typedef int (*cs_agg_rec_fn)(void *ctx, const struct cs_agg_key *keys,
+			     uint32_t nr, const char *str, uint64_t period);
+
+/* Calls fn for each record in buf[0, len) (a batch of the hand-off), in
+ * order, until one returns an error. Returns 0 or that error. */
+int cs_agg_rec_walk(const void *buf, size_t len, cs_agg_rec_fn fn, void *ctx);
 
 #endif
