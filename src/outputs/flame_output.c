@@ -69,7 +69,7 @@ static int flame_begin(void *ctx, struct cs_session *s)
 	return 0;
 }
 
-/* The key of a frame: NULL to leave it out */
+/* The key of a frame into *key; false to leave the frame out */
 static bool frame_key(const struct cs_flame_output *fo, const struct cs_frame *fr,
 		      bool inlined, struct cs_agg_key *key)
 {
