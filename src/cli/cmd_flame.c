@@ -53,50 +53,48 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Writes the page to path through a temporary file renamed at the end, so
- * an interrupted run never leaves a truncated page where a good one was
- * (a device, FIFO or link is written in place: see cs_path_replaceable). */
+/* Writes the page to path whole (see cs_replace_open), so an interrupted
+ * run never leaves a truncated page where a good one was. */
 static int write_page(struct cs_flame *tree, const struct cs_flame_meta *meta,
 		      const char *path)
 {
-	bool to_stdout = !strcmp(path, "-");
-	const char *target = path;
-	char *tmp = NULL;
-	FILE *f = stdout;
+	struct cs_replace out;
+	FILE *f;
 	int err;
 
-	if (!to_stdout && cs_path_replaceable(path)) {
-		if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-			cli_error("flame: out of memory");
-			return 1;
-		}
-		target = tmp;
-	}
-	if (!to_stdout) {
-		f = fopen(target, "w");
-		if (!f) {
-			cli_error("flame: cannot create %s: %s", path, strerror(errno));
-			free(tmp);
-			return 1;
-		}
-	}
-	err = cs_flame_write_html(tree, meta, f);
-	if (to_stdout) {
+	if (!strcmp(path, "-")) {
+		err = cs_flame_write_html(tree, meta, stdout);
 		if (!err && fflush(stdout))
 			err = -errno;
-	} else if (fclose(f) && !err) {
-		err = -errno;
+		if (err)
+			cli_error("flame: writing to stdout: %s", strerror(-err));
+		return err ? 1 : 0;
 	}
-	if (!err && tmp && rename(tmp, path))
-		err = -errno;
+	err = cs_replace_open(&out, path, 0666);
 	if (err) {
-		cli_error("flame: writing %s: %s", to_stdout ? "to stdout" : path,
-			  strerror(-err));
-		if (tmp)
-			unlink(tmp);
+		cli_error("flame: cannot create %s: %s", path, strerror(-err));
+		return 1;
 	}
-	free(tmp);
-	return err ? 1 : 0;
+	f = fdopen(out.fd, "w");
+	if (!f) {
+		cli_error("flame: cannot create %s: %s", path, strerror(errno));
+		cs_replace_abort(&out);
+		return 1;
+	}
+	err = cs_flame_write_html(tree, meta, f);
+	/* fclose closes out.fd: the commit only renames */
+	if (fclose(f) && !err)
+		err = -errno;
+	out.fd = -1;
+	if (!err)
+		err = cs_replace_commit(&out);
+	else
+		cs_replace_abort(&out);
+	if (err) {
+		cli_error("flame: writing %s: %s", path, strerror(-err));
+		return 1;
+	}
+	return 0;
 }
 
 /* The baseline of a differential graph: OLD's samples along NEW's paths. */

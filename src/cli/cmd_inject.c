@@ -151,7 +151,8 @@ int cmd_inject(int argc, char **argv)
 	struct cs_session *s = NULL;
 	struct cs_errbuf eb = { { 0 } };
 	const char *output = NULL;
-	char *tmp = NULL;
+	struct cs_replace out = { .fd = -1 };
+	struct stat sb;
 	int opt, fd = -1, rc = 1, err;
 
 	optind = 0;
@@ -196,38 +197,22 @@ int cmd_inject(int argc, char **argv)
 	if (!s)
 		return 1;
 
-	if (!strcmp(output, "-") || !cs_path_replaceable(output)) {
-		struct stat sb;
-
-		/* stdout, or a device, FIFO or link written in place
-		 * (renaming over /dev/null as root would replace the device);
-		 * O_TRUNC: a link may name a longer file */
-		fd = strcmp(output, "-") ?
-			open(output, O_WRONLY | O_TRUNC | O_CLOEXEC) : STDOUT_FILENO;
-		if (fd < 0) {
-			cli_error("inject: cannot open %s: %s", output, strerror(errno));
-			goto out;
-		}
-		/* a file at offset 0 gets a file-mode header; anything else
-		 * (a pipe, a terminal) the stream format */
-		wopts.pipe = fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
-			     lseek(fd, 0, SEEK_CUR) != 0;
+	if (!strcmp(output, "-")) {
+		fd = STDOUT_FILENO;
 	} else {
-		/* written beside the target and renamed at the end, so a
-		 * failed run never leaves a half file under the real name */
-		if (asprintf(&tmp, "%s.tmp.%ld", output, (long)getpid()) < 0) {
-			tmp = NULL;
-			cli_error("inject: out of memory");
+		/* mode 0600, as perf record makes perf.data: a profile shows
+		 * command lines, paths and addresses */
+		err = cs_replace_open(&out, output, 0600);
+		if (err) {
+			cli_error("inject: cannot create %s: %s", output, strerror(-err));
 			goto out;
 		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			cli_error("inject: cannot create %s: %s", output, strerror(errno));
-			free(tmp);
-			tmp = NULL;
-			goto out;
-		}
+		fd = out.fd;
 	}
+	/* a file at offset 0 gets a file-mode header; anything else (a pipe,
+	 * a terminal, stdout appending to a file) the stream format */
+	wopts.pipe = fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+		     lseek(fd, 0, SEEK_CUR) != 0;
 	err = cs_writer_open(output, fd, &wopts, &eb, &w);
 	if (err < 0) {
 		cli_error("%s", eb.msg[0] ? eb.msg : strerror(-err));
@@ -242,19 +227,12 @@ int cmd_inject(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_inject_ops, inj);
 	if (rc && cs_inject_error(inj)[0])
 		cli_error("%s", cs_inject_error(inj));
-	if (!rc && tmp) {
-		int close_err;
-
+	if (!rc && fd != STDOUT_FILENO) {
 		cs_writer_free(w);
 		w = NULL;
-		close_err = close(fd) ? errno : 0;
-		fd = -1;
-		if (close_err) {
-			cli_error("inject: writing %s: %s", output, strerror(close_err));
-			rc = 1;
-		} else if (rename(tmp, output)) {
-			cli_error("inject: cannot rename %s to %s: %s", tmp, output,
-				  strerror(errno));
+		err = cs_replace_commit(&out);
+		if (err) {
+			cli_error("inject: writing %s: %s", output, strerror(-err));
 			rc = 1;
 		}
 	}
@@ -262,15 +240,7 @@ int cmd_inject(int argc, char **argv)
 		summary(output, cs_inject_stats(inj), iopts.passthrough);
 out:
 	cs_writer_free(w);
-	if (tmp) {
-		if (fd >= 0)
-			close(fd);
-		if (rc)
-			unlink(tmp);
-		free(tmp);
-	} else if (fd >= 0 && fd != STDOUT_FILENO) {
-		close(fd);
-	}
+	cs_replace_abort(&out);
 	cs_inject_free(inj);
 	cs_session_free(s);
 	return rc;

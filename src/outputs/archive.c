@@ -180,29 +180,25 @@ int cs_archive_write(struct cs_session *s, const char *path,
 		     struct cs_archive_result *res, struct cs_errbuf *eb)
 {
 	bool to_stdout = !strcmp(path, "-");
-	bool in_place = !to_stdout && !cs_path_replaceable(path);
 	struct packer p = { .res = res, .eb = eb, .m = cs_session_machine(s),
 			    .out = to_stdout ? "standard output" : path };
 	const struct cs_libarchive *la;
+	struct cs_replace out = { .fd = -1 };
 	const char *why = NULL;
-	char tmp[4200];
 	int fd = STDOUT_FILENO, err = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->missing = (unsigned)cs_machine_files_missing(p.m, &res->first_missing);
-	/* a file is written whole under a temporary name, then renamed; a
-	 * device, FIFO or link in place (see cs_path_replaceable) */
-	if (snprintf(tmp, sizeof(tmp), in_place ? "%s" : "%s.tmp", path) >=
-	    (int)sizeof(tmp))
-		return cs_error(eb, -ENAMETOOLONG, "%s: %s", path, strerror(ENAMETOOLONG));
 	p.la = la = cs_libarchive(&why);
 	if (!la)
 		return cs_error(eb, -ENOSYS, "%s: cannot write archives: %s", p.out, why);
 	if (!to_stdout) {
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return cs_error(eb, -errno, "%s: cannot create: %s", path,
-					strerror(errno));
+		/* written whole (see cs_replace_open) */
+		err = cs_replace_open(&out, path, 0644);
+		if (err)
+			return cs_error(eb, err, "%s: cannot create: %s", path,
+					strerror(-err));
+		fd = out.fd;
 	}
 	p.a = la->write_new();
 	if (!p.a) {
@@ -224,11 +220,12 @@ int cs_archive_write(struct cs_session *s, const char *path,
 out:
 	if (to_stdout)
 		return err;
-	if (close(fd) && !err)
-		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));
-	if (!err && !in_place && rename(tmp, path))
-		err = cs_error(eb, -errno, "%s: %s", path, strerror(errno));
-	if (err && !in_place)
-		unlink(tmp);
+	if (err) {
+		cs_replace_abort(&out);
+		return err;
+	}
+	err = cs_replace_commit(&out);
+	if (err)
+		return cs_error(eb, err, "%s: %s", path, strerror(-err));
 	return err;
 }
