@@ -378,21 +378,26 @@ if "$perf" record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$dwarf" \
 	cat "$dwarf" >/dev/null
 	n_dwarf=$(samples "$dwarf")
 	header "dwarf-mode recording ($n_dwarf samples, $(( $(stat -c %s "$dwarf") >> 20 )) MB)"
+	# perf is one thread: CPU time at -j 1, as the real profile's rows
+	dj1=()
+	"$cs" script -h 2>&1 | grep -q -- '-j, --jobs' && dj1=(-j 1)
 	t_perfd=$(best "$perf" script -i "$dwarf")
-	t_csd=$(best "$cs" script -q -i "$dwarf")
+	t_csd=$(best "$cs" script -q "${dj1[@]}" -i "$dwarf")
 	# a first run: no saved symbol tables or debug images (a new cache
 	# directory each run; its mktemp is counted too)
 	t_csd_cold=$(best bash -c 'd=$(mktemp -d "$1/cold.XXXXXX") &&
-		XDG_CACHE_HOME=$d exec "${@:2}"' _ "$B" "$cs" script -q -i "$dwarf")
+		XDG_CACHE_HOME=$d exec "${@:2}"' _ "$B" "$cs" script -q "${dj1[@]}" -i "$dwarf")
 	t_perfdn=$(best "$perf" script --no-inline -i "$dwarf")
-	t_csdn=$(best "$cs" script -q --no-inline -i "$dwarf")
+	t_csdn=$(best "$cs" script -q --no-inline "${dj1[@]}" -i "$dwarf")
 	line "perf script" "$t_perfd" "$(rate "$n_dwarf" "$t_perfd") smp/s" ""
-	line "callstitch script" "$t_csd" "$(rate "$n_dwarf" "$t_csd") smp/s" \
+	line "callstitch script ${dj1[*]}" "$t_csd" "$(rate "$n_dwarf" "$t_csd") smp/s" \
 		"$(ratio "$t_perfd" "$t_csd")x perf"
 	line "callstitch script, first run (empty caches)" "$t_csd_cold" \
 		"$(rate "$n_dwarf" "$t_csd_cold") smp/s" "$(ratio "$t_perfd" "$t_csd_cold")x perf"
 	if [ -n "${BENCH_BEFORE:-}" ]; then
-		t_csd_before=$(best "$BENCH_BEFORE" script -q -i "$dwarf")
+		bdj1=()
+		"$BENCH_BEFORE" script -h 2>&1 | grep -q -- '-j, --jobs' && bdj1=(-j 1)
+		t_csd_before=$(best "$BENCH_BEFORE" script -q "${bdj1[@]}" -i "$dwarf")
 		line "callstitch script, BENCH_BEFORE build" "$t_csd_before" \
 			"$(rate "$n_dwarf" "$t_csd_before") smp/s" "$(ratio "$t_perfd" "$t_csd_before")x perf"
 	fi

@@ -42,6 +42,7 @@ struct cs_reader {
 	size_t map_size;
 	uint64_t pos, data_end;
 	uint64_t released;		/* mapped bytes below were given back */
+	uint64_t fetched;		/* lines below were asked for ahead */
 	uint64_t claimed_end;		/* where the header says data ends */
 	bool open_ended;		/* data.size == 0: runs to the end */
 
@@ -1090,6 +1091,29 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
  * It goes out as a pointer into the mapping with no more checks. Returns
  * 1, or 0 to take the long way (next_file), which sees everything else.
  */
+/*
+ * The mapping is read a record at a time, and each record's address is
+ * the one before plus its size: a chain of loads that the hardware
+ * prefetchers do not follow across pages, so each new line would be
+ * waited for from memory. Asking for every line a fixed distance ahead
+ * turns that wait into a stream (on a 2-core VM: 41 -> 20 ns a record
+ * for the walk alone, bench/run.sh's pipeline rows 0.25x -> 0.3x cat).
+ */
+#define FETCH_AHEAD	8192u
+#define LINE		64u
+
+static inline void fetch_ahead(struct cs_reader *r)
+{
+	uint64_t want = r->pos + FETCH_AHEAD;
+
+	if (want > r->data_end)
+		want = r->data_end;
+	if (r->fetched < r->pos)	/* the start, or a record read the long way */
+		r->fetched = r->pos & ~(uint64_t)(LINE - 1);
+	for (; r->fetched < want; r->fetched += LINE)
+		__builtin_prefetch(r->map + r->fetched);
+}
+
 static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 {
 	uint64_t off = r->pos, left = r->data_end - r->pos;
@@ -1104,6 +1128,7 @@ static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 	if (type >= CS_RECORD_HEADER_ATTR || size < 8 || size > left || (size & 7))
 		return 0;
 	r->pos += size;
+	fetch_ahead(r);
 	out->bytes = rec;
 	out->size = size;
 	out->offset = off;
