@@ -19,7 +19,8 @@ struct batch {
 };
 
 struct cs_handoff {
-	cs_handoff_fn fn;
+	cs_handoff_fn fn;		/* the consumer, on its thread */
+	cs_handoff_produce_fn produce;	/* or the producer, on its thread */
 	void *ctx;
 	pthread_t thread;
 	struct cs_queue *todo;		/* filled batches; NULL: the end */
@@ -28,23 +29,44 @@ struct cs_handoff {
 	struct batch *filling;		/* the producer's */
 	int append_err;			/* the producer's */
 	int err;			/* the consumer's first error */
+	int produced;			/* what produce returned */
 };
 
-static void *consume(void *arg)
+/* Every batch in order through fn until the end; after fn's first error
+ * the batches are only given back (the producer sees h->err). */
+static int take_all(struct cs_handoff *h, cs_handoff_fn fn, void *ctx)
 {
-	struct cs_handoff *h = arg;
 	struct batch *b;
 	int err = 0;
 
 	while ((b = cs_queue_pop(h->todo))) {
 		if (!err) {
-			err = h->fn(h->ctx, b->buf, b->len);
+			err = fn(ctx, b->buf, b->len);
 			if (err)
 				__atomic_store_n(&h->err, err, __ATOMIC_RELAXED);
 		}
 		b->len = 0;
 		cs_queue_push(h->free, b);
 	}
+	return err;
+}
+
+static void *consume(void *arg)
+{
+	struct cs_handoff *h = arg;
+
+	take_all(h, h->fn, h->ctx);
+	return NULL;
+}
+
+static void *produce(void *arg)
+{
+	struct cs_handoff *h = arg;
+
+	h->produced = h->produce(h->ctx, h);
+	if (h->filling->len)
+		cs_queue_push(h->todo, h->filling);
+	cs_queue_push(h->todo, NULL);
 	return NULL;
 }
 
@@ -57,7 +79,9 @@ static void handoff_free(struct cs_handoff *h)
 	free(h);
 }
 
-int cs_handoff_new(cs_handoff_fn fn, void *ctx, struct cs_handoff **out)
+/* A hand-off whose thread runs fn (consume) or produce (produce). */
+static int handoff_start(cs_handoff_fn fn, cs_handoff_produce_fn produce_fn,
+			 void *ctx, struct cs_handoff **out)
 {
 	struct cs_handoff *h = calloc(1, sizeof(*h));
 	int err;
@@ -66,6 +90,7 @@ int cs_handoff_new(cs_handoff_fn fn, void *ctx, struct cs_handoff **out)
 	if (!h)
 		return -ENOMEM;
 	h->fn = fn;
+	h->produce = produce_fn;
 	h->ctx = ctx;
 	/* room for every batch and the end: a push never waits on todo */
 	err = cs_queue_new(NR_BATCHES + 1, &h->todo);
@@ -81,15 +106,27 @@ int cs_handoff_new(cs_handoff_fn fn, void *ctx, struct cs_handoff **out)
 		if (i && !err)
 			cs_queue_push(h->free, b);
 	}
+	/* the producer's first batch, before its thread can append */
+	h->filling = &h->batches[0];
 	if (!err)
-		err = -pthread_create(&h->thread, NULL, consume, h);
+		err = -pthread_create(&h->thread, NULL, fn ? consume : produce, h);
 	if (err) {
 		handoff_free(h);
 		return err;
 	}
-	h->filling = &h->batches[0];
 	*out = h;
 	return 0;
+}
+
+int cs_handoff_new(cs_handoff_fn fn, void *ctx, struct cs_handoff **out)
+{
+	return handoff_start(fn, NULL, ctx, out);
+}
+
+int cs_handoff_new_producer(cs_handoff_produce_fn produce_fn, void *ctx,
+			    struct cs_handoff **out)
+{
+	return handoff_start(NULL, produce_fn, ctx, out);
 }
 
 void *cs_handoff_append(struct cs_handoff *h, size_t size)
@@ -136,6 +173,17 @@ int cs_handoff_finish(struct cs_handoff *h)
 	cs_queue_push(h->todo, NULL);
 	pthread_join(h->thread, NULL);
 	err = h->err ? h->err : h->append_err;
+	handoff_free(h);
+	return err;
+}
+
+int cs_handoff_drain(struct cs_handoff *h, cs_handoff_fn fn, void *ctx)
+{
+	int err = take_all(h, fn, ctx);
+
+	pthread_join(h->thread, NULL);
+	if (!err)
+		err = h->produced ? h->produced : h->append_err;
 	handoff_free(h);
 	return err;
 }

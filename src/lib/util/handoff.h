@@ -1,5 +1,5 @@
-/* handoff.h - records from one thread to a consumer on a thread of its own,
- * in batches.
+/* handoff.h - records from one thread to a consumer on a thread of its own
+ * (or from a producer on a thread of its own to the caller), in batches.
  *
  * Two stages of a pipeline each take a core: the producer (the session:
  * read, order, stitch, resolve) appends records to a batch of bytes; a full
@@ -50,5 +50,28 @@ int cs_handoff_error(const struct cs_handoff *h);
  * record, ends its thread and frees h. Returns 0 or the first error of
  * the consumer (or of an append). */
 int cs_handoff_finish(struct cs_handoff *h);
+
+/*
+ * The other direction: the producer on a thread of its own and the
+ * caller's thread consuming, for a producer whose work is the first stage
+ * (reading ahead) and a consumer whose state the caller must keep (its
+ * callbacks run where it expects them). produce runs on the new thread,
+ * appends its records with cs_handoff_append() and returns 0 or a
+ * negative errno; it should stop early once cs_handoff_error() is set.
+ */
+typedef int (*cs_handoff_produce_fn)(void *ctx, struct cs_handoff *h);
+
+/* Starts produce(ctx, h) on a thread of its own. Returns 0 and the
+ * hand-off in *out (the caller ends it with cs_handoff_drain()), or a
+ * negative errno (no thread: the caller does the work itself). */
+int cs_handoff_new_producer(cs_handoff_produce_fn produce, void *ctx,
+			    struct cs_handoff **out);
+
+/* On the caller's thread: fn(ctx, ...) for each batch in order until the
+ * producer has returned. After fn's first error the producer is told to
+ * stop (cs_handoff_error()) and what it still hands over is dropped.
+ * Joins the thread and frees h. Returns fn's first error, else the
+ * producer's return value, else an append's -ENOMEM. */
+int cs_handoff_drain(struct cs_handoff *h, cs_handoff_fn fn, void *ctx);
 
 #endif
