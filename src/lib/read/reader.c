@@ -1361,6 +1361,22 @@ static void map_ahead(struct cs_reader *r)
 		r->mapped = UINT64_MAX;
 }
 
+int cs_reader_peek_type(const struct cs_reader *r)
+{
+	uint32_t type;
+
+	if (r->pipe || r->z_active || r->swap || !r->map ||
+	    r->data_end - r->pos < 8)
+		return -1;
+	type = cs_ld32(r->map + r->pos);
+	return type > 0xffff ? 0xffff : (int)type;	/* no such type */
+}
+
+void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb)
+{
+	r->eb = eb ? eb : &r->own_eb;
+}
+
 void cs_reader_inflate_ahead(struct cs_reader *r, bool on)
 {
 	r->z_ahead = on;

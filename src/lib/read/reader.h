@@ -53,6 +53,15 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec);
  * without it. */
 void cs_reader_inflate_ahead(struct cs_reader *r, bool on);
 
+/* The type of the record cs_reader_next() returns next, where it can be
+ * told without reading it: in a file of this machine's byte order, out of
+ * a compressed payload. -1 otherwise, and at the end. */
+int cs_reader_peek_type(const struct cs_reader *r);
+
+/* Where the reader's errors go from now on (NULL: its own buffer): a
+ * caller reading on another thread gives it a buffer of that thread's. */
+void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb);
+
 /* The events of the file; grows in pipe mode as HEADER_ATTR records come. */
 const struct cs_evlist *cs_reader_evlist(const struct cs_reader *r);
 const struct cs_file_info *cs_reader_info(const struct cs_reader *r);
