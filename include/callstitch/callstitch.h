@@ -369,6 +369,8 @@ struct cs_stats {
 	uint64_t deferred_used;		/* deferred records that completed
 					 * waiting samples (unmerged: every one,
 					 * handed out as it is) */
+	uint64_t read_ahead;		/* records read and put in order on
+					 * the reading thread (read_ahead) */
 };
 
 /* ---- stack completeness ------------------------------------------------- */
@@ -491,6 +493,14 @@ struct cs_session_opts {
 	 * not joined into one array for each sample; false: one array, as
 	 * callers built before the option expect. */
 	bool chain_parts;
+	/* A file's records are read and put in time order on a thread of
+	 * their own, ahead of the decoding, stitching and callbacks, which
+	 * stay on the caller's thread; the output is the same. For a caller
+	 * with a core to spare: it runs beside whatever threads `jobs` and
+	 * the caller's output start. Not for a pipe, a compressed stream or a
+	 * file of the other byte order (read as without it), nor when pulled
+	 * (cs_session_next()). */
+	bool read_ahead;
 	/* new options go here, at the end */
 };
 

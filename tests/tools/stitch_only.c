@@ -2,11 +2,14 @@
  * profile and prints only counts: the speed of the library without an
  * output's formatting, for bench/run.sh.
  *
- *   stitch_only FILE [REPEAT]
+ *   stitch_only FILE [REPEAT [ahead]]
+ *
+ * ahead: the records are read on a thread of their own (read_ahead).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <callstitch/callstitch.h>
 
@@ -29,15 +32,17 @@ int main(int argc, char **argv)
 {
 	const struct cs_output_ops ops = { .sample = count_sample };
 	int repeat = argc > 2 ? atoi(argv[2]) : 1;
+	bool ahead = argc > 3 && !strcmp(argv[3], "ahead");
 	struct totals t = { 0 };
 
 	if (argc < 2 || repeat < 1) {
-		fprintf(stderr, "usage: stitch_only FILE [REPEAT]\n");
+		fprintf(stderr, "usage: stitch_only FILE [REPEAT [ahead]]\n");
 		return 2;
 	}
 	for (int i = 0; i < repeat; i++) {
 		struct cs_session_opts o = { .sz = sizeof(o), .path = argv[1],
-					     .fd = -1, .chain_parts = true };
+					     .fd = -1, .chain_parts = true,
+					     .read_ahead = ahead };
 		struct cs_session *s = NULL;
 		int err = cs_session_open(&o, &s);
 

@@ -723,6 +723,8 @@ static void recording_cut_short_is_read_and_said(void **state)
 struct chains {
 	uint64_t hash;
 	uint64_t samples, in_parts;
+	uint64_t read_ahead;		/* the session's count */
+	bool other_thread;		/* a callback ran off the caller's */
 };
 
 static uint64_t hash_ips(uint64_t h, const uint64_t *ips, uint64_t nr)
@@ -737,6 +739,8 @@ static int hash_chain(void *ctx, const struct cs_stitched *st)
 	struct chains *c = ctx;
 
 	c->samples++;
+	if (gettid() != getpid())
+		c->other_thread = true;
 	c->hash = hash_ips(c->hash * 31 + st->state, st->chain, st->chain_nr);
 	if (st->user_nr) {
 		c->in_parts++;
@@ -750,11 +754,12 @@ static int hash_chain(void *ctx, const struct cs_stitched *st)
 }
 
 static void run_chains(const char *name, bool parts, bool complete,
-		       struct chains *c)
+		       bool ahead, struct chains *c)
 {
 	struct cs_session_opts o = { .sz = sizeof(o), .fd = -1,
 				     .chain_parts = parts,
-				     .completeness = complete };
+				     .completeness = complete,
+				     .read_ahead = ahead };
 	const struct cs_output_ops hash_ops = { .sample = hash_chain };
 	struct cs_session *s;
 	char *path = fixture(name);
@@ -763,6 +768,7 @@ static void run_chains(const char *name, bool parts, bool complete,
 	o.path = path;
 	if (cs_session_open(&o, &s) || cs_session_run(s, &hash_ops, c))
 		fail_msg("%s: %s", path, cs_session_error(s));
+	c->read_ahead = cs_session_stats(s)->read_ahead;
 	cs_session_free(s);
 	free(path);
 }
@@ -778,9 +784,9 @@ static void chain_parts_join_to_the_same_chains(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		struct chains whole, parts, tallied;
 
-		run_chains(names[i], false, false, &whole);
-		run_chains(names[i], true, false, &parts);
-		run_chains(names[i], true, true, &tallied);
+		run_chains(names[i], false, false, false, &whole);
+		run_chains(names[i], true, false, false, &parts);
+		run_chains(names[i], true, true, false, &tallied);
 		assert_int_equal(whole.in_parts, 0);
 		assert_int_equal(tallied.in_parts, 0);
 		assert_true(parts.in_parts > 10000);
@@ -790,12 +796,108 @@ static void chain_parts_join_to_the_same_chains(void **state)
 	}
 }
 
+/* read_ahead reads and orders the records on a thread of its own: the
+ * same chains, in the same order, handed to the callback on this thread */
+static void reading_ahead_delivers_the_same_chains(void **state)
+{
+	const char *names[] = { "task-defer.data", "syswide-defer.data" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct chains here, ahead, ahead_whole, whole;
+
+		run_chains(names[i], true, false, false, &here);
+		run_chains(names[i], true, false, true, &ahead);
+		run_chains(names[i], false, true, true, &ahead_whole);
+		run_chains(names[i], false, true, false, &whole);
+		assert_int_equal(here.read_ahead, 0);
+		/* every record but the round ends and the last round's */
+		assert_true(ahead.read_ahead > ahead.samples / 2);
+		assert_false(ahead.other_thread);
+		assert_int_equal(ahead.samples, here.samples);
+		assert_int_equal(ahead.hash, here.hash);
+		assert_int_equal(ahead.in_parts, here.in_parts);
+		assert_int_equal(ahead_whole.hash, whole.hash);
+	}
+}
+
+/* The output's error stops the reading thread too; a reading error
+ * comes back with the file's name, as without it. */
+static void reading_ahead_stops_on_either_side(void **state)
+{
+	struct cs_session_opts o = { .sz = sizeof(o), .fd = -1,
+				     .read_ahead = true };
+	struct cs_output_ops stop = { .sample = stop_at_3 };
+	char *src = fixture("syswide-defer.data");
+	char dst[] = "/tmp/cs-test-session-XXXXXX";
+	char inline_msg[512];
+	struct cs_session *s;
+	uint64_t n = 0, at, end, half;
+	uint16_t size = 0;
+	unsigned char *data;
+	FILE *in;
+	size_t got;
+	int fd = mkstemp(dst);
+
+	(void)state;
+	o.path = src;
+	assert_int_equal(cs_session_open(&o, &s), 0);
+	assert_int_equal(cs_session_run(s, &stop, &n), 42);
+	assert_int_equal(n, 3);
+	cs_session_free(s);
+
+	/* a record half way through the data claims 3 bytes: the reading
+	 * thread stops there, after handing over what came before */
+	in = fopen(src, "rb");
+	assert_non_null(in);
+	assert_true(fd >= 0);
+	data = malloc(8 << 20);
+	assert_non_null(data);
+	got = fread(data, 1, 8 << 20, in);
+	fclose(in);
+	memcpy(&at, data + 40, 8);		/* the data section's offset */
+	memcpy(&end, data + 48, 8);
+	end += at;
+	assert_true(end <= got);
+	for (half = at + (end - at) / 2; at < half; at += size) {
+		memcpy(&size, data + at + 6, 2);
+		assert_true(size >= 8);
+	}
+	data[at + 6] = 3;
+	data[at + 7] = 0;
+	assert_int_equal(write(fd, data, got), (ssize_t)got);
+	free(data);
+	close(fd);
+	for (int ahead = 0; ahead < 2; ahead++) {
+		int err;
+
+		o.path = dst;
+		o.read_ahead = ahead;
+		err = cs_session_open(&o, &s);
+		if (!err)
+			err = cs_session_run(s, NULL, NULL);
+		assert_int_equal(err, -EBADMSG);
+		assert_non_null(strstr(cs_session_error(s), dst));
+		assert_non_null(strstr(cs_session_error(s), "claims 3 bytes"));
+		if (!ahead)
+			snprintf(inline_msg, sizeof(inline_msg), "%s",
+				 cs_session_error(s));
+		else
+			assert_string_equal(cs_session_error(s), inline_msg);
+		cs_session_free(s);
+	}
+	unlink(dst);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(task_profile_stitches_every_sample_it_can),
 		cmocka_unit_test(system_wide_profile_stitches_across_cpus),
 		cmocka_unit_test(chain_parts_join_to_the_same_chains),
+		cmocka_unit_test(reading_ahead_delivers_the_same_chains),
+		cmocka_unit_test(reading_ahead_stops_on_either_side),
 		cmocka_unit_test(unmerged_view_shows_samples_and_records_as_recorded),
 		cmocka_unit_test(ordered_off_delivers_in_file_order),
 		cmocka_unit_test(profile_without_deferral_passes_samples_through),

@@ -40,6 +40,7 @@
 #include "lib/unwind/arch.h"
 #include "lib/unwind/unwind.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/handoff.h"
 
 #define PROGRESS_STEP	(4u << 20)
 /* Most user frames unwound per sample. A stack copy holds at most 64 KiB
@@ -84,6 +85,9 @@ struct cs_session {
 	uint64_t next_progress;
 	uint64_t pos;			/* end of the last record read */
 	bool input_done;		/* the reader has given its last record */
+	struct cs_handoff *ahead;	/* reading ahead: the reading thread's */
+	struct cs_errbuf ahead_eb;	/* its errors, and the reader's meanwhile */
+	uint64_t ahead_done;		/* the furthest record end taken: progress */
 
 	struct cs_offcpu *offcpu;	/* opts.off_cpu: between stitcher and output */
 	struct cs_tracepoints *tracepoints;	/* parsed on first use */
@@ -528,21 +532,24 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 	return 0;
 }
 
-/* Reads to the end of the input and delivers everything. Pulled, it may
- * return CS_ORDER_PAUSE with samples queued; the next call goes on from
- * there (the reader, the order queue and the stitcher keep their places). */
-static int read_all(struct cs_session *s)
+/* Reads up to limit records (the rest of the input: SIZE_MAX) and queues
+ * them. Ahead, on the reading thread: stops before a record it must not
+ * read there (AHEAD_HAND_BACK), calls no progress and reports to eb. */
+#define AHEAD_HAND_BACK	1
+static bool may_read_ahead(struct cs_session *s);
+
+static int read_records(struct cs_session *s, bool ahead, size_t limit,
+			struct cs_errbuf *eb)
 {
 	struct cs_record rec;
 	int more = 0, err;
 
-	if (s->order && cs_order_paused(s->order)) {
-		err = cs_order_resume(s->order);
-		if (err)
-			return err;
-	}
-	while (!s->input_done &&
-	       (more = cs_reader_next(s->reader, &rec)) > 0) {
+	while (limit-- && !s->input_done) {
+		if (ahead && !may_read_ahead(s))
+			return AHEAD_HAND_BACK;
+		more = cs_reader_next(s->reader, &rec);
+		if (more <= 0)
+			break;
 		s->stats.records++;
 		s->stats.bytes += rec.size;
 		s->stats.by_type[rec.type < 127 ? rec.type : 127]++;
@@ -550,14 +557,14 @@ static int read_all(struct cs_session *s)
 		/* the common record: a kernel one (no event, build id or round
 		 * news), queued by its time; the rest takes the long way */
 		if (rec.type < CS_RECORD_HEADER_ATTR && s->order &&
-		    !s->build_ids_dirty && !s->opts.progress) {
+		    !s->build_ids_dirty && (ahead || !s->opts.progress)) {
 			err = cs_order_push(s->order, rec.time, rec.bytes,
 					    rec.size, rec.offset, rec.stable);
 			if (err)
 				return err;
 			continue;
 		}
-		if (s->opts.progress)
+		if (s->opts.progress && !ahead)
 			progress(s, s->pos, false);
 		/* pipe mode: events arrive as records */
 		if (rec.type == CS_RECORD_HEADER_ATTR ||
@@ -575,16 +582,148 @@ static int read_all(struct cs_session *s)
 		if (err)
 			return err;
 	}
-	if (!s->input_done) {
-		if (more < 0)
-			return cs_error(&s->eb, more, "%s: %s", s->path,
-					strerror(-more));
+	if (more < 0)
+		return cs_error(eb, more, "%s: %s", s->path, strerror(-more));
+	if (!more && !s->input_done) {
 		s->input_done = true;
-		if (s->build_ids_dirty) {
-			err = sync_build_ids(s);
-			if (err)
-				return err;
-		}
+		if (s->build_ids_dirty)
+			return sync_build_ids(s);
+	}
+	return 0;
+}
+
+/* ---- reading ahead ----
+ *
+ * With opts.read_ahead, a thread of its own reads the file and runs the
+ * order queue; the records it delivers go to this thread in batches
+ * (handoff.h), where they are decoded, stitched and handed to the output
+ * exactly as without it. The reading thread owns the reader, the order
+ * queue and the record counts until it returns; it stops before any
+ * record that changes what this thread reads (events, build ids, file
+ * info) or that it cannot see without reading (a compressed payload),
+ * and this thread reads that one itself before starting it again.
+ */
+
+/* A delivered record in a batch; bytes NULL: a copy follows. */
+struct ahead_rec {
+	const void *bytes;
+	uint64_t offset;
+	uint32_t size;
+	uint32_t stable;
+};
+
+static bool may_read_ahead(struct cs_session *s)
+{
+	int type;
+
+	if (!s->opts.read_ahead || s->pulled || !s->order || s->input_done ||
+	    s->build_ids_dirty)
+		return false;
+	type = cs_reader_peek_type(s->reader);
+	return (type >= 0 && type < CS_RECORD_HEADER_ATTR) ||
+	       type == CS_RECORD_FINISHED_ROUND ||
+	       type == CS_RECORD_FINISHED_INIT;
+}
+
+/* The order queue's deliver when reading ahead may be on: on the reading
+ * thread, into the batch; on this one, to deliver(). */
+static int deliver_or_send(void *ctx, const void *bytes, size_t size,
+			   uint64_t offset, bool stable)
+{
+	struct cs_session *s = ctx;
+	struct ahead_rec *r;
+
+	if (!s->ahead)
+		return deliver(ctx, bytes, size, offset, stable);
+	if (cs_handoff_error(s->ahead))
+		return -ECANCELED;	/* this thread failed: stop reading */
+	r = cs_handoff_append(s->ahead, sizeof(*r) + (stable ? 0 : size));
+	if (!r)
+		return -ENOMEM;
+	r->bytes = stable ? bytes : NULL;
+	r->offset = offset;
+	r->size = (uint32_t)size;
+	r->stable = stable;
+	if (!stable)
+		memcpy(r + 1, bytes, size);
+	return 0;
+}
+
+static int read_ahead_main(void *ctx, struct cs_handoff *h)
+{
+	struct cs_session *s = ctx;
+	int err;
+
+	s->ahead = h;
+	err = read_records(s, true, SIZE_MAX, &s->ahead_eb);
+	s->ahead = NULL;
+	return err;
+}
+
+/* On this thread: a batch of delivered records, as deliver() takes them. */
+static int take_batch(void *ctx, const void *buf, size_t len)
+{
+	struct cs_session *s = ctx;
+	const unsigned char *p = buf, *end = p + len;
+	int err = 0;
+
+	while (p < end && !err) {
+		const struct ahead_rec *r = (const void *)p;
+		const void *bytes = r->bytes ? r->bytes : r + 1;
+
+		err = deliver(s, bytes, r->size, r->offset, r->stable);
+		s->stats.read_ahead++;
+		p += cs_handoff_record_size(sizeof(*r) +
+					    (r->stable ? 0 : r->size));
+		if (s->opts.progress && r->offset + r->size > s->ahead_done)
+			s->ahead_done = r->offset + r->size;
+	}
+	if (s->opts.progress)
+		progress(s, s->ahead_done, false);
+	return err;
+}
+
+/* Reads ahead on a thread of its own until it hands back or the input
+ * ends. Returns 0, AHEAD_HAND_BACK, or the first error in stream order:
+ * this thread's (what it delivered came first), else the reading's. */
+static int read_ahead(struct cs_session *s)
+{
+	struct cs_handoff *h;
+	int err;
+
+	if (cs_handoff_new_producer(read_ahead_main, s, &h))
+		return read_records(s, false, SIZE_MAX, &s->eb);
+	cs_error_clear(&s->ahead_eb);
+	cs_reader_set_errbuf(s->reader, &s->ahead_eb);
+	err = cs_handoff_drain(h, take_batch, s);
+	cs_reader_set_errbuf(s->reader, &s->eb);
+	if (err < 0 && err != -ECANCELED && s->ahead_eb.msg[0] && !s->eb.msg[0])
+		memcpy(&s->eb, &s->ahead_eb, sizeof(s->eb));
+	return err;
+}
+
+/* Reads to the end of the input and delivers everything. Pulled, it may
+ * return CS_ORDER_PAUSE with samples queued; the next call goes on from
+ * there (the reader, the order queue and the stitcher keep their places). */
+static int read_all(struct cs_session *s)
+{
+	int err;
+
+	if (s->order && cs_order_paused(s->order)) {
+		err = cs_order_resume(s->order);
+		if (err)
+			return err;
+	}
+	while (!s->input_done) {
+		if (may_read_ahead(s))
+			err = read_ahead(s);
+		else	/* a record at a time while reading ahead may resume */
+			err = read_records(s, false, s->opts.read_ahead && !s->pulled ?
+					   1 : SIZE_MAX, &s->eb);
+		if (err == AHEAD_HAND_BACK)
+			err = read_records(s, false, 1, &s->eb);
+		if (err)
+			return err;
 	}
 	if (s->order) {
 		err = cs_order_flush(s->order);
@@ -639,7 +778,8 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 		err = cs_stitch_new(!s->opts.no_merge, parts, sample, sample_ctx,
 				    decode_again, s, &s->stats, &s->stitch);
 	if (!err && !s->opts.ordered_off)
-		err = cs_order_new(deliver, s, &s->order);
+		err = cs_order_new(s->opts.read_ahead ? deliver_or_send : deliver,
+				   s, &s->order);
 	if (err)
 		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
 	return 0;
