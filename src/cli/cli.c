@@ -237,6 +237,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 	struct cs_session *s = NULL;
 	int err;
 
+	o.read_ahead = o.jobs >= in->output_threads + 2;
 	progress_state.tty = isatty(STDERR_FILENO);
 	if (!in->quiet)
 		o.fetch_progress = fetch_line;

@@ -38,6 +38,9 @@ struct cli_input {
 	bool no_progress;		/* no progress line even on a terminal */
 	bool name_input;		/* the summary names the profile (of two) */
 	unsigned int jobs;		/* the command's -j (0: the CPUs available) */
+	unsigned int output_threads;	/* threads the output starts itself
+					 * at that -j: the records are read
+					 * ahead on another when one is left */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in

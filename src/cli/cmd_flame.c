@@ -166,6 +166,8 @@ int cmd_flame(int argc, char **argv)
 
 	fopts.off_cpu = in.view == CS_VIEW_OFF_CPU;
 	fopts.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	in.jobs = fopts.jobs;
+	in.output_threads = fopts.jobs >= 2;	/* the counting thread */
 	s = cli_open(&in);
 	if (!s)
 		return 1;

@@ -113,6 +113,8 @@ int cmd_folded(int argc, char **argv)
 	o.pids = filt.pids.nr ? &filt.pids : NULL;
 	o.tids = filt.tids.nr ? &filt.tids : NULL;
 	o.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	in.jobs = o.jobs;
+	in.output_threads = o.jobs >= 2;	/* the counting thread */
 	/* one count per line: on-CPU samples, or off-CPU microseconds */
 	run.view = in.view == CS_VIEW_OFF_CPU ? CS_VIEW_OFF_CPU : CS_VIEW_ON_CPU;
 	if (run.view == CS_VIEW_OFF_CPU) {

@@ -14,12 +14,13 @@
 #include "abi/perf_abi.h"
 #include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/jobs.h"
 #include "lib/util/replaceable.h"
 #include "lib/write/writer.h"
 #include "outputs/inject.h"
 
 static const char usage_text[] =
-	"usage: callstitch inject -o FILE [-i FILE] [--passthrough] [-z[N]]\n"
+	"usage: callstitch inject -o FILE [-i FILE] [--passthrough] [-z[N]] [-j N]\n"
 	"\n"
 	"Rewrites a profile with deferred user callchains into an ordinary\n"
 	"perf.data: every sample gets its whole stack back (kernel part, then\n"
@@ -35,6 +36,11 @@ static const char usage_text[] =
 	"                        (attrs of at most 128 bytes, no compression)\n"
 	"  -z, --compress[=N]    zstd-compress the records (level N, default 1),\n"
 	"                        as perf record -z does and perf 6.1 reads\n"
+	"  -j, --jobs N          threads: with 2 or more the records are read\n"
+	"                        and put in time order on a thread of their own\n"
+	"                        while the stitching and writing go on, and a\n"
+	"                        compressed profile is decompressed on another;\n"
+	"                        the same output (default: the CPUs available)\n"
 	CLI_INPUT_HELP
 	"  -h, --help            this text\n";
 
@@ -45,6 +51,7 @@ static const struct option long_options[] = {
 	{ "output",      required_argument, NULL, 'o' },
 	{ "passthrough", no_argument,       NULL, OPT_PASSTHROUGH },
 	{ "compress",    optional_argument, NULL, 'z' },
+	{ "jobs",        required_argument, NULL, 'j' },
 	{ "help",        no_argument,       NULL, 'h' },
 	CLI_INPUT_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -156,7 +163,7 @@ int cmd_inject(int argc, char **argv)
 	int opt, fd = -1, rc = 1, err;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "o:i:qhz::", long_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:i:qhz::j:", long_options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -176,6 +183,13 @@ int cmd_inject(int argc, char **argv)
 		}
 		case OPT_PASSTHROUGH:
 			iopts.passthrough = true;
+			break;
+		case 'j':
+			if (cs_jobs_parse(optarg, &in.jobs)) {
+				cli_error("inject: --jobs '%s': expected a number"
+					  " of threads from 1 to 1024", optarg);
+				return 129;
+			}
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))

@@ -188,6 +188,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	in.completeness = true;		/* the header tells how stacks end */
 	in.jobs = o.jobs;
+	in.output_threads = o.jobs >= 2;	/* the counting thread */
 	s = cli_open(&in);
 	if (!s)
 		goto out;

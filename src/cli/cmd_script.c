@@ -117,6 +117,8 @@ int cmd_script(int argc, char **argv)
 		return 1;
 	}
 	in.jobs = so.jobs;
+	/* the text is made on a second thread, written on a third */
+	in.output_threads = so.jobs >= 3 ? 2 : so.jobs - 1;
 	s = cli_open(&in);
 	if (!s)
 		return 1;

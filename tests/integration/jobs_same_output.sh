@@ -58,14 +58,17 @@ for c in "${cmds[@]}"; do
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
 				{ bad=1; echo "# -j 1 $v on $p failed"; }
-			# script: 2 threads (reading, formatting), and 3 (and
-			# writing, the same formatting: default options only);
-			# the others: 2 and 5
-			for j in 2 3 5; do
+			# script: 2 threads (reading, formatting), 3 (and
+			# writing, the same formatting: default options only)
+			# and 4 (and the records read ahead: every way the
+			# stitcher releases samples); the others: 2 and 5
+			# (their counting thread, and the records read ahead)
+			for j in 2 3 4 5; do
 				if [ "$c" = script ]; then
-					[ "$j" = 2 ] || { [ "$j" = 3 ] && [ -z "$v" ]; } || continue
+					[ "$j" = 2 ] || { [ "$j" = 3 ] && [ -z "$v" ]; } ||
+						{ [ "$j" = 4 ] && [[ "$v" != *-F* ]]; } || continue
 				else
-					[ "$j" != 3 ] || continue
+					[ "$j" = 2 ] || [ "$j" = 5 ] || continue
 				fi
 				# shellcheck disable=SC2086
 				"$CS" "$c" -q -j "$j" -i "$p" --kallsyms "$KALLSYMS" \
@@ -111,6 +114,39 @@ if [[ " ${cmds[*]} " == *" flame "* ]]; then
 	"$CS" flame -q -j 1 -o "$T/diff1.html" --diff "$T/plain.data" "$T/defer.data"
 	"$CS" flame -q -j 2 -o "$T/diff2.html" --diff "$T/plain.data" "$T/defer.data"
 	check "flame --diff -j 2 draws what -j 1 draws" cmp -s "$T/diff1.html" "$T/diff2.html"
+fi
+
+# inject reads the records ahead on a thread of its own with -j 2: the
+# same file as with one, stitched or passed through, compressed or not
+bad=0
+for p in "${profiles[@]}" "$T/defer-z.data"; do
+	for v in "" "--passthrough" "-z"; do
+		# shellcheck disable=SC2086
+		"$CS" inject -q -j 1 $v -i "$p" -o "$T/one.data" 2>/dev/null ||
+			{ bad=1; echo "# inject -j 1 $v on $p failed"; }
+		# shellcheck disable=SC2086
+		"$CS" inject -q -j 2 $v -i "$p" -o "$T/two.data" 2>/dev/null
+		cmp -s "$T/one.data" "$T/two.data" ||
+			{ bad=1; echo "# inject -j 2 $v on $(basename "$p") differs"; }
+	done
+done
+check "inject -j 2 writes what -j 1 writes" [ "$bad" = 0 ]
+# pprof and speedscope have no -j: they read ahead when the process may
+# use two CPUs, not when it may use one
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	for c in pprof speedscope; do
+		bad=0
+		for p in "${profiles[@]}"; do
+			taskset -c 0 "$CS" "$c" -q -i "$p" --kallsyms "$KALLSYMS" \
+				-o "$T/one.out" 2>/dev/null
+			"$CS" "$c" -q -i "$p" --kallsyms "$KALLSYMS" -o "$T/two.out" 2>/dev/null
+			cmp -s "$T/one.out" "$T/two.out" ||
+				{ bad=1; echo "# $c on $(basename "$p") differs on two CPUs"; }
+		done
+		check "$c on two CPUs writes what it writes on one" [ "$bad" = 0 ]
+	done
+else
+	ok "pprof and speedscope on two CPUs # SKIP needs taskset and 2 CPUs"
 fi
 
 "$CS" report -q -j 0 -i "$T/defer.data" >/dev/null 2>"$T/err"

@@ -48,3 +48,30 @@ for c in report script folded flame pprof; do
 		fi
 	done
 done
+
+# the records read ahead on a thread of their own: with a core left over
+# after the output's threads (report 3, script 4), and inject's -j 2
+for run in "report -j 3" "script -j 4" "folded -j 3" "inject -j 2"; do
+	read -r c j n <<<"$run"
+	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
+		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+		if [ "$c" = inject ]; then
+			"$CS" inject -j 1 -q -i "$p" -o "$T/one" 2>/dev/null
+		else
+			"$CS" "$c" -j 1 "${args[@]}" >"$T/one" 2>/dev/null
+		fi
+		rc=0
+		if [ "$c" = inject ]; then
+			"$TSN/callstitch" inject "$j" "$n" -q -i "$p" -o "$T/two" 2>"$T/err" || rc=$?
+		else
+			"$TSN/callstitch" "$c" "$j" "$n" "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
+		fi
+		what="$c $j $n (reading ahead) on $(basename "$p") under ThreadSanitizer"
+		if [ "$rc" != 0 ]; then
+			notok "$what (exit $rc)"
+			grep -E 'WARNING|#[0-9] ' "$T/err" | head -12 | sed 's/^/#   /'
+		else
+			same_file "$what writes what -j 1 writes" "$T/one" "$T/two"
+		fi
+	done
+done
