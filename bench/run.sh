@@ -533,6 +533,25 @@ if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
 	c2=$(best "$cs" script -q --no-inline -j 2 -i "$B/plain.data")
 	line "  the same, plain, CPU seconds (both threads)" "$c1" "$c2" ""
 fi
+# the session reads the file and runs the order queue on a thread of its
+# own when one is left after the output's: the pipeline alone
+# (stitch_only ... ahead) and inject, whose work is mostly the pipeline
+for f in plain defer; do
+	w1= w2=
+	for _ in $(seq "$runs"); do
+		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$B/$f.data" 5 >/dev/null
+		w1=$(min_of "$w1" "$(tail -1 "$B/wall")")
+		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$B/$f.data" 5 ahead >/dev/null
+		w2=$(min_of "$w2" "$(tail -1 "$B/wall")")
+	done
+	line "pipeline (5 passes), $f profile, read ahead" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+done
+if "$cs" inject -h 2>&1 | grep -q -- '-j, --jobs'; then
+	for f in plain defer; do
+		read -r w1 w2 < <(wall_j "$cs" inject -q -o /dev/null -i "$B/$f.data")
+		line "inject, $f profile (records read ahead)" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	done
+fi
 # a compressed profile (perf record -z): with -j 2 the payloads are
 # decompressed on a thread of their own, ahead of the reading
 if "$cs" folded -h 2>&1 | grep -q -- '-j, --jobs'; then
