@@ -1107,11 +1107,19 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
  */
 #define FETCH_AHEAD	8192u
 #define LINE		64u
+#define BIG_RECORD	2048u
 
-static inline void fetch_ahead(struct cs_reader *r)
+static inline void fetch_ahead(struct cs_reader *r, size_t size)
 {
 	uint64_t want = r->pos + FETCH_AHEAD;
 
+	/* a big record (a sample's user stack copy) is mostly not read: ask
+	 * only for the next header, and stream again from there */
+	if (size > BIG_RECORD) {
+		r->fetched = r->pos & ~(uint64_t)(LINE - 1);
+		__builtin_prefetch(r->map + r->fetched);
+		return;
+	}
 	if (want > r->data_end)
 		want = r->data_end;
 	if (r->fetched < r->pos)	/* the start, or a record read the long way */
@@ -1134,7 +1142,7 @@ static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 	if (type >= CS_RECORD_HEADER_ATTR || size < 8 || size > left || (size & 7))
 		return 0;
 	r->pos += size;
-	fetch_ahead(r);
+	fetch_ahead(r, size);
 	out->bytes = rec;
 	out->size = size;
 	out->offset = off;
