@@ -38,6 +38,8 @@ struct cli_input {
 	bool no_progress;		/* no progress line even on a terminal */
 	bool name_input;		/* the summary names the profile (of two) */
 	unsigned int jobs;		/* the command's -j (0: the CPUs available) */
+	unsigned int preload;		/* what it resolves of every sample
+					 * (cs_session_opts.preload) */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in

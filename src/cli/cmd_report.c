@@ -188,6 +188,11 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	in.completeness = true;		/* the header tells how stacks end */
 	in.jobs = o.jobs;
+	/* without a filter every sample's stack is resolved: its binaries
+	 * may load ahead */
+	if (!run.pids && !run.tids && !run.comms && run.view == CS_VIEW_ALL)
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (run.no_inline ? 0 : CS_PRELOAD_INLINES);
 	s = cli_open(&in);
 	if (!s)
 		goto out;

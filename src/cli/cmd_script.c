@@ -117,6 +117,16 @@ int cmd_script(int argc, char **argv)
 		return 1;
 	}
 	in.jobs = so.jobs;
+	/* every sample's stack is resolved, whole (perf's build-id list
+	 * names the binaries of the samples' ips; ours those of whole
+	 * stacks): its binaries may load ahead. Not when -F leaves the stack
+	 * out, nor for tracepoint events, whose default shows none. */
+	if (!so.max_stack && (!so.fields ||
+			      ((so.fields & CS_SCRIPT_IP) &&
+			       (so.fields & (CS_SCRIPT_SYM | CS_SCRIPT_DSO)))))
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (so.no_inline ? 0 : CS_PRELOAD_INLINES) |
+			     (so.fields ? 0 : CS_PRELOAD_NOT_TRACEPOINTS);
 	s = cli_open(&in);
 	if (!s)
 		return 1;
