@@ -3,9 +3,9 @@
 # thread utilities' unit tests, and every command that takes -j run with
 # -j 2 on profiles that reach each thread (report's aggregation thread,
 # its sort and table workers; script's formatting thread; the zstd
-# inflater),
-# printing what the ASan build prints with -j 1. A data race or a lock
-# taken in the wrong order makes the run exit 66.
+# inflater; the workers that load symbols ahead of their first use, on a
+# first run), printing what the ASan build prints with -j 1. A data race
+# or a lock taken in the wrong order makes the run exit 66.
 source "$CS_ROOT/tests/lib.sh"
 
 TSN=$CS_ROOT/build/tsan
@@ -48,3 +48,30 @@ for c in report script folded flame pprof; do
 		fi
 	done
 done
+
+# symbols loaded ahead on worker threads (symbols_ahead.sh): first runs,
+# the symbol cache empty, of a recording made here - the kernel's list,
+# libc's and the workload's tables and DWARF, the cache writes
+PERF=${PERF:-/usr/bin/perf}
+W=$CS_WORKLOADS/nofp/dwarfmix
+if [ -x "$W" ] && "$PERF" record -q -N -e cpu-clock -F 1000 --call-graph dwarf \
+	-o "$T/dwarf.data" -- "$W" 1 >/dev/null 2>&1; then
+	for c in "script" "script --no-inline" "report --stdio"; do
+		# shellcheck disable=SC2086
+		XDG_CACHE_HOME=$(mktemp -d "$T/cache.XXXXXX") "$CS" $c -q -j 1 \
+			-i "$T/dwarf.data" >"$T/one" 2>/dev/null
+		rc=0
+		# shellcheck disable=SC2086
+		XDG_CACHE_HOME=$(mktemp -d "$T/cache.XXXXXX") "$TSN/callstitch" $c \
+			-q -j 2 -i "$T/dwarf.data" >"$T/two" 2>"$T/err" || rc=$?
+		what="$c -j 2, a first run (symbols loaded ahead), under ThreadSanitizer"
+		if [ "$rc" != 0 ]; then
+			notok "$what (exit $rc)"
+			grep -E 'WARNING|#[0-9] ' "$T/err" | head -12 | sed 's/^/#   /'
+		else
+			same_file "$what prints what -j 1 prints" "$T/one" "$T/two"
+		fi
+	done
+else
+	skip "symbols loaded ahead under ThreadSanitizer" "perf record --call-graph dwarf failed"
+fi
