@@ -35,7 +35,8 @@ static const char usage_text[] =
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
 	"  -j, --jobs N          threads for counting the samples while the next\n"
-	"                        are read, sorting, formatting and decompressing\n"
+	"                        are read, sorting, formatting, decompressing and\n"
+	"                        loading symbols ahead of their first use\n"
 	"                        (default: the CPUs available); the output is the\n"
 	"                        same for any N\n"
 	CLI_OFF_CPU_HELP

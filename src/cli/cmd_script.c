@@ -34,8 +34,10 @@ static void usage(FILE *f)
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -j, --jobs N          threads: with 2 or more the text is made and\n"
 		"                        written on a thread of its own (with 3 or more\n"
-		"                        written on a third) and a compressed profile is\n"
-		"                        decompressed on another, the same bytes\n"
+		"                        written on a third), a compressed profile is\n"
+		"                        decompressed on another, and N threads load\n"
+		"                        the symbols of the sampled binaries ahead of\n"
+		"                        their first use; the same bytes\n"
 		"                        (default: the CPUs available)\n"
 		"  -h, --help            this text\n");
 }
