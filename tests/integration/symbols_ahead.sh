@@ -66,7 +66,8 @@ first_run() {
 for p in "${profiles[@]}"; do
 	name=$(basename "$p" .data)
 	for args in "script" "script --no-inline" "report --stdio" \
-		    "report --stdio --no-inline -g caller"; do
+		    "report --stdio --no-inline -g caller" "folded" \
+		    "flame --no-inline -o -"; do
 		# shellcheck disable=SC2086
 		first_run 1 $args -i "$p"
 		# shellcheck disable=SC2086
@@ -89,7 +90,7 @@ check "the binary gone and the one replaced are told (-j 2)" \
 # a filter, -F without the stack, --max-stack: nothing is promised, so
 # nothing loads ahead - and the output is -j 1's all the same
 for args in "report --stdio --comm stays" "script -F comm,tid,time" \
-	    "script --max-stack 2"; do
+	    "script --max-stack 2" "folded --pid 1" "flame --off-cpu -o -"; do
 	# shellcheck disable=SC2086
 	first_run 1 $args -i "$p"
 	# shellcheck disable=SC2086
