@@ -164,7 +164,6 @@ static bool preloads(const struct cs_session *s)
 	return true;
 }
 
-
 /* The caller's options as this library knows them: a caller built against
  * an older header passes fewer bytes (the rest stay zero); one built
  * against a newer header must leave the options we do not know unset. */
@@ -242,8 +241,9 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	if (err < 0)
 		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
 	err = sync_build_ids(s);
-	if (!err)
-		err = cs_machine_preload(s->machine);
+	if (err)
+		return err;
+	err = cs_machine_preload(s->machine);
 	if (err < 0)
 		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
 	return 0;
