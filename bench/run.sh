@@ -40,7 +40,9 @@
 #   dwarf      a --call-graph dwarf recording of dwarfmix: both unwind;
 #              also --no-inline, and callstitch's first run (empty
 #              caches)                                          goal >= 10x
-#   threads    -j 1 against -j 2 (when the binary has -j)
+#   threads    -j 1 against -j 2 (when the binary has -j); also first
+#              runs (empty symbol cache) of script and report on the
+#              real and the dwarf-mode profiles, wall and CPU time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-500000}
@@ -79,7 +81,40 @@ best_of() {
 	printf '%.4f' "$best"
 }
 best() { best_of task-clock 1000 "$@"; }
+# first_j ARGS...: "W1 C1 W2 C2", the best wall and CPU seconds of first
+# runs (a new, empty symbol cache each: XDG_CACHE_HOME=$(mktemp -d)) of
+# ARGS -j 1 and -j 2, run in turn in one loop so that a neighbour's burst
+# weighs on both (the mktemp is counted too)
+first_j() {
+	local w1= c1= w2= c2= j w c
+	for _ in $(seq "$runs"); do
+		for j in 1 2; do
+			"$perf" stat -x, -e task-clock,duration_time -o "$B/stat" -- \
+				bash -c 'd=$(mktemp -d "$1/first.XXXXXX") &&
+				XDG_CACHE_HOME=$d "${@:2}"; r=$?; rm -rf "$d"; exit $r' \
+				_ "$B" "$@" -j "$j" >/dev/null 2>"$B/err" || {
+				echo "bench: failed: $* -j $j" >&2; cat "$B/err" >&2; exit 1; }
+			c=$(awk -F, '$3 == "task-clock" { printf "%.6f", $1 / 1000 }' "$B/stat")
+			w=$(awk -F, '$3 == "duration_time" { printf "%.6f", $1 / 1e9 }' "$B/stat")
+			if [ "$j" = 1 ]; then w1=$(min_of "$w1" "$w"); c1=$(min_of "$c1" "$c")
+			else w2=$(min_of "$w2" "$w"); c2=$(min_of "$c2" "$c"); fi
+		done
+	done
+	echo "$w1 $c1 $w2 $c2"
+}
+# first_rows LABEL ARGS...: first_j's figures as two rows, wall and CPU
+first_rows() {
+	local label=$1 w1 c1 w2 c2
+	shift
+	read -r w1 c1 w2 c2 < <(first_j "$@")
+	printf '%-50s %10.4f %14.4f %12s\n' "$label, wall" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	printf '%-50s %10.4f %14.4f %12s\n' "  CPU (every thread)" "$c1" "$c2" ""
+}
+first_header() {
+	printf '\n%-50s %10s %14s %12s\n' "$1 (seconds, best of $runs)" "-j 1" "-j 2" "gain"
+}
 best_wall() { best_of duration_time 1000000000 "$@"; }
+min_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate()  { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a / b }'; }
 mbs()   { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f MB/s", a / b / 1048576 }'; }
@@ -359,6 +394,14 @@ if [ -n "${BENCH_BEFORE:-}" ]; then
 	t=$(best "$BENCH_BEFORE" report -q --stdio --no-inline "${bj1[@]}" -i "$real")
 	line "  report ${bj1[*]}, BENCH_BEFORE build" "$t" "" "$(ratio "$t_perfr" "$t")x perf"
 fi
+# a first run: no saved symbol tables yet (a new cache directory each
+# run). With -j 2 the tables of the binaries the header lists, and the
+# kernel's, load on worker threads ahead of their first use
+if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
+	first_header "real profile, first run (empty cache)"
+	first_rows "script --no-inline" "$cs" script -q --no-inline -i "$real"
+	first_rows "report --stdio --no-inline" "$cs" report -q --stdio --no-inline -i "$real"
+fi
 [ -n "${BENCH_REAL_ONLY:-}" ] && exit 0
 
 echo "generating synthetic profiles ($n samples each)..."
@@ -404,6 +447,11 @@ if "$perf" record -q -e cpu-clock -F 4000 --call-graph dwarf -o "$dwarf" \
 	line "perf script --no-inline" "$t_perfdn" "$(rate "$n_dwarf" "$t_perfdn") smp/s" ""
 	line "callstitch script --no-inline" "$t_csdn" "$(rate "$n_dwarf" "$t_csdn") smp/s" \
 		"$(ratio "$t_perfdn" "$t_csdn")x perf"
+	if [ -n "${dj1[*]}" ]; then
+		first_header "dwarf-mode recording, first run (empty cache)"
+		first_rows "script" "$cs" script -q -i "$dwarf"
+		first_rows "report --stdio" "$cs" report -q --stdio -i "$dwarf"
+	fi
 else
 	echo "bench: perf record --call-graph dwarf failed: no dwarf-mode row" >&2
 fi
@@ -490,7 +538,6 @@ fi
 # on a shared machine that is noisy - best of $runs, -j 1 and -j 2 run in
 # turn in one loop, so that a neighbour's burst weighs on both
 # wall_j ARGS...: "W1 W2", the best wall seconds of ARGS -j 1 and -j 2
-min_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 wall_j() {
 	local w1= w2= j
 	for _ in $(seq "$runs"); do

@@ -501,7 +501,28 @@ struct cs_session_opts {
 	 * file of the other byte order (read as without it), nor when pulled
 	 * (cs_session_next()). */
 	bool read_ahead;
+	/* What the caller will resolve of every sample (CS_PRELOAD_*, 0:
+	 * nothing promised). With jobs >= 2, the symbols of the binaries the
+	 * file's header lists as sampled (perf's build-id feature) and of the
+	 * kernel are then loaded on jobs worker threads ahead of the first
+	 * address resolved in each, instead of on the reading thread then:
+	 * a first run (nothing in the symbol cache yet) takes less time. The
+	 * answers, warnings and cache files are those of loading on first
+	 * use. Promise only what the caller does: a binary the run would not
+	 * load must not be loaded. A pipe lists no binaries ahead. */
+	unsigned int preload;
 	/* new options go here, at the end */
+};
+
+/* cs_session_opts.preload: */
+enum {
+	CS_PRELOAD_SYMBOLS = 1u << 0,	/* every sample's frames are resolved
+					 * (cs_machine_resolve()) */
+	CS_PRELOAD_INLINES = 1u << 1,	/* ... and asked for their inlined
+					 * calls (cs_machine_inlines()) */
+	CS_PRELOAD_NOT_TRACEPOINTS = 1u << 2,	/* ... but not those of
+					 * tracepoint events: nothing is
+					 * preloaded for a file that has one */
 };
 
 #define CS_SESSION_OPTS(name, ...)					\

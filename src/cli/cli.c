@@ -233,6 +233,7 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.progress_ctx = &progress_state,
 		.completeness = in->stats || in->completeness,
 		.chain_parts = true,	/* every output reads cs_stitched.user */
+		.preload = in->preload,
 	};
 	struct cs_session *s = NULL;
 	int err;

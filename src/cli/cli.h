@@ -41,6 +41,8 @@ struct cli_input {
 	unsigned int output_threads;	/* threads the output starts itself
 					 * at that -j: the records are read
 					 * ahead on another when one is left */
+	unsigned int preload;		/* what it resolves of every sample
+					 * (cs_session_opts.preload) */
 };
 
 /* getopt_long ids for the shared options; commands put CLI_INPUT_OPTIONS in

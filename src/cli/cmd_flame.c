@@ -30,9 +30,10 @@ static const char usage_text[] =
 	"      --diff            compare two profiles, OLD and NEW\n"
 	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
 	"                        on a thread of their own while the next are read,\n"
-	"                        and a compressed profile is decompressed on\n"
-	"                        another; the same page (default: the CPUs\n"
-	"                        available)\n"
+	"                        a compressed profile is decompressed on another,\n"
+	"                        and N threads load the symbols of the sampled\n"
+	"                        binaries ahead of their first use; the same page\n"
+	"                        (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP
@@ -168,6 +169,13 @@ int cmd_flame(int argc, char **argv)
 	fopts.jobs = in.jobs ? in.jobs : cs_jobs_default();
 	in.jobs = fopts.jobs;
 	in.output_threads = fopts.jobs >= 2;	/* the counting thread */
+	/* every on-CPU sample's stack is resolved (whole: --no-kernel drops
+	 * frames after): its binaries may load ahead; the off-CPU
+	 * switch-outs left out are tracepoints. Not for --diff's baseline,
+	 * read along another profile's paths. */
+	if (!diff && !fopts.off_cpu)
+		in.preload = CS_PRELOAD_SYMBOLS | CS_PRELOAD_NOT_TRACEPOINTS |
+			     (fopts.no_inline ? 0 : CS_PRELOAD_INLINES);
 	s = cli_open(&in);
 	if (!s)
 		return 1;

@@ -29,9 +29,10 @@ static const char usage_text[] =
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
 	"                        on a thread of their own while the next are read,\n"
-	"                        and a compressed profile is decompressed on\n"
-	"                        another; the same output (default: the CPUs\n"
-	"                        available)\n"
+	"                        a compressed profile is decompressed on another,\n"
+	"                        and N threads load the symbols of the sampled\n"
+	"                        binaries ahead of their first use; the same output\n"
+	"                        (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (--off-cpu counts microseconds; the default\n"
 	"                        folds the on-CPU samples)\n"
@@ -128,6 +129,12 @@ int cmd_folded(int argc, char **argv)
 	run.out = cli_output_open(output);
 	if (!run.out)
 		goto out;
+	/* without a filter every on-CPU sample's stack is resolved (whole:
+	 * --no-kernel and --no-user drop frames after): its binaries may
+	 * load ahead; the off-CPU switch-outs left out are tracepoints */
+	if (!o.pids && !o.tids && run.view == CS_VIEW_ON_CPU)
+		in.preload = CS_PRELOAD_SYMBOLS | CS_PRELOAD_NOT_TRACEPOINTS |
+			     (run.no_inline ? 0 : CS_PRELOAD_INLINES);
 	s = cli_open(&in);
 	if (!s)
 		goto out;

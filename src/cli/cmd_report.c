@@ -35,7 +35,8 @@ static const char usage_text[] =
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
 	"  -j, --jobs N          threads for counting the samples while the next\n"
-	"                        are read, sorting, formatting and decompressing\n"
+	"                        are read, sorting, formatting, decompressing and\n"
+	"                        loading symbols ahead of their first use\n"
 	"                        (default: the CPUs available); the output is the\n"
 	"                        same for any N\n"
 	CLI_OFF_CPU_HELP
@@ -189,6 +190,11 @@ int cmd_report(int argc, char **argv)
 	in.completeness = true;		/* the header tells how stacks end */
 	in.jobs = o.jobs;
 	in.output_threads = o.jobs >= 2;	/* the counting thread */
+	/* without a filter every sample's stack is resolved: its binaries
+	 * may load ahead */
+	if (!run.pids && !run.tids && !run.comms && run.view == CS_VIEW_ALL)
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (run.no_inline ? 0 : CS_PRELOAD_INLINES);
 	s = cli_open(&in);
 	if (!s)
 		goto out;

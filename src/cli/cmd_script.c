@@ -34,8 +34,10 @@ static void usage(FILE *f)
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -j, --jobs N          threads: with 2 or more the text is made and\n"
 		"                        written on a thread of its own (with 3 or more\n"
-		"                        written on a third) and a compressed profile is\n"
-		"                        decompressed on another, the same bytes\n"
+		"                        written on a third), a compressed profile is\n"
+		"                        decompressed on another, and N threads load\n"
+		"                        the symbols of the sampled binaries ahead of\n"
+		"                        their first use; the same bytes\n"
 		"                        (default: the CPUs available)\n"
 		"  -h, --help            this text\n");
 }
@@ -119,6 +121,16 @@ int cmd_script(int argc, char **argv)
 	in.jobs = so.jobs;
 	/* the text is made on a second thread, written on a third */
 	in.output_threads = so.jobs >= 3 ? 2 : so.jobs - 1;
+	/* every sample's stack is resolved, whole (perf's build-id list
+	 * names the binaries of the samples' ips; ours those of whole
+	 * stacks): its binaries may load ahead. Not when -F leaves the stack
+	 * out, nor for tracepoint events, whose default shows none. */
+	if (!so.max_stack && (!so.fields ||
+			      ((so.fields & CS_SCRIPT_IP) &&
+			       (so.fields & (CS_SCRIPT_SYM | CS_SCRIPT_DSO)))))
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (so.no_inline ? 0 : CS_PRELOAD_INLINES) |
+			     (so.fields ? 0 : CS_PRELOAD_NOT_TRACEPOINTS);
 	s = cli_open(&in);
 	if (!s)
 		return 1;

@@ -69,6 +69,17 @@ check "the fetched files are in DEBUGINFOD_CACHE_PATH" \
 check_eq "no warning when the server answers" "" \
 	"$(grep -i warning "$T/fetched.err")"
 
+# with -j 2 symbols load ahead on worker threads (docs/symbols.md), but
+# a lookup that would ask the server is left to the reading thread: a
+# first run (nothing fetched, nothing in the symbol cache) prints and
+# says what -j 1 does
+for j in 1 2; do
+	DEBUGINFOD_CACHE_PATH=$T/cache.j$j XDG_CACHE_HOME=$T/xdg.j$j \
+		"$CS" script -j $j -i "$T/data" >"$T/j$j.txt" 2>"$T/j$j.err"
+done
+same_file "-j 2, a first run: what -j 1 prints, fetched" "$T/j1.txt" "$T/j2.txt"
+same_file "-j 2, a first run: what -j 1 says" "$T/j1.err" "$T/j2.err"
+
 # on a terminal a download shows a progress line (util-linux script
 # gives the command a pty)
 if command -v /usr/bin/script >/dev/null; then
@@ -94,3 +105,10 @@ same_file "server stopped: the same output as without debuginfod" \
 check_eq "server stopped: one warning naming the server and the reason" 1 \
 	"$(grep -c "warning: debuginfod: cannot fetch .*deepstack (build id $bid) from http://127.0.0.1:$port.*: Connection refused" "$T/down.err")"
 check_eq "server stopped: nothing else on stderr" 1 "$(wc -l <"$T/down.err")"
+for j in 1 2; do
+	DEBUGINFOD_CACHE_PATH=$T/cache.down.j$j XDG_CACHE_HOME=$T/xdg.down.j$j \
+		"$CS" script -j $j -i "$T/data" >"$T/down.j$j.txt" 2>"$T/down.j$j.err"
+done
+same_file "server stopped, -j 2: what -j 1 prints" "$T/down.j1.txt" "$T/down.j2.txt"
+same_file "server stopped, -j 2: the warning and summary of -j 1" \
+	"$T/down.j1.err" "$T/down.j2.err"

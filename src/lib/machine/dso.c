@@ -5,10 +5,12 @@
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
 #include "lib/util/open_regular.h"
+#include "lib/util/tasks.h"
 #include "lib/util/write_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +46,46 @@ struct cs_dso_table {
 	bool indexed;
 	size_t mismatches;
 	const struct cs_dso *first_mismatch;
+	struct cs_tasks *tasks;		/* workers (the machine's), or NULL */
+	struct save *saves;		/* tables handed to them to save */
+};
+
+/* What a worker makes of a dso ahead of its first use (cs_dso_preload()):
+ * the lookups and reading cs_dso_locate() and cs_dso_load() would do,
+ * into fields of its own, never into the dso. The reading thread claims
+ * the task when it first needs the dso and takes the results then, in
+ * stream order, as if it had made them there: counts, first mismatch,
+ * cache writes, all happen at that moment. The table owns it. */
+struct dso_prep {
+	struct cs_task task;		/* the file, its debug file, symbols */
+	struct cs_task inl_task;	/* its DWARF: queued as task ends */
+	struct cs_dso_table *t;		/* only its immutable lookup options */
+	char *name;			/* the dso's, copied */
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	bool want_inlines;
+	bool claimed;			/* the reading thread's from here */
+	/* made by the task; a stage left undone (false) is done on the
+	 * reading thread as without workers: a lookup would have asked a
+	 * debuginfod server or indexed --symfs, which only it does */
+	bool located, debug_done, syms_done, inl_queued, inl_done;
+	int r;				/* find_file() of the binary */
+	struct cs_elf_info info;
+	char *found;
+	char *debug_file;
+	char *from;			/* the file symbols were read from */
+	struct cs_symtab *syms;
+	char *key;			/* syms to be saved under it, or NULL */
+	struct cs_inlines *inl;
+};
+
+/* A finished table to be written to the cache on a worker. */
+struct save {
+	struct cs_task task;
+	const struct cs_symtab *syms;	/* the dso's or the kernel's, or */
+	struct cs_inlines *inl;		/* a debug image */
+	char *key;
+	struct save *next;
 };
 
 /* dir without its trailing slashes (DIR/ + /path), copied; NULL for none */
@@ -294,6 +336,8 @@ struct lookup {
 	size_t size;
 	bool done;
 	bool mismatch;			/* a file with another build id was seen */
+	bool worker;			/* on a worker thread: stop before a */
+	bool stopped;			/* source only the reading thread asks */
 };
 
 /* A path that fits, or false: a cut path must never be opened. */
@@ -435,6 +479,11 @@ static void from_debuginfod(struct lookup *l)
 	if (!t->debuginfod_on || !l->id_size ||
 	    (l->kind != CS_FILE_ELF && l->kind != CS_FILE_DEBUG))
 		return;
+	/* a download's progress and warnings are told in stream order */
+	if (l->worker) {
+		l->stopped = true;
+		return;
+	}
 	if (!t->debuginfod &&
 	    cs_debuginfod_new(&t->hooks, &t->debuginfod))
 		return;
@@ -496,7 +545,14 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 		break;
 	case SRC_SYMFS_INDEX:
 		if (t->symfs && hex && l->kind == CS_FILE_ELF) {
-			const char *p = index_find(t, l->id, l->id_size);
+			const char *p;
+
+			/* the index is built once, into the table */
+			if (l->worker) {
+				l->stopped = true;
+				break;
+			}
+			p = index_find(t, l->id, l->id_size);
 
 			if (p)
 				consider(l, p);
@@ -510,16 +566,17 @@ static void from_source(struct lookup *l, enum source src, const char *hex)
 
 /* Looks for the file; fills found (the path) and, for ELF kinds, info.
  * Returns 1 if found, 0 if not, -EMEDIUMTYPE if the only files seen carry
- * another build id. */
-static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
-		     const char *name, const uint8_t *id, size_t id_size,
-		     uint64_t kernel_text, struct cs_elf_info *info, char *found,
-		     size_t size)
+ * another build id; on a worker, -EAGAIN when the next source to ask is
+ * one only the reading thread asks (debuginfod, the --symfs index). */
+static int find_file_on(struct cs_dso_table *t, bool worker,
+			enum cs_file_kind kind, const char *name,
+			const uint8_t *id, size_t id_size, uint64_t kernel_text,
+			struct cs_elf_info *info, char *found, size_t size)
 {
 	struct lookup l = {
 		.t = t, .kind = kind, .name = name, .id = id,
 		.id_size = id_size, .kernel_text = kernel_text,
-		.found = found, .size = size,
+		.found = found, .size = size, .worker = worker,
 	};
 	const enum source *order = file_order;
 	size_t n = sizeof(file_order) / sizeof(file_order[0]);
@@ -534,13 +591,24 @@ static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
 	}
 	if (id_size)
 		cs_build_id_hex(id, id_size, hex);
-	for (size_t i = 0; i < n && !l.done; i++)
+	for (size_t i = 0; i < n && !l.done && !l.stopped; i++)
 		from_source(&l, order[i], id_size ? hex : NULL);
 	if (l.done && info)
 		*info = l.info;
 	if (l.done)
 		return 1;
+	if (l.stopped)
+		return -EAGAIN;
 	return l.mismatch ? -EMEDIUMTYPE : 0;
+}
+
+static int find_file(struct cs_dso_table *t, enum cs_file_kind kind,
+		     const char *name, const uint8_t *id, size_t id_size,
+		     uint64_t kernel_text, struct cs_elf_info *info, char *found,
+		     size_t size)
+{
+	return find_file_on(t, false, kind, name, id, id_size, kernel_text,
+			    info, found, size);
 }
 
 int cs_dso_table_find(struct cs_dso_table *t, enum cs_file_kind kind,
@@ -622,30 +690,95 @@ static void load_vdso(struct cs_dso *d)
 	unlink(path);
 }
 
-/* The symbols of file from, sorted once and kept in the symbol cache:
- * a binary's table is the same every run. */
-static void load_symbols(struct cs_dso *d, const char *from)
-{
-	char key[8192];
-	bool keyed = !cs_symcache_file_key(from, key, sizeof(key));
+/* ---- saving to the cache ---------------------------------------------- */
 
-	if (keyed && !cs_symcache_open(key, &d->syms)) {
-		if (cs_symtab_count(d->syms))
-			return;
-		cs_symtab_free(d->syms);
-		d->syms = NULL;
+static void save_run(struct cs_task *task)
+{
+	struct save *sv = (struct save *)((char *)task - offsetof(struct save, task));
+
+	if (sv->syms)
+		cs_symcache_store(sv->key, sv->syms);
+	else
+		cs_inlines_save(sv->inl);
+}
+
+/* Writes a finished table (or a debug image) to the cache: here without
+ * workers, as always; with them on one, after the loading they do (the
+ * reading thread never waits for a save). The table stays in use here
+ * meanwhile: a save reads only what finishing it made (symtab.h,
+ * inlines.h). Takes key. */
+static void save_table(struct cs_dso_table *t, const struct cs_symtab *syms,
+		       struct cs_inlines *inl, char *key)
+{
+	struct save *sv = t->tasks ? calloc(1, sizeof(*sv)) : NULL;
+
+	if (!sv) {
+		if (syms)
+			cs_symcache_store(key, syms);
+		else
+			cs_inlines_save(inl);
+		free(key);
 		return;
 	}
-	if (cs_symtab_new(&d->syms))
-		return;
-	if (cs_elf_load_symbols(from, d->syms) < 0 ||
-	    cs_symtab_finish(d->syms) || !cs_symtab_count(d->syms)) {
-		cs_symtab_free(d->syms);
-		d->syms = NULL;
-		return;
+	sv->syms = syms;
+	sv->inl = inl;
+	sv->key = key;
+	sv->task.run = save_run;
+	sv->next = t->saves;
+	t->saves = sv;
+	cs_tasks_add_after(t->tasks, &sv->task);
+}
+
+void cs_dso_table_save(struct cs_dso_table *t, const struct cs_symtab *syms,
+		       const char *key)
+{
+	char *k = strdup(key);
+
+	if (k)
+		save_table(t, syms, NULL, k);
+	else
+		cs_symcache_store(key, syms);
+}
+
+/* ---- reading a dso ------------------------------------------------------ */
+
+/* The symbols of file from, sorted once: from the symbol cache when it
+ * has them, else read, and then *key (malloc'd) says to save them under
+ * it - a binary's table is the same every run. Touches nothing shared:
+ * a worker runs it. */
+static struct cs_symtab *symbols_of(const char *from, char **key)
+{
+	char buf[8192];
+	bool keyed = !cs_symcache_file_key(from, buf, sizeof(buf));
+	struct cs_symtab *syms;
+
+	*key = NULL;
+	if (keyed && !cs_symcache_open(buf, &syms)) {
+		if (cs_symtab_count(syms))
+			return syms;
+		cs_symtab_free(syms);
+		return NULL;
 	}
-	if (keyed)
-		cs_symcache_store(key, d->syms);
+	if (cs_symtab_new(&syms))
+		return NULL;
+	if (cs_elf_load_symbols(from, syms) < 0 ||
+	    cs_symtab_finish(syms) || !cs_symtab_count(syms)) {
+		cs_symtab_free(syms);
+		return NULL;
+	}
+	if (keyed && !(*key = strdup(buf)))
+		cs_symcache_store(buf, syms);	/* no memory to wait */
+	return syms;
+}
+
+static void load_symbols(struct cs_dso_table *t, struct cs_dso *d,
+			 const char *from)
+{
+	char *key;
+
+	d->syms = symbols_of(from, &key);
+	if (key)
+		save_table(t, d->syms, NULL, key);
 }
 
 /* Whether a debug file found by name alone is the one a .gnu_debuglink
@@ -667,22 +800,24 @@ static bool crc_matches(const char *path, uint32_t want)
 
 /* The debug file that binary's .gnu_debuglink names, where gdb looks for
  * it: next to the binary, in its .debug/, and under /usr/lib/debug (of
- * --symfs, --sysroot and this host) by the recorded directory. */
-static bool debuglink_file(struct cs_dso_table *t, const struct cs_dso *d,
-			   const char *binary, char *found, size_t size)
+ * --symfs, --sysroot and this host) by the recorded directory (of name,
+ * whose file's facts are info). */
+static bool debuglink_file(struct cs_dso_table *t, const char *name,
+			   const struct cs_elf_info *info, const char *binary,
+			   char *found, size_t size)
 {
 	const char *roots[] = { t->symfs, t->sysroot, "" };
 	char link[256], bdir[4096], rdir[4096];
 	struct lookup l = {
-		.t = t, .kind = CS_FILE_DEBUG, .name = d->name,
-		.id = d->info.build_id, .id_size = d->info.build_id_size,
+		.t = t, .kind = CS_FILE_DEBUG, .name = name,
+		.id = info->build_id, .id_size = info->build_id_size,
 		.found = found, .size = size,
 	};
 	uint32_t crc;
 
 	if (cs_elf_debuglink(binary, link, sizeof(link), &crc) ||
 	    !fmt_path(bdir, sizeof(bdir), "%s", binary) ||
-	    !fmt_path(rdir, sizeof(rdir), "%s", d->name) ||
+	    !fmt_path(rdir, sizeof(rdir), "%s", name) ||
 	    !strrchr(bdir, '/') || !strrchr(rdir, '/'))
 		return false;
 	*strrchr(bdir, '/') = '\0';
@@ -705,8 +840,177 @@ static bool debuglink_file(struct cs_dso_table *t, const struct cs_dso *d,
 	return false;
 }
 
+/* The debug file of binary (the file found for name, info its facts):
+ * 1 with its path in path, 0 if it has none, -EAGAIN on a worker when
+ * only the reading thread may go on looking. */
+static int debug_lookup(struct cs_dso_table *t, bool worker, const char *name,
+			const struct cs_elf_info *info, const char *binary,
+			char *path, size_t size)
+{
+	if (info->build_id_size) {
+		int r = find_file_on(t, worker, CS_FILE_DEBUG, name,
+				     info->build_id, info->build_id_size, 0,
+				     NULL, path, size);
+
+		if (r > 0 || r == -EAGAIN)
+			return r;
+	}
+	return debuglink_file(t, name, info, binary, path, size) ? 1 : 0;
+}
+
+/* The name to look a binary up by: the recorded one, but for the
+ * " (deleted)" of a file replaced after it was mapped. False when it does
+ * not fit: then there is no file. */
+static bool file_name(const char *recorded, char *name, size_t size)
+{
+	size_t n;
+
+	if (!fmt_path(name, size, "%s", recorded))
+		return false;
+	n = strlen(name);
+	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
+		name[n - 10] = '\0';
+	return true;
+}
+
+/* ---- work ahead, on a worker -------------------------------------------- */
+
+static struct dso_prep *prep_of(struct cs_task *task, size_t member)
+{
+	return (struct dso_prep *)((char *)task - member);
+}
+
+static void prep_inlines_run(struct cs_task *task)
+{
+	struct dso_prep *p = prep_of(task, offsetof(struct dso_prep, inl_task));
+
+	if (cs_inlines_open_unsaved(p->from, &p->inl))
+		p->inl = NULL;
+	p->inl_done = true;
+}
+
+/* What cs_dso_locate() and cs_dso_load() would do for the dso, into p. */
+static void prep_run(struct cs_task *task)
+{
+	struct dso_prep *p = prep_of(task, offsetof(struct dso_prep, task));
+	char name[4096], found[4096], path[4096];
+	const char *from;
+	int r;
+
+	if (!file_name(p->name, name, sizeof(name)))
+		return;
+	p->r = find_file_on(p->t, true, CS_FILE_ELF, name, p->build_id,
+			    p->build_id_size, 0, &p->info, found, sizeof(found));
+	if (p->r == -EAGAIN)
+		return;
+	if (p->r <= 0) {
+		p->located = true;
+		return;
+	}
+	if (!(p->found = strdup(found)))
+		return;
+	p->located = true;
+	from = p->found;
+	/* a stripped binary: its symbols are in its debug file */
+	if (!p->info.has_symtab) {
+		r = debug_lookup(p->t, true, p->name, &p->info, p->found, path,
+				 sizeof(path));
+		if (r < 0 || (r && !(p->debug_file = strdup(path))))
+			return;
+		p->debug_done = true;
+		if (r)
+			from = p->debug_file;
+	}
+	if (!(p->from = strdup(from)))
+		return;
+	p->syms = symbols_of(from, &p->key);
+	p->syms_done = true;
+	/* inlined calls are asked about only for frames with a symbol; the
+	 * DWARF next, before the other binaries: it is needed about when
+	 * the symbols are */
+	if (p->want_inlines && p->syms) {
+		p->inl_task.run = prep_inlines_run;
+		p->inl_queued = true;
+		cs_tasks_add(p->t->tasks, &p->inl_task, true);
+	}
+}
+
+void cs_dso_table_use_tasks(struct cs_dso_table *t, struct cs_tasks *tasks)
+{
+	t->tasks = tasks;
+}
+
+void cs_dso_preload(struct cs_dso_table *t, struct cs_dso *d, bool inlines)
+{
+	struct dso_prep *p;
+
+	/* [vdso], JIT maps and the like are quick, and some write files */
+	if (!t->tasks || d->prep || d->status != CS_DSO_NOT_LOADED ||
+	    pseudo_name(d->name) || has_dotdot(d->name) || is_perf_map(d->name))
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->name = strdup(d->name))) {
+		free(p);
+		return;
+	}
+	p->t = t;
+	memcpy(p->build_id, d->build_id, d->build_id_size);
+	p->build_id_size = d->build_id_size;
+	p->want_inlines = inlines;
+	p->task.run = prep_run;
+	d->prep = p;
+	cs_tasks_add(t->tasks, &p->task, false);
+}
+
+/* d's work ahead, done: run here if no worker took it, waited for if one
+ * did. */
+static struct dso_prep *prep_claim(struct cs_dso_table *t, struct cs_dso *d)
+{
+	struct dso_prep *p = d->prep;
+
+	if (p && !p->claimed) {
+		cs_tasks_claim(t->tasks, &p->task);
+		p->claimed = true;
+	}
+	return p;
+}
+
+static void prep_free(struct dso_prep *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->found);
+	free(p->debug_file);
+	free(p->from);
+	cs_symtab_free(p->syms);
+	free(p->key);
+	cs_inlines_free(p->inl);
+	free(p);
+}
+
+/* ---- the reading thread's side ----------------------------------------- */
+
+/* The end of a binary's lookup (r: find_file()'s answer), counted now. */
+static void located(struct cs_dso_table *t, struct cs_dso *d, int r,
+		    const struct cs_elf_info *info, char *found)
+{
+	if (r <= 0) {
+		memset(&d->info, 0, sizeof(d->info));
+		d->status = r ? CS_DSO_BUILD_ID_MISMATCH : CS_DSO_NO_FILE;
+		if (r && !t->mismatches++)
+			t->first_mismatch = d;
+		free(found);
+		return;
+	}
+	d->info = *info;
+	d->found = found;
+	d->status = d->found ? CS_DSO_FOUND : CS_DSO_NO_FILE;
+}
+
 const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d)
 {
+	struct dso_prep *p = d->prep;
 	char path[4096];
 
 	if (d->debug_tried)
@@ -715,10 +1019,14 @@ const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d)
 	if ((d->status != CS_DSO_FOUND && d->status != CS_DSO_LOADED) ||
 	    !d->found || d->found_is_copy)
 		return NULL;
-	if ((d->info.build_id_size &&
-	     find_file(t, CS_FILE_DEBUG, d->name, d->info.build_id,
-		       d->info.build_id_size, 0, NULL, path, sizeof(path)) > 0) ||
-	    debuglink_file(t, d, d->found, path, sizeof(path)))
+	/* claimed when it was located: d->found is the one p found */
+	if (p && p->claimed && p->debug_done) {
+		d->debug_file = p->debug_file;
+		p->debug_file = NULL;
+		return d->debug_file;
+	}
+	if (debug_lookup(t, false, d->name, &d->info, d->found, path,
+			 sizeof(path)) > 0)
 		d->debug_file = strdup(path);
 	return d->debug_file;
 }
@@ -726,7 +1034,8 @@ const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d)
 void cs_dso_locate(struct cs_dso_table *t, struct cs_dso *d)
 {
 	char name[4096], found[4096];
-	size_t n;
+	struct cs_elf_info info;
+	struct dso_prep *p;
 	int r;
 
 	if (d->status != CS_DSO_NOT_LOADED)
@@ -751,30 +1060,26 @@ void cs_dso_locate(struct cs_dso_table *t, struct cs_dso *d)
 				 found : NULL);
 		return;
 	}
+	p = prep_claim(t, d);
+	if (p && p->located) {
+		located(t, d, p->r, &p->info, p->found);
+		p->found = NULL;
+		return;
+	}
 	/* the file was replaced after it was mapped; its name still leads */
-	if (!fmt_path(name, sizeof(name), "%s", d->name)) {
+	if (!file_name(d->name, name, sizeof(name))) {
 		d->status = CS_DSO_NO_FILE;
 		return;
 	}
-	n = strlen(name);
-	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
-		name[n - 10] = '\0';
 	r = find_file(t, CS_FILE_ELF, name, d->build_id, d->build_id_size, 0,
-		      &d->info, found, sizeof(found));
-	if (r <= 0) {
-		memset(&d->info, 0, sizeof(d->info));
-		d->status = r ? CS_DSO_BUILD_ID_MISMATCH : CS_DSO_NO_FILE;
-		if (r && !t->mismatches++)
-			t->first_mismatch = d;
-		return;
-	}
-	d->found = strdup(found);
-	d->status = d->found ? CS_DSO_FOUND : CS_DSO_NO_FILE;
+		      &info, found, sizeof(found));
+	located(t, d, r, &info, r > 0 ? strdup(found) : NULL);
 }
 
 void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 {
 	const char *from;
+	struct dso_prep *p;
 
 	cs_dso_locate(t, d);
 	if (d->status != CS_DSO_FOUND)
@@ -785,7 +1090,16 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	if (!d->info.has_symtab && cs_dso_debug_file(t, d))
 		from = d->debug_file;
 	d->dwarf_path = strdup(from);
-	load_symbols(d, from);
+	p = d->prep;
+	if (p && p->claimed && p->syms_done && !strcmp(p->from, from)) {
+		d->syms = p->syms;
+		p->syms = NULL;
+		if (p->key)
+			save_table(t, d->syms, NULL, p->key);
+		p->key = NULL;
+		return;
+	}
+	load_symbols(t, d, from);
 }
 
 /* PLT entries have no symbols: they are named from the running binary's
@@ -814,13 +1128,43 @@ bool cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr, struct cs_sym *out)
 	return d->syms && cs_symtab_lookup(d->syms, vaddr, out);
 }
 
-size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
-		      size_t cap)
+/* d's DWARF as a worker opened it, if one did (from the file it loaded
+ * the symbols from: d's dwarf_path); the image it built is saved now. */
+static bool prep_inlines(struct cs_dso_table *t, struct cs_dso *d)
+{
+	struct dso_prep *p = d->prep;
+
+	if (!p || !p->claimed || !p->inl_queued || !d->dwarf_path ||
+	    strcmp(p->from, d->dwarf_path))
+		return false;
+	cs_tasks_claim(t->tasks, &p->inl_task);
+	if (!p->inl_done)
+		return false;
+	d->inlines = p->inl;
+	p->inl = NULL;
+	if (d->inlines)
+		save_table(t, NULL, d->inlines, NULL);
+	return true;
+}
+
+size_t cs_dso_inlines(struct cs_dso_table *t, struct cs_dso *d, uint64_t vaddr,
+		      const char **names, size_t cap)
 {
 	if (!d->inlines_tried) {
 		d->inlines_tried = true;
-		if (d->dwarf_path && cs_inlines_open(d->dwarf_path, &d->inlines))
-			d->inlines = NULL;
+		if (prep_inlines(t, d)) {
+			/* taken as a worker made it */
+		} else if (!t->tasks) {
+			if (d->dwarf_path &&
+			    cs_inlines_open(d->dwarf_path, &d->inlines))
+				d->inlines = NULL;
+		} else if (d->dwarf_path) {
+			/* opened here, saved on a worker */
+			if (cs_inlines_open_unsaved(d->dwarf_path, &d->inlines))
+				d->inlines = NULL;
+			else
+				save_table(t, NULL, d->inlines, NULL);
+		}
 	}
 	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
 }
@@ -883,6 +1227,7 @@ void cs_dso_table_free(struct cs_dso_table *t)
 
 		for (; d; d = next) {
 			next = d->next;
+			prep_free(d->prep);
 			cs_symtab_free(d->syms);
 			cs_symtab_free(d->plt);
 			cs_inlines_free(d->inlines);
@@ -894,6 +1239,13 @@ void cs_dso_table_free(struct cs_dso_table *t)
 			free(d->name);
 			free(d);
 		}
+	}
+	/* the workers have ended (the caller's cs_tasks_finish()): every
+	 * save ran */
+	for (struct save *sv = t->saves, *next; sv; sv = next) {
+		next = sv->next;
+		free(sv->key);
+		free(sv);
 	}
 	for (size_t i = 0; i < t->nr_index; i++)
 		free(t->index[i].path);

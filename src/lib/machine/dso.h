@@ -22,7 +22,9 @@
 struct cs_symtab;
 struct cs_sym;
 struct cs_inlines;
+struct cs_tasks;
 struct cs_dso_table;			/* opaque */
+struct dso_prep;			/* dso.c's */
 
 enum cs_dso_status {
 	CS_DSO_NOT_LOADED,
@@ -51,6 +53,8 @@ struct cs_dso {
 	bool debug_tried;		/* ... looked for (cs_dso_debug_file()) */
 	struct cs_inlines *inlines;	/* opened on first inline query */
 	bool inlines_tried;
+	struct dso_prep *prep;		/* loaded ahead on a worker, not yet
+					 * taken (cs_dso_preload()) */
 	struct cs_dso *next;		/* hash chain */
 };
 
@@ -118,8 +122,30 @@ const char *cs_dso_debug_file(struct cs_dso_table *t, struct cs_dso *d);
 bool cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr, struct cs_sym *out);
 
 /* Functions inlined at vaddr in d (see inlines.h); 0 without DWARF. */
-size_t cs_dso_inlines(struct cs_dso *d, uint64_t vaddr, const char **names,
-		      size_t cap);
+size_t cs_dso_inlines(struct cs_dso_table *t, struct cs_dso *d, uint64_t vaddr,
+		      const char **names, size_t cap);
+
+/* Worker threads for the table (the machine's; none by default). With
+ * them, finished tables are written to the cache on a worker, and
+ * cs_dso_preload() loads ahead. The caller ends them (cs_tasks_finish())
+ * before cs_dso_table_free(). */
+void cs_dso_table_use_tasks(struct cs_dso_table *t, struct cs_tasks *tasks);
+
+/* Has a worker find d's file and read its symbols (from the cache, or
+ * parsed and sorted), and open its DWARF when `inlines` (for
+ * cs_dso_inlines()), ahead of the first use. Nothing of it reaches d
+ * before cs_dso_locate(), cs_dso_load() or cs_dso_inlines() take it, in
+ * stream order, as they would have made it: the same answers, counts and
+ * cache writes, at the same moments. A lookup that would ask a debuginfod
+ * server or index --symfs is left to the reading thread, as without
+ * workers. Only for a binary by path, with workers, once; a no-op
+ * otherwise. */
+void cs_dso_preload(struct cs_dso_table *t, struct cs_dso *d, bool inlines);
+
+/* Writes finished table syms to the cache under key: on a worker when the
+ * table has them (syms must then live until they end), else here. */
+void cs_dso_table_save(struct cs_dso_table *t, const struct cs_symtab *syms,
+		       const char *key);
 
 /* Every file symbols were read from so far: each loaded dso's binary
  * (CS_FILE_ELF) and its separate debug file (CS_FILE_DEBUG), with the

@@ -15,6 +15,7 @@
 #include "lib/symbols/symtab.h"
 #include "lib/util/grow.h"
 #include "lib/util/strset.h"
+#include "lib/util/tasks.h"
 #include "abi/perf_abi.h"
 
 _Static_assert(CS_MISC_KERNEL == 1 && CS_MISC_GUEST_KERNEL == 4 &&
@@ -63,6 +64,7 @@ struct known_id {			/* build ids from the file's header */
 	char *path;
 	uint8_t id[20];
 	uint8_t size;
+	bool kernel;			/* the kernel's or a module's */
 };
 
 struct cache_ent {
@@ -88,6 +90,13 @@ struct cs_machine {
 	size_t nr_ksyms, cap_ksyms;
 	struct cs_symtab *kernel;	/* kallsyms, loaded on first use */
 	bool kernel_tried;
+	/* loading ahead (cs_machine_preload()): the workers, and the kernel's
+	 * symbols once its map is known, when the header lists it */
+	unsigned int preload_workers;	/* 0: none */
+	bool preload_inlines;
+	struct cs_tasks *tasks;
+	bool kernel_wanted;
+	struct kernel_job *kjob;
 	char *kallsyms_path;		/* --kallsyms, or NULL: looked for */
 	char kallsyms_error[256];	/* why it gave no symbols, or "" */
 	uint64_t next_space;
@@ -101,6 +110,9 @@ struct cs_machine {
 	struct proc *last_proc;
 	uint32_t last_pid;
 };
+
+static void kernel_ahead(struct cs_machine *m);
+static void kernel_job_free(struct kernel_job *k);
 
 /* ---- small containers -------------------------------------------------- */
 
@@ -210,6 +222,8 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out)
 	dopts.local = recorded_here(o);
 	dopts.debuginfod = !o->no_debuginfod;
 	dopts.hooks = o->hooks;
+	m->preload_workers = o->preload_workers;
+	m->preload_inlines = o->preload_inlines;
 	m->cache = calloc(1u << CACHE_BITS, sizeof(*m->cache));
 	if (!m->cache || cs_dso_table_new(&dopts, &m->dsos))
 		goto nomem;
@@ -241,6 +255,9 @@ void cs_machine_free(struct cs_machine *m)
 {
 	if (!m)
 		return;
+	/* first: saves still queued read the tables freed below */
+	cs_tasks_finish(m->tasks);
+	kernel_job_free(m->kjob);
 	u32map_free(&m->threads, free_thread);
 	u32map_free(&m->procs, free_proc);
 	cs_dso_table_free(m->dsos);
@@ -261,7 +278,6 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 {
 	struct known_id *k;
 
-	(void)kernel;			/* kallsyms carry no build id to check */
 	if (size > 20)
 		size = 20;
 	if (m->nr_ids == m->cap_ids) {
@@ -279,6 +295,7 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 		return -ENOMEM;
 	memcpy(k->id, build_id, size);
 	k->size = (uint8_t)size;
+	k->kernel = kernel;
 	m->nr_ids++;
 	return 0;
 }
@@ -443,6 +460,9 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 			m->kernel_end = mm->len && mm->start + mm->len > mm->start ?
 					mm->start + mm->len : UINT64_MAX;
 			m->kernel_space = m->next_space++;
+			/* _text is known now: the list can be checked */
+			if (m->kernel_wanted)
+				kernel_ahead(m);
 		}
 		return 0;
 	}
@@ -567,62 +587,78 @@ const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
 
 /* ---- resolution ----------------------------------------------------------- */
 
-/* The kernel's symbol list by its recorded build id (symfs, this host's
- * /proc/kallsyms when recorded here, the build-id cache). */
-static bool find_kallsyms(struct cs_machine *m)
-{
-	const uint8_t *id = NULL;
-	size_t size = 0;
-	char path[4096];
-	int r;
+/* What loading the kernel's symbols makes, kept apart from the machine so
+ * that a worker can make it ahead (struct kernel_job). */
+struct kernel_load {
+	char *path;			/* the list read (found, or given) */
+	struct cs_symtab *table;
+	char *key;			/* table to be saved under it, or NULL */
+	int open_errno;			/* path could not be opened */
+	char error[256];		/* why it gave no symbols, or "" */
+};
 
-	known_build_id(m, "[kernel.kallsyms]", &id, &size);
-	r = cs_dso_table_find_kallsyms(m->dsos, id, size, m->kernel_text, path,
-				       sizeof(path));
-	if (r == -EMEDIUMTYPE)
-		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
-			 "the kernel's symbols found are another boot's (its _text "
-			 "is not at %#" PRIx64 ", as recorded): kernel frames are "
-			 "left unknown; record with --buildid-cache to keep them",
-			 m->kernel_text);
-	if (r <= 0)
-		return false;
-	m->kallsyms_path = strdup(path);
-	return m->kallsyms_path != NULL;
-}
+/* The kernel's symbols loaded ahead of the first kernel address, with
+ * what they were looked for by: taken only if the machine would still
+ * look for them so (the profile's kernel map may come again, moved). */
+struct kernel_job {
+	struct cs_task task;
+	struct cs_dso_table *dsos;	/* only its immutable lookup options */
+	char *given;			/* --kallsyms, or NULL */
+	uint8_t id[20];
+	size_t id_size;
+	uint64_t text;
+	struct kernel_load out;
+};
 
-static void load_kernel(struct cs_machine *m)
+/* The kernel's symbol list by its build id (symfs, this host's
+ * /proc/kallsyms when recorded here, the build-id cache) and _text as
+ * recorded; then its symbols, from the cache for the running kernel's.
+ * Touches nothing shared: a worker runs it. */
+static void kernel_load(struct cs_dso_table *dsos, const char *given,
+			const uint8_t *id, size_t id_size, uint64_t text,
+			struct kernel_load *out)
 {
 	struct stat st;
 	size_t bad = 0;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd;
-	char key[512];
+	int fd, r;
+	char key[512], path[4096];
 	bool running;
 	long added = 0;
 
-	m->kernel_tried = true;
-	if (!m->kallsyms_path && !find_kallsyms(m))
+	if (!given) {
+		r = cs_dso_table_find_kallsyms(dsos, id, id_size, text, path,
+					       sizeof(path));
+		if (r == -EMEDIUMTYPE)
+			snprintf(out->error, sizeof(out->error),
+				 "the kernel's symbols found are another boot's (its _text "
+				 "is not at %#" PRIx64 ", as recorded): kernel frames are "
+				 "left unknown; record with --buildid-cache to keep them",
+				 text);
+		if (r <= 0)
+			return;
+		given = path;
+	}
+	if (!(out->path = strdup(given)))
 		return;
 	/* the running kernel's table is kept between runs (symcache.h) */
-	running = !strcmp(m->kallsyms_path, "/proc/kallsyms") &&
+	running = !strcmp(out->path, "/proc/kallsyms") &&
 		  !cs_symcache_kernel_key(key, sizeof(key));
-	if (running && !cs_symcache_open(key, &m->kernel))
+	if (running && !cs_symcache_open(key, &out->table))
 		return;
-	if (cs_symtab_new(&m->kernel))
+	if (cs_symtab_new(&out->table))
 		return;
-	fd = open(m->kallsyms_path, O_RDONLY | O_CLOEXEC);
+	fd = open(out->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error), "%s: %s",
-			 m->kallsyms_path, strerror(errno));
+		out->open_errno = errno;
 		return;
 	}
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p != MAP_FAILED) {
-			added = cs_kallsyms_parse(m->kernel, p, (size_t)st.st_size, &bad);
+			added = cs_kallsyms_parse(out->table, p, (size_t)st.st_size, &bad);
 			munmap(p, (size_t)st.st_size);
 			goto done;
 		}
@@ -645,22 +681,120 @@ static void load_kernel(struct cs_machine *m)
 			break;
 		len += (size_t)n;
 	}
-	added = cs_kallsyms_parse(m->kernel, buf ? buf : "", len, &bad);
+	added = cs_kallsyms_parse(out->table, buf ? buf : "", len, &bad);
 	free(buf);
 done:
 	close(fd);
 	if (added == -EBADMSG)
-		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
+		snprintf(out->error, sizeof(out->error),
 			 "%s: line %zu is not 'ADDRESS TYPE NAME [MODULE]'",
-			 m->kallsyms_path, bad);
+			 out->path, bad);
 	else if (added == 0)
-		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error),
-			 "%s: no symbol addresses (kptr_restrict?)", m->kallsyms_path);
-	if (cs_symtab_finish(m->kernel) || !cs_symtab_count(m->kernel)) {
-		cs_symtab_free(m->kernel);
-		m->kernel = NULL;
+		snprintf(out->error, sizeof(out->error),
+			 "%s: no symbol addresses (kptr_restrict?)", out->path);
+	if (cs_symtab_finish(out->table) || !cs_symtab_count(out->table)) {
+		cs_symtab_free(out->table);
+		out->table = NULL;
 	} else if (running) {
-		cs_symcache_store(key, m->kernel);
+		out->key = strdup(key);
+		if (!out->key)		/* no memory to wait: save it now */
+			cs_symcache_store(key, out->table);
+	}
+}
+
+static void kernel_job_run(struct cs_task *task)
+{
+	struct kernel_job *k = (struct kernel_job *)task;
+
+	kernel_load(k->dsos, k->given, k->id, k->id_size, k->text, &k->out);
+}
+
+static void kernel_job_free(struct kernel_job *k)
+{
+	if (!k)
+		return;
+	free(k->given);
+	free(k->out.path);
+	cs_symtab_free(k->out.table);
+	free(k->out.key);
+	free(k);
+}
+
+/* Has a worker load the kernel's symbols as load_kernel() would now. */
+static void kernel_ahead(struct cs_machine *m)
+{
+	const uint8_t *id = NULL;
+	size_t size = 0;
+	struct kernel_job *k;
+
+	if (!m->tasks || m->kjob || m->kernel_tried)
+		return;
+	k = calloc(1, sizeof(*k));
+	if (!k || (m->kallsyms_path && !(k->given = strdup(m->kallsyms_path)))) {
+		free(k);
+		return;
+	}
+	known_build_id(m, "[kernel.kallsyms]", &id, &size);
+	memcpy(k->id, id, size);
+	k->id_size = size;
+	k->text = m->kernel_text;
+	k->dsos = m->dsos;
+	k->task.run = kernel_job_run;
+	m->kjob = k;
+	/* the kernel's list is the biggest, and kernel frames come first */
+	cs_tasks_add(m->tasks, &k->task, true);
+}
+
+/* The worker's kernel_load(), if it looked with what the machine would
+ * look with now: claimed (run here, or waited for) and moved to out. */
+static bool kernel_from_job(struct cs_machine *m, struct kernel_load *out)
+{
+	struct kernel_job *k = m->kjob;
+	const uint8_t *id = NULL;
+	size_t size = 0;
+
+	if (!k)
+		return false;
+	known_build_id(m, "[kernel.kallsyms]", &id, &size);
+	if ((k->given ? !m->kallsyms_path || strcmp(k->given, m->kallsyms_path) :
+			!!m->kallsyms_path) ||
+	    (!k->given && (k->text != m->kernel_text || k->id_size != size ||
+			   memcmp(k->id, id, size))))
+		return false;
+	cs_tasks_claim(m->tasks, &k->task);
+	if (cs_task_state(m->tasks, &k->task) != CS_TASK_DONE)
+		return false;
+	*out = k->out;
+	memset(&k->out, 0, sizeof(k->out));
+	return true;
+}
+
+static void load_kernel(struct cs_machine *m)
+{
+	struct kernel_load kl = { 0 };
+	const uint8_t *id = NULL;
+	size_t size = 0;
+
+	m->kernel_tried = true;
+	if (!kernel_from_job(m, &kl)) {
+		known_build_id(m, "[kernel.kallsyms]", &id, &size);
+		kernel_load(m->dsos, m->kallsyms_path, id, size, m->kernel_text,
+			    &kl);
+	}
+	/* taken in stream order, as if loaded here and now */
+	if (kl.path && !m->kallsyms_path)
+		m->kallsyms_path = kl.path;
+	else
+		free(kl.path);
+	m->kernel = kl.table;
+	if (kl.open_errno)
+		snprintf(m->kallsyms_error, sizeof(m->kallsyms_error), "%s: %s",
+			 m->kallsyms_path, strerror(kl.open_errno));
+	else if (kl.error[0])
+		memcpy(m->kallsyms_error, kl.error, sizeof(kl.error));
+	if (kl.key) {
+		cs_dso_table_save(m->dsos, m->kernel, kl.key);
+		free(kl.key);
 	}
 }
 
@@ -878,7 +1012,8 @@ size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 	if (d->status != CS_DSO_LOADED)
 		return 0;
 	off = addr - map->start + map->pgoff;
-	return cs_dso_inlines(d, cs_elf_offset_to_vaddr(&d->info, off), names, cap);
+	return cs_dso_inlines(m->dsos, d, cs_elf_offset_to_vaddr(&d->info, off),
+			      names, cap);
 }
 
 size_t cs_machine_build_id_mismatches(const struct cs_machine *m,
@@ -917,4 +1052,51 @@ int cs_machine_for_each_file(struct cs_machine *m, cs_dso_file_fn fn, void *ctx)
 const char *cs_machine_kallsyms_error(const struct cs_machine *m)
 {
 	return m->kallsyms_error[0] ? m->kallsyms_error : NULL;
+}
+
+/* ---- loading ahead ------------------------------------------------------ */
+
+int cs_machine_preload(struct cs_machine *m)
+{
+	bool any = false;
+	int err;
+
+	if (!m->preload_workers || m->tasks)
+		return 0;
+	for (size_t i = 0; i < m->nr_ids && !any; i++)
+		any = m->ids[i].kernel ? m->ids[i].path[0] == '[' :
+		      m->ids[i].path[0] == '/';
+	if (!any)
+		return 0;
+	err = cs_tasks_new(m->preload_workers, &m->tasks);
+	if (err)
+		return err == -ENOMEM ? err : 0;	/* no threads: no hurry */
+	cs_dso_table_use_tasks(m->dsos, m->tasks);
+	for (size_t i = 0; i < m->nr_ids; i++) {
+		const struct known_id *k = &m->ids[i];
+		const uint8_t *id = NULL;
+		size_t size = 0;
+		struct cs_dso *d;
+
+		if (k->kernel) {
+			/* [kernel.kallsyms] or [guest.kernel.kallsyms]; modules
+			 * are in the kernel's list */
+			if (!strcmp(k->path, "[kernel.kallsyms]"))
+				m->kernel_wanted = true;
+			continue;
+		}
+		/* the dso a map of this path without a build id of its own
+		 * will be (on_mmap()): the first id listed for the path */
+		known_build_id(m, k->path, &id, &size);
+		if (id != k->id || k->path[0] != '/')
+			continue;
+		d = cs_dso_findnew(m->dsos, k->path, strlen(k->path), id, size);
+		if (!d)
+			return -ENOMEM;
+		cs_dso_preload(m->dsos, d, m->preload_inlines);
+	}
+	/* --kallsyms needs no map to be checked against */
+	if (m->kernel_wanted && m->kallsyms_path)
+		kernel_ahead(m);
+	return 0;
 }

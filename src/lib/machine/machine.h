@@ -27,6 +27,9 @@ struct cs_machine_opts {
 	const char *os_release;
 	bool no_debuginfod;		/* never fetch, even when configured */
 	struct cs_fetch_hooks hooks;	/* download progress, warnings */
+	/* threads that load symbols ahead (cs_machine_preload()); 0: none */
+	unsigned int preload_workers;
+	bool preload_inlines;		/* ... and open the binaries' DWARF */
 };
 
 /* Returns 0 and a new machine in *out (caller frees), or -ENOMEM. */
@@ -35,6 +38,16 @@ int cs_machine_new(const struct cs_machine_opts *o, struct cs_machine **out);
 /* Build ids known from the file's header, keyed by path. */
 int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 			    const uint8_t *build_id, size_t size, bool kernel);
+
+/* After the header's build ids are added: with preload_workers, worker
+ * threads start loading the symbols of the binaries the header lists as
+ * sampled (and their DWARF with preload_inlines), and of the kernel once
+ * its map is seen, ahead of the first address resolved in each (dso.h,
+ * cs_dso_preload()). Answers, counts, messages and cache writes stay
+ * those of loading on first use, at the same points of the stream. Call
+ * only when the caller will resolve every sample's frames: a binary the
+ * run would not load must not be loaded. Returns 0 or -ENOMEM. */
+int cs_machine_preload(struct cs_machine *m);
 
 /* Applies a side-band event; other types are ignored. Returns 0 or -ENOMEM. */
 int cs_machine_event(struct cs_machine *m, const struct cs_event *ev);

@@ -151,6 +151,23 @@ static int sync_build_ids(struct cs_session *s)
 
 /* ---- open ---- */
 
+/* Whether symbols are loaded ahead (cs_session_opts.preload): the header
+ * lists the binaries with samples - a pipe lists them at its end, if at
+ * all, too late to help - and the caller resolves every sample's frames. */
+static bool preloads(const struct cs_session *s)
+{
+	const struct cs_file_info *info = cs_reader_info(s->reader);
+
+	if (s->opts.jobs < 2 || !(s->opts.preload & CS_PRELOAD_SYMBOLS) ||
+	    !info || info->pipe_mode)
+		return false;
+	if (s->opts.preload & CS_PRELOAD_NOT_TRACEPOINTS)
+		for (size_t i = 0; i < cs_session_nr_evsels(s); i++)
+			if (cs_session_evsel(s, i)->type == CS_PERF_TYPE_TRACEPOINT)
+				return false;
+	return true;
+}
+
 /* The caller's options as this library knows them: a caller built against
  * an older header passes fewer bytes (the rest stay zero); one built
  * against a newer header must leave the options we do not know unset. */
@@ -218,10 +235,22 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 		mo.hostname = info->hostname;
 		mo.os_release = info->os_release;
 	}
+	if (preloads(s)) {
+		/* as many as -j: while the first tables load, the reading
+		 * thread mostly waits for them (docs/performance.md) */
+		mo.preload_workers = s->opts.jobs;
+		mo.preload_inlines = s->opts.preload & CS_PRELOAD_INLINES;
+	}
 	err = cs_machine_new(&mo, &s->machine);
 	if (err < 0)
 		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
-	return sync_build_ids(s);
+	err = sync_build_ids(s);
+	if (err)
+		return err;
+	err = cs_machine_preload(s->machine);
+	if (err < 0)
+		return cs_error(&s->eb, err, "%s: %s", s->path, strerror(-err));
+	return 0;
 }
 
 /* ---- delivery, in time order ---- */

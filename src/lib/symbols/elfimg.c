@@ -8,21 +8,35 @@
 #include <inttypes.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static bool elf_ready;
+
+static void elf_init_once(void)
+{
+	elf_ready = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+/* libelf's version is one global of the library: set once, whichever
+ * thread reads a file first (symbol tables load on worker threads) */
+bool cs_elf_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, elf_init_once);
+	return elf_ready;
+}
+
 static int elf_open(const char *path, int *fd, Elf **elf)
 {
-	static int ready;
 	char magic[SELFMAG];
 
-	if (!ready) {
-		if (elf_version(EV_CURRENT) == EV_NONE)
-			return -ENOSYS;
-		ready = 1;
-	}
+	if (!cs_elf_init())
+		return -ENOSYS;
 	/* a name from a profile may be anything: only a regular file that
 	 * starts like an ELF header is handed to libelf */
 	*fd = cs_open_regular(path, sizeof(Elf64_Ehdr));

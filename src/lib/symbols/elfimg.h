@@ -28,6 +28,10 @@ struct cs_elf_info {
 	uint64_t plt_start, plt_end;	/* the PLT entries code calls, or 0, 0 */
 };
 
+/* Sets libelf's version, once for the process (any thread may be the
+ * first). False when libelf does not know this version. */
+bool cs_elf_init(void);
+
 /* Reads the header facts of path. Returns 0, or a negative errno (-ENOENT,
  * -ENOEXEC for a file that is not ELF). */
 int cs_elf_info_read(const char *path, struct cs_elf_info *info);

@@ -3,6 +3,7 @@
 #include "lib/util/hash.h"
 #include "lib/symbols/symtab.h"
 #include "lib/symbols/debugimg.h"
+#include "lib/symbols/elfimg.h"
 #include "lib/symbols/symcache.h"
 
 #include <dwarf.h>
@@ -54,6 +55,11 @@ struct memo {
 	bool demangle;
 };
 
+/* A CU range as saved with the image (symcache.h). */
+struct saved_range {
+	uint64_t lo, hi, cu;
+};
+
 struct cs_inlines {
 	int fd;
 	Dwarf *dw;
@@ -72,6 +78,12 @@ struct cs_inlines {
 	struct memo *memo;		/* DWARF string -> interned name */
 	size_t memo_cap, memo_nr;
 	struct cu_index *cus[256];	/* by CU offset hash */
+	/* an image built here, to be saved (cs_inlines_save()): the key and
+	 * the CUs' ranges as saved, copied, so that the save reads nothing
+	 * that lookups write */
+	char *save_key;
+	struct saved_range *save_ranges;
+	size_t save_nr;
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -123,11 +135,6 @@ static int index_cus(struct cs_inlines *in)
 	return 0;
 }
 
-/* A CU range as saved with the image (symcache.h). */
-struct saved_range {
-	uint64_t lo, hi, cu;
-};
-
 /* The CUs' ranges as indexed by the run that saved the image; -ENODATA
  * if it saved none that fit. */
 static int load_ranges(struct cs_inlines *in)
@@ -146,19 +153,37 @@ static int load_ranges(struct cs_inlines *in)
 	return 0;
 }
 
-/* Saves the image and the CUs' ranges for key. Best effort. */
-static void save_image(struct cs_inlines *in, const char *key)
+/* Keeps what saving the image and the CUs' ranges for key takes, for
+ * cs_inlines_save(). Best effort: without memory nothing is saved. */
+static void save_later(struct cs_inlines *in, const char *key)
 {
 	struct saved_range *v = calloc(in->nr_ranges, sizeof(*v));
+	char *k = strdup(key);
 
-	if (!v)
+	if (!v || !k) {
+		free(v);
+		free(k);
 		return;
+	}
 	for (size_t i = 0; i < in->nr_ranges; i++)
 		v[i] = (struct saved_range){ in->ranges[i].lo, in->ranges[i].hi,
 					     in->ranges[i].cu };
-	cs_symcache_image_store(key, in->image, in->image_size, v,
-				in->nr_ranges * sizeof(*v));
-	free(v);
+	in->save_key = k;
+	in->save_ranges = v;
+	in->save_nr = in->nr_ranges;
+}
+
+void cs_inlines_save(struct cs_inlines *in)
+{
+	if (!in || !in->save_key)
+		return;
+	cs_symcache_image_store(in->save_key, in->image, in->image_size,
+				in->save_ranges,
+				in->save_nr * sizeof(*in->save_ranges));
+	free(in->save_key);
+	free(in->save_ranges);
+	in->save_key = NULL;
+	in->save_ranges = NULL;
 }
 
 /* The image of the sections we read, from the cache (symcache.h), else
@@ -168,7 +193,7 @@ static int open_image(struct cs_inlines *in, const char *key)
 {
 	int err;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (!cs_elf_init())
 		return 1;
 	if (*key && !cs_symcache_image_open(key, &in->saved)) {
 		in->img_elf = elf_memory(in->saved.image, in->saved.size);
@@ -204,6 +229,15 @@ static void open_dwarf(struct cs_inlines *in, const char *key)
 
 int cs_inlines_open(const char *path, struct cs_inlines **out)
 {
+	int err = cs_inlines_open_unsaved(path, out);
+
+	if (!err)
+		cs_inlines_save(*out);
+	return err;
+}
+
+int cs_inlines_open_unsaved(const char *path, struct cs_inlines **out)
+{
 	struct cs_inlines *in;
 	char key[4600];
 	int err;
@@ -229,7 +263,7 @@ int cs_inlines_open(const char *path, struct cs_inlines **out)
 	if (err == -ENODATA) {
 		err = index_cus(in);
 		if (!err && in->image && *key && in->nr_ranges)
-			save_image(in, key);
+			save_later(in, key);
 	}
 	if (!err && !in->nr_ranges)
 		err = -ENODATA;
@@ -582,5 +616,7 @@ void cs_inlines_free(struct cs_inlines *in)
 	free(in->memo);
 	free(in->ranges);
 	free(in->range_keys);
+	free(in->save_key);
+	free(in->save_ranges);
 	free(in);
 }

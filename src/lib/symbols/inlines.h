@@ -19,6 +19,18 @@ struct cs_inlines;			/* opaque */
  * -ENODATA when the file has no debug info, or another negative errno. */
 int cs_inlines_open(const char *path, struct cs_inlines **out);
 
+/* cs_inlines_open() but for its last step: an image of the debug
+ * sections built here (not read from the cache, symcache.h) is not saved
+ * yet. cs_inlines_save() saves it, on any thread, while this handle
+ * answers lookups on another: a worker opens, the reading thread saves
+ * only what it uses. */
+int cs_inlines_open_unsaved(const char *path, struct cs_inlines **out);
+
+/* Saves what cs_inlines_open_unsaved() built and did not save, once; a
+ * no-op for a handle with nothing to save (or NULL). Reads only the image
+ * and copies made at the open, never what lookups change. */
+void cs_inlines_save(struct cs_inlines *in);
+
 /* Names of the functions inlined at vaddr (an address in the file's own
  * address space), innermost first, without the function they are inlined
  * into. Fills names[0..cap) and returns how many there are. Names

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,19 +105,24 @@ static uint64_t modules_hash(void)
 	return h;
 }
 
-/* This callstitch build, as its build id in hex; "" if it has none. */
-static const char *self_id(void)
+static char self_hex[41];
+
+static void self_id_once(void)
 {
-	static char hex[41];
-	static int done;
 	struct cs_elf_info info;
 
-	if (!done) {
-		done = 1;
-		if (!cs_elf_info_read("/proc/self/exe", &info))
-			cs_build_id_hex(info.build_id, info.build_id_size, hex);
-	}
-	return hex;
+	if (!cs_elf_info_read("/proc/self/exe", &info))
+		cs_build_id_hex(info.build_id, info.build_id_size, self_hex);
+}
+
+/* This callstitch build, as its build id in hex; "" if it has none. Read
+ * once, by whichever thread keys a table first. */
+static const char *self_id(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, self_id_once);
+	return self_hex;
 }
 
 int cs_symcache_kernel_key(char *buf, size_t len)

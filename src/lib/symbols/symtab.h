@@ -61,8 +61,10 @@ size_t cs_symtab_count(const struct cs_symtab *t);
 const struct cs_sym *cs_symtab_at(struct cs_symtab *t, size_t i);
 
 /* Writes finished table t to fd under key (any string that says what the
- * table was made from). Mangled names are saved as they are. Returns 0 or
- * a negative errno. */
+ * table was made from). Mangled names are saved as they are. Reads only
+ * what cs_symtab_finish() (or the open) made, never what lookups fill in:
+ * it may run on another thread while this one looks up. Returns 0 or a
+ * negative errno. */
 int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key);
 
 /* A finished table from a file cs_symtab_save() wrote with the same key,

@@ -1,6 +1,7 @@
 /* cfi.c - binaries' CFI through libdw, compiled into cached rows (cfi.h). */
 #include "lib/unwind/cfi.h"
 #include "lib/unwind/arch.h"
+#include "lib/symbols/elfimg.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -57,7 +58,7 @@ int cs_cfi_new(const struct cs_unwind_arch *arch, struct cs_cfi **out)
 		free(c);
 		return -ENOMEM;
 	}
-	elf_version(EV_CURRENT);
+	cs_elf_init();
 	*out = c;
 	return 0;
 }
