@@ -12,6 +12,7 @@
  * third. The bytes are the same as with one.
  */
 #include "outputs/script.h"
+#include "outputs/place_lines.h"
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
@@ -100,11 +101,17 @@ struct writer {
  *            def_op: an address's lines, to be made into len bytes of
  *            text, appended to the arena (after starting it over, with
  *            reset) and written
+ *   OP_COPY  cut << 8 | len << 16 | off << 32, then the address: cached
+ *            text made for another address of the same binary and offset
+ *            (place_lines.h), appended to the arena with this address
+ *            in each line, and written
+ *   OP_UNK   fields << 8, then the address: an address in no map, one line
+ *            not cached
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (frame_len()), so
  * it knows where the formatting thread's arena has it. */
-enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF };
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK };
 
 struct head_op {
 	uint64_t word;
@@ -179,9 +186,11 @@ struct cs_script {
 	struct chunk own;		/* the one chunk, without a writer */
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
 	uint32_t *slots;		/* CS_FRAMES_MAX: the frames' line slots */
+	struct frame_place *fplaces;	/* CS_FRAMES_MAX: where they lie */
 	struct line_ent *lines;		/* LC_SLOTS, then the arena */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
+	uint64_t arena_starts;		/* how many times it started over */
 	struct writer *writer;		/* NULL: text written on this thread */
 	size_t room_end;		/* room() gives room up to here */
 	struct formatter *fmt;		/* NULL: no formatting thread */
@@ -189,12 +198,25 @@ struct cs_script {
 	size_t text_at;			/* its open OP_TEXT, or NO_TEXT */
 	bool reset_pending;		/* the line cache started over */
 	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
+	struct cs_place_lines *places;	/* the arena's text by binary and
+					 * offset; NULL on the formatting thread */
 };
 
 struct name_len {
 	const char *name;
 	size_t len;
 };
+
+/* Where a frame's address lies (find_place()), worked out for a stack's
+ * uncached frames before any is written, so that their slots in the
+ * place table are asked for at once, as the line cache's are. */
+struct frame_place {
+	const void *bin;		/* NULL: not looked up; &no_map: none */
+	uint64_t off;
+	struct cs_place_line *pl;	/* (bin, off)'s slot */
+};
+
+static const char no_map;
 
 /* The formatting thread and what it owns. */
 struct formatter {
@@ -470,11 +492,12 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 	sc->buf = sc->filling->buf;
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
 	sc->slots = malloc(CS_FRAMES_MAX * sizeof(*sc->slots));
+	sc->fplaces = malloc(CS_FRAMES_MAX * sizeof(*sc->fplaces));
 	/* every frame looks a slot up, at random: on huge pages (where the
 	 * kernel gives them) the lookups miss no TLB, and the text costs
 	 * four page faults instead of two thousand */
 	sc->lines = aligned_alloc(HUGE_PAGE, LC_REGION);
-	if (!sc->frames || !sc->slots || !sc->lines) {
+	if (!sc->frames || !sc->slots || !sc->fplaces || !sc->lines) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -496,6 +519,9 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
 	int err = printer_new(o, false, out);
 
+	/* the reading thread decides what is cached, and only it */
+	if (!err)
+		err = cs_place_lines_new(&(*out)->places);
 	/* no thread to be had: the same text, made on this one */
 	if (!err && o->jobs >= 2 &&
 	    (err = formatter_start(*out, o)) == -EAGAIN)
@@ -516,7 +542,9 @@ void cs_script_free(struct cs_script *sc)
 	chunk_free(&sc->own);
 	free(sc->frames);
 	free(sc->slots);
+	free(sc->fplaces);
 	free(sc->lines);
+	cs_place_lines_free(sc->places);
 	free(sc);
 }
 
@@ -1064,7 +1092,31 @@ static void line_cache_room(struct cs_script *sc, size_t bound)
 	else
 		out_drain(sc);
 	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
+	if (sc->places)
+		cs_place_lines_clear(sc->places);
 	sc->arena_len = 0;
+	sc->arena_starts++;
+}
+
+/* The entry of addr's lines: len bytes at off in the arena. Kept in the
+ * line cache unless its space is too big to be (line_keep_at()). */
+static struct line_ent line_ent_of(uint64_t space, uint64_t addr, size_t off,
+				   size_t len, size_t lines)
+{
+	return (struct line_ent){
+		.addr = addr,
+		.packed = space | (uint64_t)off << LE_SPACE_BITS |
+			  (uint64_t)len << (LE_SPACE_BITS + LE_OFF_BITS) |
+			  (uint64_t)lines << (LE_SPACE_BITS + LE_OFF_BITS +
+					      LE_LEN_BITS),
+	};
+}
+
+static void line_keep_at(struct cs_script *sc, uint64_t space,
+			 const struct line_ent *e)
+{
+	if (space <= LE_SPACE_MAX)
+		sc->lines[line_slot(space, e->addr)] = *e;
 }
 
 /* The len bytes at the arena's end (line_cache_room() made room) are
@@ -1072,15 +1124,9 @@ static void line_cache_room(struct cs_script *sc, size_t bound)
 static void line_keep(struct cs_script *sc, uint64_t space, uint64_t addr,
 		      size_t len, size_t lines)
 {
-	struct line_ent *e = &sc->lines[line_slot(space, addr)];
+	struct line_ent e = line_ent_of(space, addr, sc->arena_len, len, lines);
 
-	if (space <= LE_SPACE_MAX) {
-		e->addr = addr;
-		e->packed = space | (uint64_t)sc->arena_len << LE_SPACE_BITS |
-			    (uint64_t)len << (LE_SPACE_BITS + LE_OFF_BITS) |
-			    (uint64_t)lines << (LE_SPACE_BITS + LE_OFF_BITS +
-						LE_LEN_BITS);
-	}
+	line_keep_at(sc, space, &e);
 	sc->arena_len += len;
 }
 
@@ -1137,11 +1183,13 @@ static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
 	return cut ? cut : lines;
 }
 
-/* An address's lines when not cached: resolved, formatted into the line
- * cache and written from there by reference. Returns how many lines it
- * wrote (at most `left`). */
-static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
-			    struct cs_frame *f, uint64_t space, size_t left)
+/* An address's lines when not cached nor made for its place before:
+ * resolved, formatted into the line cache and written from there by
+ * reference. Returns how many lines it wrote (at most `left`), and in
+ * *all how many it has. */
+static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
+			   struct cs_frame *f, uint64_t space, size_t left,
+			   size_t *all)
 {
 	const char *names[INLINES_MAX];
 	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
@@ -1170,6 +1218,7 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		}
 		bound += 80 + nm[i].sym_len + nm[i].dso_len;
 	}
+	*all = n + 1;
 	if (bound > BUF_SIZE) {
 		/* absurd names: written piecewise, never cached */
 		if (n > left - 1)
@@ -1221,6 +1270,171 @@ static size_t put_ref_op(struct cs_script *sc, const struct line_ent *e,
 	return cut ? cut : lines;
 }
 
+/* An address in no map, as frame_to() writes it and its newline: perf
+ * shows it unknown. */
+static char *unknown_to(char *p, uint64_t addr, unsigned int fields)
+{
+	*p++ = '\t';
+	p = hex_to(p, addr, 16);
+	if (fields & CS_SCRIPT_SYM)
+		p = cpy(p, " [unknown]", 10);
+	if (fields & CS_SCRIPT_DSO)
+		p = cpy(p, " ([unknown])", 12);
+	*p++ = '\n';
+	return p;
+}
+
+/* A user address in no map: in a system-wide profile most of them are
+ * garbage frames of code without frame pointers (a third of the real
+ * profile's frames), seen once or twice each, so its line is made where
+ * it is written and never kept in the arena, which would start over
+ * three times as often; the line cache keeps only that the address is
+ * in no map (an entry without text). One line. */
+static size_t put_unknown(struct cs_script *sc, uint64_t addr)
+{
+	uint64_t *op;
+	char *p;
+
+	if (sc->fmt) {
+		op = op_room(sc, 16);
+		op[0] = OP_UNK | (uint64_t)sc->fields << 8;
+		op[1] = addr;
+		sc->len += 16;
+		return 1;
+	}
+	p = room(sc, 64);
+	sc->len += (size_t)(unknown_to(p, addr, sc->fields) - p);
+	return 1;
+}
+
+/* Writes e's text, of whose lines `left` may be written; returns how
+ * many are. */
+static size_t put_cached(struct cs_script *sc, const struct line_ent *e,
+			 size_t left)
+{
+	size_t len = LE_LEN(e);
+
+	if (!len)			/* in no map */
+		return put_unknown(sc, e->addr);
+	if (sc->fmt)
+		return put_ref_op(sc, e, left);
+	if (LE_LINES(e) > left) {
+		put_ref(sc, sc->arena + LE_OFF(e),
+			prefix_len(sc->arena + LE_OFF(e), len, left));
+		return left;
+	}
+	put_ref(sc, sc->arena + LE_OFF(e), len);
+	return LE_LINES(e);
+}
+
+/* Each of the len bytes of text's lines with addr in place of the
+ * address it was made for. */
+static void readdress(char *text, size_t len, uint64_t addr)
+{
+	char *end = text + len, *p = text;
+
+	while (p < end) {
+		hex_to(p + 1, addr, 16);
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+}
+
+/* addr's lines from pl's, made for another address of the same binary
+ * and offset: the same text, or a copy with addr in it. Returns how many
+ * of them it wrote (at most `left`), or 0 when the copy would start the
+ * arena over (pl's text with it). */
+static size_t put_place(struct cs_script *sc, uint64_t space, uint64_t addr,
+			const struct cs_place_line *pl, size_t left)
+{
+	struct line_ent e;
+	size_t cut = pl->lines > left ? left : 0;
+	char *text;
+	uint64_t *op;
+
+	if (pl->addr == addr) {
+		e = line_ent_of(space, addr, pl->text, pl->len, pl->lines);
+		line_keep_at(sc, space, &e);
+		return put_cached(sc, &e, left);
+	}
+	if (sc->arena_len + pl->len > LC_ARENA)
+		return 0;
+	if (sc->fmt) {
+		op = op_room(sc, 16);
+		op[0] = OP_COPY | (uint64_t)cut << 8 | (uint64_t)pl->len << 16 |
+			(uint64_t)pl->text << 32;
+		op[1] = addr;
+		sc->len += 16;
+		line_keep(sc, space, addr, pl->len, pl->lines);
+		return cut ? cut : pl->lines;
+	}
+	text = memcpy(sc->arena + sc->arena_len, sc->arena + pl->text, pl->len);
+	readdress(text, pl->len, addr);
+	e = line_ent_of(space, addr, sc->arena_len, pl->len, pl->lines);
+	line_keep(sc, space, addr, pl->len, pl->lines);
+	return put_cached(sc, &e, left);
+}
+
+/* Where addr of pid lies, into *fp, and its slot asked for. A kernel
+ * address is its own place in the kernel's space, whose number (odd, as
+ * no binary's address is) stands for the binary: lines the line cache
+ * lost to user addresses of the same slot are found there again. */
+static void find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
+			bool kernel, uint64_t space, struct frame_place *fp)
+{
+	if (kernel) {
+		fp->bin = (const void *)(uintptr_t)(space << 1 | 1);
+		fp->off = addr;
+	} else if (!cs_machine_user_place(sc->machine, pid, addr, &fp->bin,
+					  &fp->off)) {
+		fp->bin = &no_map;
+		return;
+	}
+	fp->pl = cs_place_lines_slot(sc->places, fp->bin, fp->off);
+	__builtin_prefetch(fp->pl);
+}
+
+/* An address's lines when not cached: made from the lines of its place
+ * (place_lines.h), or resolved and formatted into the line cache, and
+ * written from there by reference. fp: where it lies, if looked up yet.
+ * Returns how many lines it wrote (at most `left`). */
+static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
+			    struct cs_frame *f, bool kernel, uint64_t space,
+			    size_t left, struct frame_place *fp)
+{
+	struct cs_place_line *pl;
+	uint64_t starts;
+	size_t start, lines, all;
+
+	if (!fp->bin)
+		find_place(sc, pid, f->addr, kernel, space, fp);
+	if (fp->bin == &no_map) {
+		struct line_ent e = line_ent_of(space, f->addr, 0, 0, 1);
+
+		line_keep_at(sc, space, &e);
+		return put_unknown(sc, f->addr);
+	}
+	pl = fp->pl;
+	if (pl->bin == fp->bin && pl->off == fp->off &&
+	    (lines = put_place(sc, space, f->addr, pl, left)))
+		return lines;
+	start = sc->arena_len;
+	starts = sc->arena_starts;
+	lines = put_addr_new(sc, pid, f, space, left, &all);
+	if (sc->arena_starts != starts)
+		start = 0;
+	/* cached: its text is the arena's last */
+	if (sc->arena_len != start) {
+		*pl = (struct cs_place_line){
+			.bin = fp->bin, .off = fp->off, .addr = f->addr,
+			.text = (uint32_t)start,
+			.len = (uint16_t)(sc->arena_len - start),
+			.lines = (uint16_t)all,
+		};
+	}
+	return lines;
+}
+
 /* --max-stack, as perf applies it: to the whole chain, but a sample
  * unwound from its stack copy has two, the kernel's and the unwound user
  * part (perf resolves the first up to max_stack frames, then unwinds up to
@@ -1233,6 +1447,7 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	size_t used[2] = { 0, 0 }, max = sc->max_stack;
 	size_t ask = unwound || n < max ? n : max;
 	uint32_t *slot = sc->slots;
+	struct frame_place *fp = sc->fplaces;
 
 	/* the line cache is bigger than the CPU's caches: ask for every
 	 * frame's slot at once rather than wait for each in turn (a slot's
@@ -1244,12 +1459,23 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 			  (uint32_t)kernel << 31;
 		__builtin_prefetch(&sc->lines[slot[i] & (LC_SLOTS - 1)]);
 	}
+	/* and where each user address the line cache misses lies, asking
+	 * for its slot in the place table the same way */
+	for (size_t i = 0; i < ask; i++) {
+		bool kernel = slot[i] >> 31;
+		uint64_t space = kernel ? kspace : uspace;
+
+		fp[i].bin = NULL;
+		if (f[i].kind == CS_FRAME_ADDR &&
+		    !line_holds(&sc->lines[slot[i] & (LC_SLOTS - 1)], space,
+				f[i].addr))
+			find_place(sc, pid, f[i].addr, kernel, space, &fp[i]);
+	}
 	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
 		size_t *lines = &used[unwound && !kernel];
 		uint64_t space = kernel ? kspace : uspace;
-		size_t len;
 
 		if (*lines >= max)
 			continue;
@@ -1262,21 +1488,11 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		}
 		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
 		if (!line_holds(e, space, f[i].addr)) {
-			*lines += put_addr_slow(sc, pid, &f[i], space, max - *lines);
+			*lines += put_addr_slow(sc, pid, &f[i], kernel, space,
+						max - *lines, &fp[i]);
 			continue;
 		}
-		if (sc->fmt) {
-			*lines += put_ref_op(sc, e, max - *lines);
-			continue;
-		}
-		len = LE_LEN(e);
-		if (LE_LINES(e) > max - *lines) {
-			len = prefix_len(sc->arena + LE_OFF(e), len, max - *lines);
-			*lines = max;
-		} else {
-			*lines += LE_LINES(e);
-		}
-		put_ref(sc, sc->arena + LE_OFF(e), len);
+		*lines += put_cached(sc, e, max - *lines);
 	}
 	put_ch(sc, '\n');
 }
@@ -1655,6 +1871,21 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			len = (*w >> 16) & 0xffff;
 			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
 			p += 8;
+			continue;
+		case OP_COPY:
+			len = (*w >> 16) & 0xffff;
+			text = memcpy(c->arena + c->arena_len,
+				      c->arena + (*w >> 32), len);
+			readdress(text, len, w[1]);
+			c->arena_len += len;
+			cut = (*w >> 8) & 0xff;
+			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
+			p += 16;
+			continue;
+		case OP_UNK:
+			q = room(c, 64);
+			c->len += (size_t)(unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			p += 16;
 			continue;
 		case OP_DEF: {
 			const struct def_op *d = (const struct def_op *)p;
