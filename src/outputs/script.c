@@ -918,7 +918,43 @@ static uint64_t hex8(uint32_t x)
 	return v;
 }
 
-/* %*lx, width 0 or 16 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* digits, a hex8() word, with its first k (at most 8) blanked */
+static uint64_t blank(uint64_t digits, unsigned int k)
+{
+	uint64_t mask = k >= 8 ? ~0ULL : (1ULL << (8 * k)) - 1;
+
+	return (digits & ~mask) | (0x2020202020202020ULL & mask);
+}
+
+/* %*lx, width 0 or 16; p has 16 bytes of room in either case. Written
+ * as whole words from registers: a copy through an array on the stack
+ * would wait for its two stores to reach the load of both (a store
+ * forwarding stall), in every frame line. */
+static char *hex_to(char *p, uint64_t v, int width)
+{
+	unsigned int n = v ? (67 - (unsigned int)__builtin_clzll(v)) / 4 : 1;
+	uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
+
+	if (width == 16) {
+		hi = blank(hi, 16 - n);
+		lo = blank(lo, n >= 8 ? 0 : 8 - n);
+		memcpy(p, &hi, 8);
+		memcpy(p + 8, &lo, 8);
+		return p + 16;
+	}
+	if (n > 8) {
+		hi >>= 8 * (16 - n);	/* its last n - 8 digits first */
+		memcpy(p, &hi, 8);
+		memcpy(p + n - 8, &lo, 8);
+	} else {
+		lo >>= 8 * (8 - n);
+		memcpy(p, &lo, 8);
+	}
+	return p + n;
+}
+#else
+/* %*lx, width 0 or 16; p has 16 bytes of room in either case */
 static char *hex_to(char *p, uint64_t v, int width)
 {
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
@@ -932,6 +968,7 @@ static char *hex_to(char *p, uint64_t v, int width)
 	memcpy(p, (const char *)w + 16 - n, (size_t)n);
 	return p + n;
 }
+#endif
 
 /* With a formatting thread, this one measures a user address's names but
  * does not copy them: their lengths are kept by the names' addresses
