@@ -47,6 +47,8 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define OPS_BATCHES 4			/* being filled, formatted or waiting */
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
 #define NAME_LEN_BITS 12		/* name_len(): slots */
+#define HEADS 64			/* sample heads kept, by CPU */
+#define HEAD_TEXT 96			/* ... up to their time */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
@@ -198,6 +200,10 @@ struct cs_script {
 	size_t text_at;			/* its open OP_TEXT, or NO_TEXT */
 	bool reset_pending;		/* the line cache started over */
 	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
+	struct head_prefix *heads;	/* HEADS: sample heads, by CPU */
+	uint64_t sec, period;		/* the last time's seconds, period */
+	size_t sec_len, period_len;	/* their texts' (0: none yet) */
+	char sec_text[24], period_text[24];
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
 };
@@ -205,6 +211,20 @@ struct cs_script {
 struct name_len {
 	const char *name;
 	size_t len;
+};
+
+/* A sample's first line up to its time, as put_head() last made it for a
+ * CPU: the comm, pid and tid need not be measured and formatted again
+ * for the next sample of the same thread there. */
+struct head_prefix {
+	bool used;
+	const struct cs_evsel *e;	/* of the sample: its name, its fields */
+	const char *comm;		/* interned: the same text, the same pointer */
+	uint32_t pid, tid, cpu;
+	unsigned int fields;
+	size_t name_len;		/* e's name's */
+	size_t len;
+	char text[HEAD_TEXT];
 };
 
 /* Where a frame's address lies (find_place()), worked out for a stack's
@@ -493,11 +513,13 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
 	sc->slots = malloc(CS_FRAMES_MAX * sizeof(*sc->slots));
 	sc->fplaces = malloc(CS_FRAMES_MAX * sizeof(*sc->fplaces));
+	sc->heads = calloc(HEADS, sizeof(*sc->heads));
 	/* every frame looks a slot up, at random: on huge pages (where the
 	 * kernel gives them) the lookups miss no TLB, and the text costs
 	 * four page faults instead of two thousand */
 	sc->lines = aligned_alloc(HUGE_PAGE, LC_REGION);
-	if (!sc->frames || !sc->slots || !sc->fplaces || !sc->lines) {
+	if (!sc->frames || !sc->slots || !sc->fplaces || !sc->heads ||
+	    !sc->lines) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -543,6 +565,7 @@ void cs_script_free(struct cs_script *sc)
 	free(sc->frames);
 	free(sc->slots);
 	free(sc->fplaces);
+	free(sc->heads);
 	free(sc->lines);
 	cs_place_lines_free(sc->places);
 	free(sc);
@@ -1536,13 +1559,15 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 
 /* The decimal digits of v, ending at end; returns where they start. Two
  * at a time: every sample's first line has five or six numbers. */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
 static char *digits_before(char *end, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
+	const char *pairs = digit_pairs;
 
 	while (v >= 100) {
 		end -= 2;
@@ -1586,34 +1611,30 @@ static char *int_to(char *p, int32_t v, int width)
 	return p + n;
 }
 
-/* A sample's first line up to the stack, as put_start() and the period
- * and event fields write it, in one go; false when its names are too long
- * for that (the caller then writes it piecewise). */
-static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
-		     const struct cs_sample *smp, const char *comm)
+/* Whether h holds the head of a sample of e by pid/tid on cpu. */
+static bool head_holds(const struct head_prefix *h, const struct cs_evsel *e,
+		       const struct cs_sample *smp, const char *comm,
+		       unsigned int fields)
+{
+	return h->used && h->e == e && h->comm == comm && h->pid == smp->pid &&
+	       h->tid == smp->tid && h->cpu == smp->cpu && h->fields == fields;
+}
+
+/* A sample's first line up to its time (comm, pid and tid, CPU) into h,
+ * and its event name's length; false when the comm is too long for h. */
+static bool head_make(struct cs_script *sc, struct head_prefix *h,
+		      const struct cs_evsel *e, const struct cs_sample *smp,
+		      const char *comm)
 {
 	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
-	const char *name = NULL;
-	size_t comm_len = 0, name_len = 0;
-	char *p, *start;
+	size_t comm_len = comm ? strlen(comm) : 0;
+	char *p = h->text;
 
-	if (f & CS_SCRIPT_COMM) {
-		if (!comm)
-			return false;		/* ":TID": the rare way */
-		comm_len = strlen(comm);
-	} else {
-		comm = NULL;
-	}
-	if (f & CS_SCRIPT_EVENT) {
-		name = e && e->name ? e->name : "[unknown]";
-		name_len = strlen(name);
-	}
-	if (comm_len > BUF_SIZE / 4 || name_len > BUF_SIZE / 4 ||
-	    (size_t)sc->name_width > BUF_SIZE / 4 ||
-	    !(p = room(sc, comm_len + name_len + (size_t)sc->name_width + 160)))
+	h->used = false;
+	/* the rest is at most 16 + 1 + 23 (pid/tid) + 13 (cpu) bytes */
+	if (comm_len > HEAD_TEXT - 56)
 		return false;
-	start = p;
 	if (comm) {
 		/* perf pads the name only when no stack lines follow */
 		if (!((f & CS_SCRIPT_IP) && (st & CS_SAMPLE_CALLCHAIN)))
@@ -1646,29 +1667,95 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 		*p++ = ']';
 		*p++ = ' ';
 	}
-	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME)) {
-		/* "%lu.%06lu" right-aligned in 12 */
-		char tmp[28], *end = tmp + sizeof(tmp), *q;
+	h->len = (size_t)(p - h->text);
+	h->name_len = f & CS_SCRIPT_EVENT ?
+		      strlen(e && e->name ? e->name : "[unknown]") : 0;
+	h->e = e;
+	h->comm = comm;
+	h->pid = smp->pid;
+	h->tid = smp->tid;
+	h->cpu = smp->cpu;
+	h->fields = f;
+	h->used = true;
+	return true;
+}
 
-		/* ".%06lu": the microseconds plus a million, whose 1 becomes
-		 * the dot */
-		digits_before(end, smp->time % 1000000000ULL / 1000 + 1000000);
-		end[-7] = '.';
-		q = digits_before(end - 7, smp->time / 1000000000ULL);
-		for (long k = end - q; k < 12; k++)
-			*p++ = ' ';
-		p = cpy(p, q, (size_t)(end - q));
-		*p++ = ':';
-		*p++ = ' ';
+/* "%lu.%06lu" of a time in ns, right-aligned in 12, and ": ". The
+ * seconds change once in thousands of samples: their digits are kept. */
+static char *time_to(struct cs_script *sc, char *p, uint64_t time)
+{
+	uint64_t sec = time / 1000000000ULL;
+	uint32_t us = (uint32_t)(time % 1000000000ULL / 1000);
+
+	if (!sc->sec_len || sec != sc->sec) {
+		char tmp[24], *q = digits_before(tmp + sizeof(tmp), sec);
+
+		sc->sec = sec;
+		sc->sec_len = (size_t)(tmp + sizeof(tmp) - q);
+		memcpy(sc->sec_text, q, sc->sec_len);
 	}
-	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD)) {
-		p = dec_to(p, smp->period, 10, ' ');
+	for (size_t k = sc->sec_len + 7; k < 12; k++)
 		*p++ = ' ';
+	p = cpy(p, sc->sec_text, sc->sec_len);
+	*p++ = '.';
+	memcpy(p, digit_pairs + us / 10000 * 2, 2);
+	memcpy(p + 2, digit_pairs + us / 100 % 100 * 2, 2);
+	memcpy(p + 4, digit_pairs + us % 100 * 2, 2);
+	p += 6;
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
+/* "%10lu " of a period: most events have one period, whose text is
+ * kept. */
+static char *period_to(struct cs_script *sc, char *p, uint64_t period)
+{
+	if (!sc->period_len || period != sc->period) {
+		char *q = dec_to(sc->period_text, period, 10, ' ');
+
+		*q++ = ' ';
+		sc->period = period;
+		sc->period_len = (size_t)(q - sc->period_text);
 	}
+	return cpy(p, sc->period_text, sc->period_len);
+}
+
+/* A sample's first line up to the stack, as put_start() and the period
+ * and event fields write it, in one go; false when its names are too long
+ * for that (the caller then writes it piecewise). What comes before the
+ * time is kept by CPU (head_make()): a CPU's samples come mostly from one
+ * thread at a time. */
+static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
+		     const struct cs_sample *smp, const char *comm)
+{
+	uint64_t st = sample_type_of(e);
+	unsigned int f = sc->fields;
+	struct head_prefix *h = &sc->heads[smp->cpu % HEADS];
+	const char *name = NULL;
+	char *p, *start;
+
+	if (!(f & CS_SCRIPT_COMM))
+		comm = NULL;
+	else if (!comm)
+		return false;		/* ":TID": the rare way */
+	if (!head_holds(h, e, smp, comm, f) && !head_make(sc, h, e, smp, comm))
+		return false;
+	if (f & CS_SCRIPT_EVENT)
+		name = e && e->name ? e->name : "[unknown]";
+	if (h->name_len > BUF_SIZE / 4 || (size_t)sc->name_width > BUF_SIZE / 4 ||
+	    !(p = room(sc, h->len + h->name_len + (size_t)sc->name_width + 160)))
+		return false;
+	start = p;
+	p = cpy(p, h->text, h->len);
+	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
+		p = time_to(sc, p, smp->time);
+	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD))
+		p = period_to(sc, p, smp->period);
 	if (name) {
-		for (int k = (int)name_len; k < sc->name_width; k++)
+		for (int k = (int)h->name_len; k < sc->name_width; k++)
 			*p++ = ' ';
-		p = cpy(p, name, name_len);
+		p = cpy(p, name, h->name_len);
 		*p++ = ':';
 		*p++ = ' ';
 	}
