@@ -115,6 +115,14 @@ struct writer {
  * it knows where the formatting thread's arena has it. */
 enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK };
 
+/* What a sample's first line shows of the sample: a struct cs_sample
+ * has thirty more fields, which the formatting thread would zero for
+ * each sample. */
+struct sample_head {
+	uint32_t pid, tid, cpu;
+	uint64_t time, period;
+};
+
 struct head_op {
 	uint64_t word;
 	const struct cs_evsel *e;	/* lives as long as the session */
@@ -1613,17 +1621,17 @@ static char *int_to(char *p, int32_t v, int width)
 
 /* Whether h holds the head of a sample of e by pid/tid on cpu. */
 static bool head_holds(const struct head_prefix *h, const struct cs_evsel *e,
-		       const struct cs_sample *smp, const char *comm,
+		       const struct sample_head *sh, const char *comm,
 		       unsigned int fields)
 {
-	return h->used && h->e == e && h->comm == comm && h->pid == smp->pid &&
-	       h->tid == smp->tid && h->cpu == smp->cpu && h->fields == fields;
+	return h->used && h->e == e && h->comm == comm && h->pid == sh->pid &&
+	       h->tid == sh->tid && h->cpu == sh->cpu && h->fields == fields;
 }
 
 /* A sample's first line up to its time (comm, pid and tid, CPU) into h,
  * and its event name's length; false when the comm is too long for h. */
 static bool head_make(struct cs_script *sc, struct head_prefix *h,
-		      const struct cs_evsel *e, const struct cs_sample *smp,
+		      const struct cs_evsel *e, const struct sample_head *sh,
 		      const char *comm)
 {
 	uint64_t st = sample_type_of(e);
@@ -1647,23 +1655,23 @@ static bool head_make(struct cs_script *sc, struct head_prefix *h,
 		if ((f & CS_SCRIPT_PID) && (f & CS_SCRIPT_TID)) {
 			char *t;
 
-			p = int_to(p, (int32_t)smp->pid, 7);
+			p = int_to(p, (int32_t)sh->pid, 7);
 			*p++ = '/';
 			/* %-7d of the tid as unsigned */
 			t = p;
-			p = dec_to(p, smp->tid, 0, ' ');
+			p = dec_to(p, sh->tid, 0, ' ');
 			while (p - t < 7)
 				*p++ = ' ';
 			*p++ = ' ';
 		} else if (f & (CS_SCRIPT_PID | CS_SCRIPT_TID)) {
-			p = int_to(p, (int32_t)(f & CS_SCRIPT_PID ? smp->pid :
-						smp->tid), 7);
+			p = int_to(p, (int32_t)(f & CS_SCRIPT_PID ? sh->pid :
+						sh->tid), 7);
 			*p++ = ' ';
 		}
 	}
 	if ((st & CS_SAMPLE_CPU) && (f & CS_SCRIPT_CPU)) {
 		*p++ = '[';
-		p = dec_to(p, smp->cpu, 3, '0');
+		p = dec_to(p, sh->cpu, 3, '0');
 		*p++ = ']';
 		*p++ = ' ';
 	}
@@ -1672,9 +1680,9 @@ static bool head_make(struct cs_script *sc, struct head_prefix *h,
 		      strlen(e && e->name ? e->name : "[unknown]") : 0;
 	h->e = e;
 	h->comm = comm;
-	h->pid = smp->pid;
-	h->tid = smp->tid;
-	h->cpu = smp->cpu;
+	h->pid = sh->pid;
+	h->tid = sh->tid;
+	h->cpu = sh->cpu;
 	h->fields = f;
 	h->used = true;
 	return true;
@@ -1727,11 +1735,11 @@ static char *period_to(struct cs_script *sc, char *p, uint64_t period)
  * time is kept by CPU (head_make()): a CPU's samples come mostly from one
  * thread at a time. */
 static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
-		     const struct cs_sample *smp, const char *comm)
+		     const struct sample_head *sh, const char *comm)
 {
 	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
-	struct head_prefix *h = &sc->heads[smp->cpu % HEADS];
+	struct head_prefix *h = &sc->heads[sh->cpu % HEADS];
 	const char *name = NULL;
 	char *p, *start;
 
@@ -1739,7 +1747,7 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 		comm = NULL;
 	else if (!comm)
 		return false;		/* ":TID": the rare way */
-	if (!head_holds(h, e, smp, comm, f) && !head_make(sc, h, e, smp, comm))
+	if (!head_holds(h, e, sh, comm, f) && !head_make(sc, h, e, sh, comm))
 		return false;
 	if (f & CS_SCRIPT_EVENT)
 		name = e && e->name ? e->name : "[unknown]";
@@ -1749,9 +1757,9 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 	start = p;
 	p = cpy(p, h->text, h->len);
 	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
-		p = time_to(sc, p, smp->time);
+		p = time_to(sc, p, sh->time);
 	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD))
-		p = period_to(sc, p, smp->period);
+		p = period_to(sc, p, sh->period);
 	if (name) {
 		for (int k = (int)h->name_len; k < sc->name_width; k++)
 			*p++ = ' ';
@@ -1765,14 +1773,14 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 
 /* A sample's first line up to the stack (or its tracepoint fields). */
 static void put_sample_head(struct cs_script *sc, const struct cs_evsel *e,
-			    const struct cs_sample *smp, const char *comm)
+			    const struct sample_head *sh, const char *comm)
 {
-	if (put_head(sc, e, smp, comm))
+	if (put_head(sc, e, sh, comm))
 		return;
-	put_start(sc, e, comm, smp->pid, smp->tid, smp->cpu, smp->time);
+	put_start(sc, e, comm, sh->pid, sh->tid, sh->cpu, sh->time);
 	if ((sample_type_of(e) & CS_SAMPLE_PERIOD) &&
 	    (sc->fields & CS_SCRIPT_PERIOD)) {
-		put_dec_w(sc, smp->period, 10, ' ');
+		put_dec_w(sc, sh->period, 10, ' ');
 		put_ch(sc, ' ');
 	}
 	if (sc->fields & CS_SCRIPT_EVENT) {
@@ -1784,15 +1792,15 @@ static void put_sample_head(struct cs_script *sc, const struct cs_evsel *e,
 
 /* put_sample_head() on the formatting thread */
 static void put_head_op(struct cs_script *sc, const struct cs_evsel *e,
-			const struct cs_sample *smp, const char *comm)
+			const struct sample_head *sh, const char *comm)
 {
 	struct head_op *h = op_room(sc, sizeof(*h));
 
 	*h = (struct head_op){
 		.word = OP_HEAD | (uint64_t)sc->fields << 8,
 		.e = e, .comm = comm,
-		.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
-		.time = smp->time, .period = smp->period,
+		.pid = sh->pid, .tid = sh->tid, .cpu = sh->cpu,
+		.time = sh->time, .period = sh->period,
 	};
 	sc->len += sizeof(*h);
 }
@@ -1869,6 +1877,10 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_sample *smp = &ev->sample;
 	const struct cs_evsel *e = ev->evsel;
 	uint64_t st = sample_type_of(e);
+	struct sample_head sh = {
+		.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
+		.time = smp->time, .period = smp->period,
+	};
 	const char *comm;
 	size_t n;
 
@@ -1877,9 +1889,9 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
 	       NULL;
 	if (sc->fmt)
-		put_head_op(sc, e, smp, comm);
+		put_head_op(sc, e, &sh, comm);
 	else
-		put_sample_head(sc, e, smp, comm);
+		put_sample_head(sc, e, &sh, comm);
 	if (sc->fields & CS_SCRIPT_TRACE)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
@@ -1979,13 +1991,13 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			continue;
 		case OP_HEAD: {
 			const struct head_op *h = (const struct head_op *)p;
-			struct cs_sample smp = {
+			struct sample_head sh = {
 				.pid = h->pid, .tid = h->tid, .cpu = h->cpu,
 				.time = h->time, .period = h->period,
 			};
 
 			c->fields = (unsigned int)(h->word >> 8);
-			put_sample_head(c, h->e, &smp, h->comm);
+			put_sample_head(c, h->e, &sh, h->comm);
 			p += sizeof(*h);
 			continue;
 		}
