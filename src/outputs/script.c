@@ -103,7 +103,7 @@ struct writer {
  *            def_op: an address's lines, to be made into len bytes of
  *            text, appended to the arena (after starting it over, with
  *            reset) and written
- *   OP_COPY  cut << 8 | len << 16 | off << 32, then the address: cached
+ *   OP_COPY  cut << 8 | len << 16 | off << 32, the address, the lines: cached
  *            text made for another address of the same binary and offset
  *            (place_lines.h), appended to the arena with this address
  *            in each line, and written
@@ -1395,16 +1395,17 @@ static size_t put_cached(struct cs_script *sc, const struct line_ent *e,
 	return LE_LINES(e);
 }
 
-/* Each of the len bytes of text's lines with addr in place of the
- * address it was made for. */
-static void readdress(char *text, size_t len, uint64_t addr)
+/* Each of the lines of text (len bytes) with addr in place of the
+ * address it was made for: after its lead, the 16 bytes of frame_to(). */
+static void readdress(char *text, size_t len, size_t lines, uint64_t addr)
 {
 	char *end = text + len, *p = text;
 
-	while (p < end) {
+	for (; lines && p + 17 <= end; lines--) {
 		hex_to(p + 1, addr, 16);
-		p = memchr(p, '\n', (size_t)(end - p));
-		p = p ? p + 1 : end;
+		if (lines > 1 && !(p = memchr(p + 17, '\n', (size_t)(end - p - 17))))
+			break;
+		p++;
 	}
 }
 
@@ -1428,16 +1429,17 @@ static size_t put_place(struct cs_script *sc, uint64_t space, uint64_t addr,
 	if (sc->arena_len + pl->len > LC_ARENA)
 		return 0;
 	if (sc->fmt) {
-		op = op_room(sc, 16);
+		op = op_room(sc, 24);
 		op[0] = OP_COPY | (uint64_t)cut << 8 | (uint64_t)pl->len << 16 |
 			(uint64_t)pl->text << 32;
 		op[1] = addr;
-		sc->len += 16;
+		op[2] = pl->lines;
+		sc->len += 24;
 		line_keep(sc, space, addr, pl->len, pl->lines);
 		return cut ? cut : pl->lines;
 	}
 	text = memcpy(sc->arena + sc->arena_len, sc->arena + pl->text, pl->len);
-	readdress(text, pl->len, addr);
+	readdress(text, pl->len, pl->lines, addr);
 	e = line_ent_of(space, addr, sc->arena_len, pl->len, pl->lines);
 	line_keep(sc, space, addr, pl->len, pl->lines);
 	return put_cached(sc, &e, left);
@@ -2012,11 +2014,11 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			len = (*w >> 16) & 0xffff;
 			text = memcpy(c->arena + c->arena_len,
 				      c->arena + (*w >> 32), len);
-			readdress(text, len, w[1]);
+			readdress(text, len, w[2], w[1]);
 			c->arena_len += len;
 			cut = (*w >> 8) & 0xff;
 			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
-			p += 16;
+			p += 24;
 			continue;
 		case OP_UNK:
 			q = room(c, 64);
