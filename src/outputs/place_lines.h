@@ -10,11 +10,6 @@
  * each: a non-PIE binary's address seen in an earlier process is the same
  * text, a shared library's differs only in its address. It only points
  * into the arena: when the arena starts over it is cleared with it.
- *
- * A bin is any pointer-sized value that stands for one set of names: a
- * binary (cs_machine_user_place()), or for kernel addresses (which are
- * their own offsets) an odd number made of the kernel's address space,
- * which no binary's address is.
  */
 #ifndef CS_PLACE_LINES_H
 #define CS_PLACE_LINES_H
