@@ -14,6 +14,7 @@ _Static_assert(sizeof(struct cs_place_line) == 32, "two slots a cache line");
 
 struct cs_place_lines {
 	struct cs_place_line *slots;	/* PL_SLOTS */
+	uint8_t gen;			/* of the slots filled since the clear */
 };
 
 int cs_place_lines_new(struct cs_place_lines **out)
@@ -28,7 +29,7 @@ int cs_place_lines_new(struct cs_place_lines **out)
 		return -ENOMEM;
 	}
 	madvise(t->slots, PL_BYTES, MADV_HUGEPAGE);
-	cs_place_lines_clear(t);
+	memset(t->slots, 0, PL_BYTES);
 	*out = t;
 	return 0;
 }
@@ -42,9 +43,24 @@ struct cs_place_line *cs_place_lines_slot(struct cs_place_lines *t,
 	return &t->slots[h >> (64 - PL_BITS)];
 }
 
+uint8_t cs_place_lines_gen(const struct cs_place_lines *t)
+{
+	return t->gen;
+}
+
+bool cs_place_lines_holds(const struct cs_place_lines *t,
+			  const struct cs_place_line *pl, const void *bin,
+			  uint64_t off)
+{
+	return pl->bin == bin && pl->off == off && pl->gen == t->gen;
+}
+
 void cs_place_lines_clear(struct cs_place_lines *t)
 {
-	memset(t->slots, 0, PL_BYTES);
+	/* a slot of an old generation is empty; when the count comes back
+	 * to a generation slots may still have, they are emptied */
+	if (++t->gen == 0)
+		memset(t->slots, 0, PL_BYTES);
 }
 
 void cs_place_lines_free(struct cs_place_lines *t)

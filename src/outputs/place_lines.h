@@ -14,6 +14,7 @@
 #ifndef CS_PLACE_LINES_H
 #define CS_PLACE_LINES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cs_place_lines;			/* opaque */
@@ -26,18 +27,29 @@ struct cs_place_line {
 	uint64_t addr;			/* what the text was made for */
 	uint32_t text;			/* its offset in the arena */
 	uint16_t len;			/* its bytes */
-	uint16_t lines;			/* its lines */
+	uint8_t lines;			/* its lines */
+	uint8_t gen;			/* cs_place_lines_gen() when filled */
 };
 
 /* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
 int cs_place_lines_new(struct cs_place_lines **out);
 
-/* The one slot (bin, off) can be in: it holds them when its bin and off
- * are theirs; filling it replaces what it held. */
+/* The one slot (bin, off) can be in (cs_place_lines_holds()); filling
+ * it (gen: cs_place_lines_gen()) replaces what it held. */
 struct cs_place_line *cs_place_lines_slot(struct cs_place_lines *t,
 					  const void *bin, uint64_t off);
 
-/* Every slot empty: the text they point to is gone. */
+/* The table's generation, which cs_place_lines_clear() changes. */
+uint8_t cs_place_lines_gen(const struct cs_place_lines *t);
+
+/* Whether slot pl holds (bin, off), filled since the last clear. */
+bool cs_place_lines_holds(const struct cs_place_lines *t,
+			  const struct cs_place_line *pl, const void *bin,
+			  uint64_t off);
+
+/* Every slot empty: the text they point to is gone. A new generation,
+ * so that a profile whose arena starts over often does not write the
+ * whole table each time (it is, once in 256). */
 void cs_place_lines_clear(struct cs_place_lines *t);
 
 void cs_place_lines_free(struct cs_place_lines *t);

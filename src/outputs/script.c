@@ -48,6 +48,8 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
 #define NAME_LEN_BITS 12		/* name_len(): slots */
 #define HEADS 64			/* sample heads kept, by CPU */
+#define PLACE_WINDOW 8192		/* place lookups judged at a time... */
+#define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
 #define HEAD_TEXT 96			/* ... up to their time */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
@@ -214,6 +216,8 @@ struct cs_script {
 	char sec_text[24], period_text[24];
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
+	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
+	uint32_t place_rest;		/* places not looked up from here on */
 };
 
 struct name_len {
@@ -1189,8 +1193,8 @@ static void line_keep_at(struct cs_script *sc, uint64_t space,
 
 /* The len bytes at the arena's end (line_cache_room() made room) are
  * addr's lines from now on. */
-static void line_keep(struct cs_script *sc, uint64_t space, uint64_t addr,
-		      size_t len, size_t lines)
+static inline void line_keep(struct cs_script *sc, uint64_t space,
+			     uint64_t addr, size_t len, size_t lines)
 {
 	struct line_ent e = line_ent_of(space, addr, sc->arena_len, len, lines);
 
@@ -1377,8 +1381,8 @@ static size_t put_unknown(struct cs_script *sc, uint64_t addr)
 
 /* Writes e's text, of whose lines `left` may be written; returns how
  * many are. */
-static size_t put_cached(struct cs_script *sc, const struct line_ent *e,
-			 size_t left)
+static inline size_t put_cached(struct cs_script *sc,
+				const struct line_ent *e, size_t left)
 {
 	size_t len = LE_LEN(e);
 
@@ -1457,8 +1461,27 @@ static void find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 		fp->bin = &no_map;
 		return;
 	}
+	fp->pl = NULL;
+	if (sc->place_rest) {
+		sc->place_rest--;
+		return;
+	}
 	fp->pl = cs_place_lines_slot(sc->places, fp->bin, fp->off);
 	__builtin_prefetch(fp->pl);
+}
+
+/* A profile whose addresses are all new (a synthetic one) finds nothing
+ * in the place table, and each lookup is a cache miss and a store: when
+ * fewer than one in sixteen of a window's lookups find their lines, the
+ * table is left alone for eight windows' worth, then tried again. */
+static void place_judge(struct cs_script *sc, bool found)
+{
+	sc->place_hits += found;
+	if (++sc->place_probes < PLACE_WINDOW)
+		return;
+	if (sc->place_hits < PLACE_WINDOW / 16)
+		sc->place_rest = PLACE_REST;
+	sc->place_probes = sc->place_hits = 0;
 }
 
 /* An address's lines when not cached: made from the lines of its place
@@ -1483,9 +1506,13 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			return put_unknown(sc, f->addr);
 		}
 		pl = fp->pl;
-		if (pl->bin == fp->bin && pl->off == fp->off &&
-		    (lines = put_place(sc, space, f->addr, pl, left)))
+		if (pl && cs_place_lines_holds(sc->places, pl, fp->bin, fp->off) &&
+		    (lines = put_place(sc, space, f->addr, pl, left))) {
+			place_judge(sc, true);
 			return lines;
+		}
+		if (pl)
+			place_judge(sc, false);
 	}
 	start = sc->arena_len;
 	starts = sc->arena_starts;
@@ -1498,7 +1525,8 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			.bin = fp->bin, .off = fp->off, .addr = f->addr,
 			.text = (uint32_t)start,
 			.len = (uint16_t)(sc->arena_len - start),
-			.lines = (uint16_t)all,
+			.lines = (uint8_t)all,
+			.gen = cs_place_lines_gen(sc->places),
 		};
 	}
 	return lines;
