@@ -1895,6 +1895,22 @@ static void put_trace(struct cs_script *sc, const struct cs_evsel *e,
 	put_mem(sc, text, (size_t)n);
 }
 
+/* A sample's head fields, each read on its own: the decoder has just
+ * written them one by one, and the wider loads the compiler makes of a
+ * copy of several (16 bytes at a time) cannot take them from the store
+ * buffer - they wait until every store they span has reached the cache
+ * (perf annotate: 60% of script_sample()'s samples). */
+static struct sample_head head_of(const struct cs_sample *smp)
+{
+	return (struct sample_head){
+		.pid = *(const volatile uint32_t *)&smp->pid,
+		.tid = *(const volatile uint32_t *)&smp->tid,
+		.cpu = *(const volatile uint32_t *)&smp->cpu,
+		.time = *(const volatile uint64_t *)&smp->time,
+		.period = *(const volatile uint64_t *)&smp->period,
+	};
+}
+
 static int script_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_script *sc = ctx;
@@ -1902,10 +1918,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_sample *smp = &ev->sample;
 	const struct cs_evsel *e = ev->evsel;
 	uint64_t st = sample_type_of(e);
-	struct sample_head sh = {
-		.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
-		.time = smp->time, .period = smp->period,
-	};
+	struct sample_head sh = head_of(smp);
 	const char *comm;
 	size_t n;
 
