@@ -690,7 +690,7 @@ static char *room_slow(struct cs_script *sc, size_t n)
 
 /* Room for an operation of size bytes (at most OPS_SIZE - 8): the text
  * before it is closed. */
-static void *op_room(struct cs_script *sc, size_t size)
+static inline void *op_room(struct cs_script *sc, size_t size)
 {
 	text_close(sc);
 	if (sc->len + size > OPS_SIZE)
@@ -1330,8 +1330,8 @@ static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
 
 /* The formatting thread writes e's text, of whose lines `left` may be
  * written. Returns how many are. */
-static size_t put_ref_op(struct cs_script *sc, const struct line_ent *e,
-			 size_t left)
+static inline size_t put_ref_op(struct cs_script *sc,
+				const struct line_ent *e, size_t left)
 {
 	uint64_t *op = op_room(sc, 8);
 	size_t lines = LE_LINES(e), cut = lines > left ? left : 0;
@@ -1555,15 +1555,17 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		slot[i] = line_slot(kernel ? kspace : uspace, f[i].addr) |
 			  (uint32_t)kernel << 31;
 		__builtin_prefetch(&sc->lines[slot[i] & (LC_SLOTS - 1)]);
+		fp[i].bin = NULL;
 	}
 	/* and where each user address the line cache misses lies, asking
 	 * for its slot in the place table the same way */
-	for (size_t i = 0; i < ask; i++) {
-		fp[i].bin = NULL;
+	/* (not while the table is left alone: a miss then finds its map as
+	 * it resolves, and the map lookup's last answer is its own, not the
+	 * stack's last frame's) */
+	for (size_t i = 0; i < ask && !sc->place_rest; i++)
 		if (f[i].kind == CS_FRAME_ADDR && !(slot[i] >> 31) &&
 		    !line_holds(&sc->lines[slot[i]], uspace, f[i].addr))
 			find_place(sc, pid, f[i].addr, &fp[i]);
-	}
 	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
