@@ -5,7 +5,9 @@
  * chunks: each chunk is the new text, with references in between to the
  * cached text of addresses seen before (the line cache), and goes out
  * with writev(), so that the cached text is never copied here - the
- * kernel takes it from the cache (and, for /dev/null, not at all).
+ * kernel takes it from the cache (and, for /dev/null, not at all). An
+ * address the cache misses is looked for by the binary and offset it
+ * lies at (place_lines.h), where another process may have shown it.
  *
  * With jobs >= 2 the text is made on a second thread from what the
  * reading thread sends it (see OP_TEXT), and with jobs >= 3 written on a
