@@ -215,7 +215,7 @@ struct cs_script {
 	struct head_prefix *heads;	/* HEADS: sample heads, by CPU */
 	uint64_t sec, period;		/* the last time's seconds, period */
 	size_t sec_len, period_len;	/* their texts' (0: none yet) */
-	char sec_text[24], period_text[24];
+	char sec_text[32], period_text[32];	/* cpy32() */
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
@@ -238,7 +238,7 @@ struct head_prefix {
 	unsigned int fields;
 	size_t name_len;		/* e's name's */
 	size_t len;
-	char text[HEAD_TEXT];
+	char text[HEAD_TEXT];		/* at least 32: cpy32() */
 };
 
 /* Where a frame's address lies (find_place()), worked out for a stack's
@@ -935,6 +935,17 @@ static void put_frame_pieces(struct cs_script *sc, const struct cs_frame *f,
 static char *cpy(char *p, const char *s, size_t n)
 {
 	memcpy(p, s, n);
+	return p + n;
+}
+
+/* cpy() of a short text from a buffer of at least 32 bytes, to where
+ * there is room for 32: one fixed-size copy (two moves), not a call of
+ * memcpy() - three a sample for its first line. */
+static char *cpy32(char *p, const char *s, size_t n)
+{
+	if (n > 32)
+		return cpy(p, s, n);
+	memcpy(p, s, 32);
 	return p + n;
 }
 
@@ -1733,7 +1744,7 @@ static char *time_to(struct cs_script *sc, char *p, uint64_t time)
 	}
 	for (size_t k = sc->sec_len + 7; k < 12; k++)
 		*p++ = ' ';
-	p = cpy(p, sc->sec_text, sc->sec_len);
+	p = cpy32(p, sc->sec_text, sc->sec_len);
 	*p++ = '.';
 	memcpy(p, digit_pairs + us / 10000 * 2, 2);
 	memcpy(p + 2, digit_pairs + us / 100 % 100 * 2, 2);
@@ -1755,7 +1766,7 @@ static char *period_to(struct cs_script *sc, char *p, uint64_t period)
 		sc->period = period;
 		sc->period_len = (size_t)(q - sc->period_text);
 	}
-	return cpy(p, sc->period_text, sc->period_len);
+	return cpy32(p, sc->period_text, sc->period_len);
 }
 
 /* A sample's first line up to the stack, as put_start() and the period
@@ -1784,7 +1795,7 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 	    !(p = room(sc, h->len + h->name_len + (size_t)sc->name_width + 160)))
 		return false;
 	start = p;
-	p = cpy(p, h->text, h->len);
+	p = cpy32(p, h->text, h->len);
 	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
 		p = time_to(sc, p, sh->time);
 	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD))
