@@ -5,13 +5,16 @@
  * chunks: each chunk is the new text, with references in between to the
  * cached text of addresses seen before (the line cache), and goes out
  * with writev(), so that the cached text is never copied here - the
- * kernel takes it from the cache (and, for /dev/null, not at all).
+ * kernel takes it from the cache (and, for /dev/null, not at all). An
+ * address the cache misses is looked for by the binary and offset it
+ * lies at (place_lines.h), where another process may have shown it.
  *
  * With jobs >= 2 the text is made on a second thread from what the
  * reading thread sends it (see OP_TEXT), and with jobs >= 3 written on a
  * third. The bytes are the same as with one.
  */
 #include "outputs/script.h"
+#include "outputs/place_lines.h"
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
 #include "lib/machine/machine.h"
@@ -46,6 +49,10 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define OPS_BATCHES 4			/* being filled, formatted or waiting */
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
 #define NAME_LEN_BITS 12		/* name_len(): slots */
+#define HEADS 64			/* sample heads kept, by CPU */
+#define PLACE_WINDOW 8192		/* place lookups judged at a time... */
+#define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
+#define HEAD_TEXT 96			/* ... up to their time */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
@@ -100,11 +107,25 @@ struct writer {
  *            def_op: an address's lines, to be made into len bytes of
  *            text, appended to the arena (after starting it over, with
  *            reset) and written
+ *   OP_COPY  cut << 8 | len << 16 | off << 32, the address, the lines: cached
+ *            text made for another address of the same binary and offset
+ *            (place_lines.h), appended to the arena with this address
+ *            in each line, and written
+ *   OP_UNK   fields << 8, then the address: an address in no map, one line
+ *            not cached
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (frame_len()), so
  * it knows where the formatting thread's arena has it. */
-enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF };
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK };
+
+/* What a sample's first line shows of the sample: a struct cs_sample
+ * has thirty more fields, which the formatting thread would zero for
+ * each sample. */
+struct sample_head {
+	uint32_t pid, tid, cpu;
+	uint64_t time, period;
+};
 
 struct head_op {
 	uint64_t word;
@@ -179,9 +200,11 @@ struct cs_script {
 	struct chunk own;		/* the one chunk, without a writer */
 	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
 	uint32_t *slots;		/* CS_FRAMES_MAX: the frames' line slots */
+	struct frame_place *fplaces;	/* CS_FRAMES_MAX: where they lie */
 	struct line_ent *lines;		/* LC_SLOTS, then the arena */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
+	uint64_t arena_starts;		/* how many times it started over */
 	struct writer *writer;		/* NULL: text written on this thread */
 	size_t room_end;		/* room() gives room up to here */
 	struct formatter *fmt;		/* NULL: no formatting thread */
@@ -189,12 +212,45 @@ struct cs_script {
 	size_t text_at;			/* its open OP_TEXT, or NO_TEXT */
 	bool reset_pending;		/* the line cache started over */
 	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
+	struct head_prefix *heads;	/* HEADS: sample heads, by CPU */
+	uint64_t sec, period;		/* the last time's seconds, period */
+	size_t sec_len, period_len;	/* their texts' (0: none yet) */
+	char sec_text[32], period_text[32];	/* cpy32() */
+	struct cs_place_lines *places;	/* the arena's text by binary and
+					 * offset; NULL on the formatting thread */
+	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
+	uint32_t place_rest;		/* places not looked up from here on */
 };
 
 struct name_len {
 	const char *name;
 	size_t len;
 };
+
+/* A sample's first line up to its time, as put_head() last made it for a
+ * CPU: the comm, pid and tid need not be measured and formatted again
+ * for the next sample of the same thread there. */
+struct head_prefix {
+	bool used;
+	const struct cs_evsel *e;	/* of the sample: its name, its fields */
+	const char *comm;		/* interned: the same text, the same pointer */
+	uint32_t pid, tid, cpu;
+	unsigned int fields;
+	size_t name_len;		/* e's name's */
+	size_t len;
+	char text[HEAD_TEXT];		/* at least 32: cpy32() */
+};
+
+/* Where a frame's address lies (find_place()), worked out for a stack's
+ * uncached frames before any is written, so that their slots in the
+ * place table are asked for at once, as the line cache's are. */
+struct frame_place {
+	const void *bin;		/* NULL: not looked up; &no_map: none */
+	uint64_t off;
+	struct cs_place_line *pl;	/* (bin, off)'s slot */
+};
+
+static const char no_map;
 
 /* The formatting thread and what it owns. */
 struct formatter {
@@ -470,11 +526,14 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 	sc->buf = sc->filling->buf;
 	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
 	sc->slots = malloc(CS_FRAMES_MAX * sizeof(*sc->slots));
+	sc->fplaces = malloc(CS_FRAMES_MAX * sizeof(*sc->fplaces));
+	sc->heads = calloc(HEADS, sizeof(*sc->heads));
 	/* every frame looks a slot up, at random: on huge pages (where the
 	 * kernel gives them) the lookups miss no TLB, and the text costs
 	 * four page faults instead of two thousand */
 	sc->lines = aligned_alloc(HUGE_PAGE, LC_REGION);
-	if (!sc->frames || !sc->slots || !sc->lines) {
+	if (!sc->frames || !sc->slots || !sc->fplaces || !sc->heads ||
+	    !sc->lines) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -496,6 +555,9 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
 	int err = printer_new(o, false, out);
 
+	/* the reading thread decides what is cached, and only it */
+	if (!err)
+		err = cs_place_lines_new(&(*out)->places);
 	/* no thread to be had: the same text, made on this one */
 	if (!err && o->jobs >= 2 &&
 	    (err = formatter_start(*out, o)) == -EAGAIN)
@@ -516,7 +578,10 @@ void cs_script_free(struct cs_script *sc)
 	chunk_free(&sc->own);
 	free(sc->frames);
 	free(sc->slots);
+	free(sc->fplaces);
+	free(sc->heads);
 	free(sc->lines);
+	cs_place_lines_free(sc->places);
 	free(sc);
 }
 
@@ -627,7 +692,7 @@ static char *room_slow(struct cs_script *sc, size_t n)
 
 /* Room for an operation of size bytes (at most OPS_SIZE - 8): the text
  * before it is closed. */
-static void *op_room(struct cs_script *sc, size_t size)
+static inline void *op_room(struct cs_script *sc, size_t size)
 {
 	text_close(sc);
 	if (sc->len + size > OPS_SIZE)
@@ -873,6 +938,17 @@ static char *cpy(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* cpy() of a short text from a buffer of at least 32 bytes, to where
+ * there is room for 32: one fixed-size copy (two moves), not a call of
+ * memcpy() - three a sample for its first line. */
+static char *cpy32(char *p, const char *s, size_t n)
+{
+	if (n > 32)
+		return cpy(p, s, n);
+	memcpy(p, s, 32);
+	return p + n;
+}
+
 /* 8 hex digits of x, most significant first, as one word in memory order:
  * nibbles spread to bytes, then each byte made an ASCII digit */
 static uint64_t hex8(uint32_t x)
@@ -890,7 +966,43 @@ static uint64_t hex8(uint32_t x)
 	return v;
 }
 
-/* %*lx, width 0 or 16 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* digits, a hex8() word, with its first k (at most 8) blanked */
+static uint64_t blank(uint64_t digits, unsigned int k)
+{
+	uint64_t mask = k >= 8 ? ~0ULL : (1ULL << (8 * k)) - 1;
+
+	return (digits & ~mask) | (0x2020202020202020ULL & mask);
+}
+
+/* %*lx, width 0 or 16; p has 16 bytes of room in either case. Written
+ * as whole words from registers: a copy through an array on the stack
+ * would wait for its two stores to reach the load of both (a store
+ * forwarding stall), in every frame line. */
+static char *hex_to(char *p, uint64_t v, int width)
+{
+	unsigned int n = v ? (67 - (unsigned int)__builtin_clzll(v)) / 4 : 1;
+	uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
+
+	if (width == 16) {
+		hi = blank(hi, 16 - n);
+		lo = blank(lo, n >= 8 ? 0 : 8 - n);
+		memcpy(p, &hi, 8);
+		memcpy(p + 8, &lo, 8);
+		return p + 16;
+	}
+	if (n > 8) {
+		hi >>= 8 * (16 - n);	/* its last n - 8 digits first */
+		memcpy(p, &hi, 8);
+		memcpy(p + n - 8, &lo, 8);
+	} else {
+		lo >>= 8 * (8 - n);
+		memcpy(p, &lo, 8);
+	}
+	return p + n;
+}
+#else
+/* %*lx, width 0 or 16; p has 16 bytes of room in either case */
 static char *hex_to(char *p, uint64_t v, int width)
 {
 	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
@@ -904,6 +1016,7 @@ static char *hex_to(char *p, uint64_t v, int width)
 	memcpy(p, (const char *)w + 16 - n, (size_t)n);
 	return p + n;
 }
+#endif
 
 /* With a formatting thread, this one measures a user address's names but
  * does not copy them: their lengths are kept by the names' addresses
@@ -1064,23 +1177,41 @@ static void line_cache_room(struct cs_script *sc, size_t bound)
 	else
 		out_drain(sc);
 	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
+	if (sc->places)
+		cs_place_lines_clear(sc->places);
 	sc->arena_len = 0;
+	sc->arena_starts++;
+}
+
+/* The entry of addr's lines: len bytes at off in the arena. Kept in the
+ * line cache unless its space is too big to be (line_keep_at()). */
+static struct line_ent line_ent_of(uint64_t space, uint64_t addr, size_t off,
+				   size_t len, size_t lines)
+{
+	return (struct line_ent){
+		.addr = addr,
+		.packed = space | (uint64_t)off << LE_SPACE_BITS |
+			  (uint64_t)len << (LE_SPACE_BITS + LE_OFF_BITS) |
+			  (uint64_t)lines << (LE_SPACE_BITS + LE_OFF_BITS +
+					      LE_LEN_BITS),
+	};
+}
+
+static void line_keep_at(struct cs_script *sc, uint64_t space,
+			 const struct line_ent *e)
+{
+	if (space <= LE_SPACE_MAX)
+		sc->lines[line_slot(space, e->addr)] = *e;
 }
 
 /* The len bytes at the arena's end (line_cache_room() made room) are
  * addr's lines from now on. */
-static void line_keep(struct cs_script *sc, uint64_t space, uint64_t addr,
-		      size_t len, size_t lines)
+static inline void line_keep(struct cs_script *sc, uint64_t space,
+			     uint64_t addr, size_t len, size_t lines)
 {
-	struct line_ent *e = &sc->lines[line_slot(space, addr)];
+	struct line_ent e = line_ent_of(space, addr, sc->arena_len, len, lines);
 
-	if (space <= LE_SPACE_MAX) {
-		e->addr = addr;
-		e->packed = space | (uint64_t)sc->arena_len << LE_SPACE_BITS |
-			    (uint64_t)len << (LE_SPACE_BITS + LE_OFF_BITS) |
-			    (uint64_t)lines << (LE_SPACE_BITS + LE_OFF_BITS +
-						LE_LEN_BITS);
-	}
+	line_keep_at(sc, space, &e);
 	sc->arena_len += len;
 }
 
@@ -1137,11 +1268,13 @@ static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
 	return cut ? cut : lines;
 }
 
-/* An address's lines when not cached: resolved, formatted into the line
- * cache and written from there by reference. Returns how many lines it
- * wrote (at most `left`). */
-static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
-			    struct cs_frame *f, uint64_t space, size_t left)
+/* An address's lines when not cached nor made for its place before:
+ * resolved, formatted into the line cache and written from there by
+ * reference. Returns how many lines it wrote (at most `left`), and in
+ * *all how many it has. */
+static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
+			   struct cs_frame *f, uint64_t space, size_t left,
+			   size_t *all)
 {
 	const char *names[INLINES_MAX];
 	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
@@ -1170,6 +1303,7 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		}
 		bound += 80 + nm[i].sym_len + nm[i].dso_len;
 	}
+	*all = n + 1;
 	if (bound > BUF_SIZE) {
 		/* absurd names: written piecewise, never cached */
 		if (n > left - 1)
@@ -1209,8 +1343,8 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 
 /* The formatting thread writes e's text, of whose lines `left` may be
  * written. Returns how many are. */
-static size_t put_ref_op(struct cs_script *sc, const struct line_ent *e,
-			 size_t left)
+static inline size_t put_ref_op(struct cs_script *sc,
+				const struct line_ent *e, size_t left)
 {
 	uint64_t *op = op_room(sc, 8);
 	size_t lines = LE_LINES(e), cut = lines > left ? left : 0;
@@ -1219,6 +1353,196 @@ static size_t put_ref_op(struct cs_script *sc, const struct line_ent *e,
 	      (uint64_t)LE_OFF(e) << 32;
 	sc->len += 8;
 	return cut ? cut : lines;
+}
+
+/* An address in no map, as frame_to() writes it and its newline: perf
+ * shows it unknown. */
+static char *unknown_to(char *p, uint64_t addr, unsigned int fields)
+{
+	*p++ = '\t';
+	p = hex_to(p, addr, 16);
+	if (fields & CS_SCRIPT_SYM)
+		p = cpy(p, " [unknown]", 10);
+	if (fields & CS_SCRIPT_DSO)
+		p = cpy(p, " ([unknown])", 12);
+	*p++ = '\n';
+	return p;
+}
+
+/* A user address in no map: in a system-wide profile most of them are
+ * garbage frames of code without frame pointers (a third of the real
+ * profile's frames), seen once or twice each, so its line is made where
+ * it is written and never kept in the arena, which would start over
+ * three times as often; the line cache keeps only that the address is
+ * in no map (an entry without text). One line. */
+static size_t put_unknown(struct cs_script *sc, uint64_t addr)
+{
+	uint64_t *op;
+	char *p;
+
+	if (sc->fmt) {
+		op = op_room(sc, 16);
+		op[0] = OP_UNK | (uint64_t)sc->fields << 8;
+		op[1] = addr;
+		sc->len += 16;
+		return 1;
+	}
+	p = room(sc, 64);
+	sc->len += (size_t)(unknown_to(p, addr, sc->fields) - p);
+	return 1;
+}
+
+/* Writes e's text, of whose lines `left` may be written; returns how
+ * many are. */
+static inline size_t put_cached(struct cs_script *sc,
+				const struct line_ent *e, size_t left)
+{
+	size_t len = LE_LEN(e);
+
+	if (!len)			/* in no map */
+		return put_unknown(sc, e->addr);
+	if (sc->fmt)
+		return put_ref_op(sc, e, left);
+	if (LE_LINES(e) > left) {
+		put_ref(sc, sc->arena + LE_OFF(e),
+			prefix_len(sc->arena + LE_OFF(e), len, left));
+		return left;
+	}
+	put_ref(sc, sc->arena + LE_OFF(e), len);
+	return LE_LINES(e);
+}
+
+/* Each of the lines of text (len bytes) with addr in place of the
+ * address it was made for: after its lead, the 16 bytes of frame_to(). */
+static void readdress(char *text, size_t len, size_t lines, uint64_t addr)
+{
+	char *end = text + len, *p = text;
+
+	for (; lines && p + 17 <= end; lines--) {
+		hex_to(p + 1, addr, 16);
+		if (lines > 1 && !(p = memchr(p + 17, '\n', (size_t)(end - p - 17))))
+			break;
+		p++;
+	}
+}
+
+/* addr's lines from pl's, made for another address of the same binary
+ * and offset: the same text, or a copy with addr in it. Returns how many
+ * of them it wrote (at most `left`), or 0 when the copy would start the
+ * arena over (pl's text with it). */
+static size_t put_place(struct cs_script *sc, uint64_t space, uint64_t addr,
+			const struct cs_place_line *pl, size_t left)
+{
+	struct line_ent e;
+	size_t cut = pl->lines > left ? left : 0;
+	char *text;
+	uint64_t *op;
+
+	if (pl->addr == addr) {
+		e = line_ent_of(space, addr, pl->text, pl->len, pl->lines);
+		line_keep_at(sc, space, &e);
+		return put_cached(sc, &e, left);
+	}
+	if (sc->arena_len + pl->len > LC_ARENA)
+		return 0;
+	if (sc->fmt) {
+		op = op_room(sc, 24);
+		op[0] = OP_COPY | (uint64_t)cut << 8 | (uint64_t)pl->len << 16 |
+			(uint64_t)pl->text << 32;
+		op[1] = addr;
+		op[2] = pl->lines;
+		sc->len += 24;
+		line_keep(sc, space, addr, pl->len, pl->lines);
+		return cut ? cut : pl->lines;
+	}
+	text = memcpy(sc->arena + sc->arena_len, sc->arena + pl->text, pl->len);
+	readdress(text, pl->len, pl->lines, addr);
+	e = line_ent_of(space, addr, sc->arena_len, pl->len, pl->lines);
+	line_keep(sc, space, addr, pl->len, pl->lines);
+	return put_cached(sc, &e, left);
+}
+
+/* Where user address addr of pid lies, into *fp, and its slot asked
+ * for. (Kernel addresses have none: they share one space, the line cache
+ * keeps them; as a victim cache for them the table cost 17% on synthetic
+ * profiles, whose kernel addresses are all new, and saved 1% on the real
+ * one.) */
+static void find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
+			struct frame_place *fp)
+{
+	if (!cs_machine_user_place(sc->machine, pid, addr, &fp->bin, &fp->off)) {
+		fp->bin = &no_map;
+		return;
+	}
+	fp->pl = NULL;
+	if (sc->place_rest) {
+		sc->place_rest--;
+		return;
+	}
+	fp->pl = cs_place_lines_slot(sc->places, fp->bin, fp->off);
+	__builtin_prefetch(fp->pl);
+}
+
+/* A profile whose addresses are all new (a synthetic one) finds nothing
+ * in the place table, and each lookup is a cache miss and a store: when
+ * fewer than one in sixteen of a window's lookups find their lines, the
+ * table is left alone for eight windows' worth, then tried again. */
+static void place_judge(struct cs_script *sc, bool found)
+{
+	sc->place_hits += found;
+	if (++sc->place_probes < PLACE_WINDOW)
+		return;
+	if (sc->place_hits < PLACE_WINDOW / 16)
+		sc->place_rest = PLACE_REST;
+	sc->place_probes = sc->place_hits = 0;
+}
+
+/* An address's lines when not cached: made from the lines of its place
+ * (place_lines.h), or resolved and formatted into the line cache, and
+ * written from there by reference. fp: where it lies, if looked up yet.
+ * Returns how many lines it wrote (at most `left`). */
+static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
+			    struct cs_frame *f, bool kernel, uint64_t space,
+			    size_t left, struct frame_place *fp)
+{
+	struct cs_place_line *pl = NULL;
+	uint64_t starts;
+	size_t start, lines, all;
+
+	if (!kernel) {
+		if (!fp->bin)
+			find_place(sc, pid, f->addr, fp);
+		if (fp->bin == &no_map) {
+			struct line_ent e = line_ent_of(space, f->addr, 0, 0, 1);
+
+			line_keep_at(sc, space, &e);
+			return put_unknown(sc, f->addr);
+		}
+		pl = fp->pl;
+		if (pl && cs_place_lines_holds(sc->places, pl, fp->bin, fp->off) &&
+		    (lines = put_place(sc, space, f->addr, pl, left))) {
+			place_judge(sc, true);
+			return lines;
+		}
+		if (pl)
+			place_judge(sc, false);
+	}
+	start = sc->arena_len;
+	starts = sc->arena_starts;
+	lines = put_addr_new(sc, pid, f, space, left, &all);
+	if (sc->arena_starts != starts)
+		start = 0;
+	/* cached: its text is the arena's last */
+	if (pl && sc->arena_len != start) {
+		*pl = (struct cs_place_line){
+			.bin = fp->bin, .off = fp->off, .addr = f->addr,
+			.text = (uint32_t)start,
+			.len = (uint16_t)(sc->arena_len - start),
+			.lines = (uint8_t)all,
+			.gen = cs_place_lines_gen(sc->places),
+		};
+	}
+	return lines;
 }
 
 /* --max-stack, as perf applies it: to the whole chain, but a sample
@@ -1233,6 +1557,7 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 	size_t used[2] = { 0, 0 }, max = sc->max_stack;
 	size_t ask = unwound || n < max ? n : max;
 	uint32_t *slot = sc->slots;
+	struct frame_place *fp = sc->fplaces;
 
 	/* the line cache is bigger than the CPU's caches: ask for every
 	 * frame's slot at once rather than wait for each in turn (a slot's
@@ -1243,13 +1568,22 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		slot[i] = line_slot(kernel ? kspace : uspace, f[i].addr) |
 			  (uint32_t)kernel << 31;
 		__builtin_prefetch(&sc->lines[slot[i] & (LC_SLOTS - 1)]);
+		fp[i].bin = NULL;
 	}
+	/* and where each user address the line cache misses lies, asking
+	 * for its slot in the place table the same way */
+	/* (not while the table is left alone: a miss then finds its map as
+	 * it resolves, and the map lookup's last answer is its own, not the
+	 * stack's last frame's) */
+	for (size_t i = 0; i < ask && !sc->place_rest; i++)
+		if (f[i].kind == CS_FRAME_ADDR && !(slot[i] >> 31) &&
+		    !line_holds(&sc->lines[slot[i]], uspace, f[i].addr))
+			find_place(sc, pid, f[i].addr, &fp[i]);
 	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
 		size_t *lines = &used[unwound && !kernel];
 		uint64_t space = kernel ? kspace : uspace;
-		size_t len;
 
 		if (*lines >= max)
 			continue;
@@ -1262,34 +1596,26 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		}
 		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
 		if (!line_holds(e, space, f[i].addr)) {
-			*lines += put_addr_slow(sc, pid, &f[i], space, max - *lines);
+			*lines += put_addr_slow(sc, pid, &f[i], kernel, space,
+						max - *lines, &fp[i]);
 			continue;
 		}
-		if (sc->fmt) {
-			*lines += put_ref_op(sc, e, max - *lines);
-			continue;
-		}
-		len = LE_LEN(e);
-		if (LE_LINES(e) > max - *lines) {
-			len = prefix_len(sc->arena + LE_OFF(e), len, max - *lines);
-			*lines = max;
-		} else {
-			*lines += LE_LINES(e);
-		}
-		put_ref(sc, sc->arena + LE_OFF(e), len);
+		*lines += put_cached(sc, e, max - *lines);
 	}
 	put_ch(sc, '\n');
 }
 
 /* The decimal digits of v, ending at end; returns where they start. Two
  * at a time: every sample's first line has five or six numbers. */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
 static char *digits_before(char *end, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
+	const char *pairs = digit_pairs;
 
 	while (v >= 100) {
 		end -= 2;
@@ -1333,34 +1659,30 @@ static char *int_to(char *p, int32_t v, int width)
 	return p + n;
 }
 
-/* A sample's first line up to the stack, as put_start() and the period
- * and event fields write it, in one go; false when its names are too long
- * for that (the caller then writes it piecewise). */
-static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
-		     const struct cs_sample *smp, const char *comm)
+/* Whether h holds the head of a sample of e by pid/tid on cpu. */
+static bool head_holds(const struct head_prefix *h, const struct cs_evsel *e,
+		       const struct sample_head *sh, const char *comm,
+		       unsigned int fields)
+{
+	return h->used && h->e == e && h->comm == comm && h->pid == sh->pid &&
+	       h->tid == sh->tid && h->cpu == sh->cpu && h->fields == fields;
+}
+
+/* A sample's first line up to its time (comm, pid and tid, CPU) into h,
+ * and its event name's length; false when the comm is too long for h. */
+static bool head_make(struct cs_script *sc, struct head_prefix *h,
+		      const struct cs_evsel *e, const struct sample_head *sh,
+		      const char *comm)
 {
 	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
-	const char *name = NULL;
-	size_t comm_len = 0, name_len = 0;
-	char *p, *start;
+	size_t comm_len = comm ? strlen(comm) : 0;
+	char *p = h->text;
 
-	if (f & CS_SCRIPT_COMM) {
-		if (!comm)
-			return false;		/* ":TID": the rare way */
-		comm_len = strlen(comm);
-	} else {
-		comm = NULL;
-	}
-	if (f & CS_SCRIPT_EVENT) {
-		name = e && e->name ? e->name : "[unknown]";
-		name_len = strlen(name);
-	}
-	if (comm_len > BUF_SIZE / 4 || name_len > BUF_SIZE / 4 ||
-	    (size_t)sc->name_width > BUF_SIZE / 4 ||
-	    !(p = room(sc, comm_len + name_len + (size_t)sc->name_width + 160)))
+	h->used = false;
+	/* the rest is at most 16 + 1 + 23 (pid/tid) + 13 (cpu) bytes */
+	if (comm_len > HEAD_TEXT - 56)
 		return false;
-	start = p;
 	if (comm) {
 		/* perf pads the name only when no stack lines follow */
 		if (!((f & CS_SCRIPT_IP) && (st & CS_SAMPLE_CALLCHAIN)))
@@ -1373,49 +1695,115 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 		if ((f & CS_SCRIPT_PID) && (f & CS_SCRIPT_TID)) {
 			char *t;
 
-			p = int_to(p, (int32_t)smp->pid, 7);
+			p = int_to(p, (int32_t)sh->pid, 7);
 			*p++ = '/';
 			/* %-7d of the tid as unsigned */
 			t = p;
-			p = dec_to(p, smp->tid, 0, ' ');
+			p = dec_to(p, sh->tid, 0, ' ');
 			while (p - t < 7)
 				*p++ = ' ';
 			*p++ = ' ';
 		} else if (f & (CS_SCRIPT_PID | CS_SCRIPT_TID)) {
-			p = int_to(p, (int32_t)(f & CS_SCRIPT_PID ? smp->pid :
-						smp->tid), 7);
+			p = int_to(p, (int32_t)(f & CS_SCRIPT_PID ? sh->pid :
+						sh->tid), 7);
 			*p++ = ' ';
 		}
 	}
 	if ((st & CS_SAMPLE_CPU) && (f & CS_SCRIPT_CPU)) {
 		*p++ = '[';
-		p = dec_to(p, smp->cpu, 3, '0');
+		p = dec_to(p, sh->cpu, 3, '0');
 		*p++ = ']';
 		*p++ = ' ';
 	}
-	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME)) {
-		/* "%lu.%06lu" right-aligned in 12 */
-		char tmp[28], *end = tmp + sizeof(tmp), *q;
+	h->len = (size_t)(p - h->text);
+	h->name_len = f & CS_SCRIPT_EVENT ?
+		      strlen(e && e->name ? e->name : "[unknown]") : 0;
+	h->e = e;
+	h->comm = comm;
+	h->pid = sh->pid;
+	h->tid = sh->tid;
+	h->cpu = sh->cpu;
+	h->fields = f;
+	h->used = true;
+	return true;
+}
 
-		/* ".%06lu": the microseconds plus a million, whose 1 becomes
-		 * the dot */
-		digits_before(end, smp->time % 1000000000ULL / 1000 + 1000000);
-		end[-7] = '.';
-		q = digits_before(end - 7, smp->time / 1000000000ULL);
-		for (long k = end - q; k < 12; k++)
-			*p++ = ' ';
-		p = cpy(p, q, (size_t)(end - q));
-		*p++ = ':';
-		*p++ = ' ';
+/* "%lu.%06lu" of a time in ns, right-aligned in 12, and ": ". The
+ * seconds change once in thousands of samples: their digits are kept. */
+static char *time_to(struct cs_script *sc, char *p, uint64_t time)
+{
+	uint64_t sec = time / 1000000000ULL;
+	uint32_t us = (uint32_t)(time % 1000000000ULL / 1000);
+
+	if (!sc->sec_len || sec != sc->sec) {
+		char tmp[24], *q = digits_before(tmp + sizeof(tmp), sec);
+
+		sc->sec = sec;
+		sc->sec_len = (size_t)(tmp + sizeof(tmp) - q);
+		memcpy(sc->sec_text, q, sc->sec_len);
 	}
-	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD)) {
-		p = dec_to(p, smp->period, 10, ' ');
+	for (size_t k = sc->sec_len + 7; k < 12; k++)
 		*p++ = ' ';
+	p = cpy32(p, sc->sec_text, sc->sec_len);
+	*p++ = '.';
+	memcpy(p, digit_pairs + us / 10000 * 2, 2);
+	memcpy(p + 2, digit_pairs + us / 100 % 100 * 2, 2);
+	memcpy(p + 4, digit_pairs + us % 100 * 2, 2);
+	p += 6;
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
+/* "%10lu " of a period: most events have one period, whose text is
+ * kept. */
+static char *period_to(struct cs_script *sc, char *p, uint64_t period)
+{
+	if (!sc->period_len || period != sc->period) {
+		char *q = dec_to(sc->period_text, period, 10, ' ');
+
+		*q++ = ' ';
+		sc->period = period;
+		sc->period_len = (size_t)(q - sc->period_text);
 	}
+	return cpy32(p, sc->period_text, sc->period_len);
+}
+
+/* A sample's first line up to the stack, as put_start() and the period
+ * and event fields write it, in one go; false when its names are too long
+ * for that (the caller then writes it piecewise). What comes before the
+ * time is kept by CPU (head_make()): a CPU's samples come mostly from one
+ * thread at a time. */
+static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
+		     const struct sample_head *sh, const char *comm)
+{
+	uint64_t st = sample_type_of(e);
+	unsigned int f = sc->fields;
+	struct head_prefix *h = &sc->heads[sh->cpu % HEADS];
+	const char *name = NULL;
+	char *p, *start;
+
+	if (!(f & CS_SCRIPT_COMM))
+		comm = NULL;
+	else if (!comm)
+		return false;		/* ":TID": the rare way */
+	if (!head_holds(h, e, sh, comm, f) && !head_make(sc, h, e, sh, comm))
+		return false;
+	if (f & CS_SCRIPT_EVENT)
+		name = e && e->name ? e->name : "[unknown]";
+	if (h->name_len > BUF_SIZE / 4 || (size_t)sc->name_width > BUF_SIZE / 4 ||
+	    !(p = room(sc, h->len + h->name_len + (size_t)sc->name_width + 160)))
+		return false;
+	start = p;
+	p = cpy32(p, h->text, h->len);
+	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
+		p = time_to(sc, p, sh->time);
+	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD))
+		p = period_to(sc, p, sh->period);
 	if (name) {
-		for (int k = (int)name_len; k < sc->name_width; k++)
+		for (int k = (int)h->name_len; k < sc->name_width; k++)
 			*p++ = ' ';
-		p = cpy(p, name, name_len);
+		p = cpy(p, name, h->name_len);
 		*p++ = ':';
 		*p++ = ' ';
 	}
@@ -1425,14 +1813,14 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 
 /* A sample's first line up to the stack (or its tracepoint fields). */
 static void put_sample_head(struct cs_script *sc, const struct cs_evsel *e,
-			    const struct cs_sample *smp, const char *comm)
+			    const struct sample_head *sh, const char *comm)
 {
-	if (put_head(sc, e, smp, comm))
+	if (put_head(sc, e, sh, comm))
 		return;
-	put_start(sc, e, comm, smp->pid, smp->tid, smp->cpu, smp->time);
+	put_start(sc, e, comm, sh->pid, sh->tid, sh->cpu, sh->time);
 	if ((sample_type_of(e) & CS_SAMPLE_PERIOD) &&
 	    (sc->fields & CS_SCRIPT_PERIOD)) {
-		put_dec_w(sc, smp->period, 10, ' ');
+		put_dec_w(sc, sh->period, 10, ' ');
 		put_ch(sc, ' ');
 	}
 	if (sc->fields & CS_SCRIPT_EVENT) {
@@ -1444,15 +1832,15 @@ static void put_sample_head(struct cs_script *sc, const struct cs_evsel *e,
 
 /* put_sample_head() on the formatting thread */
 static void put_head_op(struct cs_script *sc, const struct cs_evsel *e,
-			const struct cs_sample *smp, const char *comm)
+			const struct sample_head *sh, const char *comm)
 {
 	struct head_op *h = op_room(sc, sizeof(*h));
 
 	*h = (struct head_op){
 		.word = OP_HEAD | (uint64_t)sc->fields << 8,
 		.e = e, .comm = comm,
-		.pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
-		.time = smp->time, .period = smp->period,
+		.pid = sh->pid, .tid = sh->tid, .cpu = sh->cpu,
+		.time = sh->time, .period = sh->period,
 	};
 	sc->len += sizeof(*h);
 }
@@ -1522,6 +1910,22 @@ static void put_trace(struct cs_script *sc, const struct cs_evsel *e,
 	put_mem(sc, text, (size_t)n);
 }
 
+/* A sample's head fields, each read on its own: the decoder has just
+ * written them one by one, and the wider loads the compiler makes of a
+ * copy of several (16 bytes at a time) cannot take them from the store
+ * buffer - they wait until every store they span has reached the cache
+ * (perf annotate: 60% of script_sample()'s samples). */
+static struct sample_head head_of(const struct cs_sample *smp)
+{
+	return (struct sample_head){
+		.pid = *(const volatile uint32_t *)&smp->pid,
+		.tid = *(const volatile uint32_t *)&smp->tid,
+		.cpu = *(const volatile uint32_t *)&smp->cpu,
+		.time = *(const volatile uint64_t *)&smp->time,
+		.period = *(const volatile uint64_t *)&smp->period,
+	};
+}
+
 static int script_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_script *sc = ctx;
@@ -1529,6 +1933,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_sample *smp = &ev->sample;
 	const struct cs_evsel *e = ev->evsel;
 	uint64_t st = sample_type_of(e);
+	struct sample_head sh = head_of(smp);
 	const char *comm;
 	size_t n;
 
@@ -1537,9 +1942,9 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
 	       NULL;
 	if (sc->fmt)
-		put_head_op(sc, e, smp, comm);
+		put_head_op(sc, e, &sh, comm);
 	else
-		put_sample_head(sc, e, smp, comm);
+		put_sample_head(sc, e, &sh, comm);
 	if (sc->fields & CS_SCRIPT_TRACE)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
@@ -1639,13 +2044,13 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			continue;
 		case OP_HEAD: {
 			const struct head_op *h = (const struct head_op *)p;
-			struct cs_sample smp = {
+			struct sample_head sh = {
 				.pid = h->pid, .tid = h->tid, .cpu = h->cpu,
 				.time = h->time, .period = h->period,
 			};
 
 			c->fields = (unsigned int)(h->word >> 8);
-			put_sample_head(c, h->e, &smp, h->comm);
+			put_sample_head(c, h->e, &sh, h->comm);
 			p += sizeof(*h);
 			continue;
 		}
@@ -1655,6 +2060,21 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			len = (*w >> 16) & 0xffff;
 			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
 			p += 8;
+			continue;
+		case OP_COPY:
+			len = (*w >> 16) & 0xffff;
+			text = memcpy(c->arena + c->arena_len,
+				      c->arena + (*w >> 32), len);
+			readdress(text, len, w[2], w[1]);
+			c->arena_len += len;
+			cut = (*w >> 8) & 0xff;
+			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
+			p += 24;
+			continue;
+		case OP_UNK:
+			q = room(c, 64);
+			c->len += (size_t)(unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			p += 16;
 			continue;
 		case OP_DEF: {
 			const struct def_op *d = (const struct def_op *)p;

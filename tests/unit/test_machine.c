@@ -351,6 +351,37 @@ static void user_address_resolves_to_symbol_and_dso(void **state)
 	cs_machine_free(m);
 }
 
+static void a_binary_mapped_by_two_processes_is_one_place(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	const void *bin[3];
+	uint64_t off[3];
+
+	(void)state;
+	/* the same library at two addresses, another at the first's */
+	feed(m, mmap_event(PID, 0x7f0000000000, 0x10000, 0x2000,
+			   "/opt/none/libsame.so", NULL));
+	feed(m, mmap_event(PID + 1, 0x7f5500000000, 0x10000, 0x2000,
+			   "/opt/none/libsame.so", NULL));
+	feed(m, mmap_event(PID + 2, 0x7f0000000000, 0x10000, 0x2000,
+			   "/opt/none/libother.so", NULL));
+	assert_true(cs_machine_user_place(m, PID, 0x7f0000000123, &bin[0], &off[0]));
+	assert_true(cs_machine_user_place(m, PID + 1, 0x7f5500000123, &bin[1],
+					  &off[1]));
+	assert_true(cs_machine_user_place(m, PID + 2, 0x7f0000000123, &bin[2],
+					  &off[2]));
+	assert_ptr_equal(bin[0], bin[1]);
+	assert_int_equal(off[0], 0x2123);
+	assert_int_equal(off[1], 0x2123);
+	assert_ptr_not_equal(bin[2], bin[0]);
+	assert_int_equal(off[2], 0x2123);
+	/* in no map (and a process never seen): no place */
+	assert_false(cs_machine_user_place(m, PID, 0x1000, &bin[0], &off[0]));
+	assert_false(cs_machine_user_place(m, PID + 9, 0x7f0000000123, &bin[0],
+					   &off[0]));
+	cs_machine_free(m);
+}
+
 static void build_id_mismatch_is_refused(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
@@ -817,6 +848,7 @@ int main(void)
 		cmocka_unit_test(synthesised_fork_copies_no_maps),
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
 		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
+		cmocka_unit_test(a_binary_mapped_by_two_processes_is_one_place),
 		cmocka_unit_test(build_id_mismatch_is_refused),
 		cmocka_unit_test(inlined_functions_come_from_dwarf),
 		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),

@@ -929,6 +929,19 @@ void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 		resolve_user(m, proc_get(m, pid), addr, loc);
 }
 
+bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
+			   const void **bin, uint64_t *off)
+{
+	struct proc *p = proc_get(m, pid);
+	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
+
+	if (!map)
+		return false;
+	*bin = map->dso;
+	*off = addr - map->start + map->pgoff;
+	return true;
+}
+
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)
 {
 	const struct proc *p = proc_get(m, pid);

@@ -88,6 +88,16 @@ void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 			     uint8_t cpumode, uint64_t addr,
 			     struct cs_location *loc);
 
+/* Where user address addr of pid lies: the binary mapped there (*bin,
+ * shared by every process that maps it, valid while the machine lives)
+ * and addr's offset in its file (*off). Every name cs_machine_resolve()
+ * and cs_machine_inlines() give addr - symbol, offset, dso, inlined
+ * calls - depends on these two alone, not on the process or the address,
+ * so they key a cache of names across processes. False when no map holds
+ * addr: it resolves to nothing. */
+bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
+			   const void **bin, uint64_t *off);
+
 /* For the unwinder: the binary mapped at user address addr of pid at this
  * point of the stream, its file (found on first use, without reading its
  * symbols), its load bias, and how to find its debug file if its own CFI
