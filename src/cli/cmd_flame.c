@@ -32,8 +32,9 @@ static const char usage_text[] =
 	"                        on a thread of their own while the next are read,\n"
 	"                        a compressed profile is decompressed on another,\n"
 	"                        and N threads load the symbols of the sampled\n"
-	"                        binaries ahead of their first use; the same page\n"
-	"                        (default: the CPUs available)\n"
+	"                        binaries ahead of their first use (with 3 or\n"
+	"                        more the file is read ahead on another); the\n"
+	"                        same page (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP

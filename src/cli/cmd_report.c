@@ -35,8 +35,9 @@ static const char usage_text[] =
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
 	"  -j, --jobs N          threads for counting the samples while the next\n"
-	"                        are read, sorting, formatting, decompressing and\n"
-	"                        loading symbols ahead of their first use\n"
+	"                        are read, sorting, formatting, decompressing,\n"
+	"                        loading symbols ahead of their first use and\n"
+	"                        (with 3 or more) reading the file ahead\n"
 	"                        (default: the CPUs available); the output is the\n"
 	"                        same for any N\n"
 	CLI_OFF_CPU_HELP

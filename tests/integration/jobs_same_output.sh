@@ -58,15 +58,14 @@ for c in "${cmds[@]}"; do
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
 				{ bad=1; echo "# -j 1 $v on $p failed"; }
-			# script: 2 threads (reading, formatting), 3 (and
-			# writing, the same formatting: default options only)
-			# and 4 (and the records read ahead: every way the
-			# stitcher releases samples); the others: 2 and 5
-			# (their counting thread, and the records read ahead)
-			for j in 2 3 4 5; do
+			# script: 2 threads (reading, formatting, the records
+			# read ahead on a third) and 3 (and writing, the same
+			# formatting: default options only); the others: 2
+			# and 5 (their counting thread, and the records read
+			# ahead)
+			for j in 2 3 5; do
 				if [ "$c" = script ]; then
-					[ "$j" = 2 ] || { [ "$j" = 3 ] && [ -z "$v" ]; } ||
-						{ [ "$j" = 4 ] && [[ "$v" != *-F* ]]; } || continue
+					[ "$j" = 2 ] || { [ "$j" = 3 ] && [ -z "$v" ]; } || continue
 				else
 					[ "$j" = 2 ] || [ "$j" = 5 ] || continue
 				fi

@@ -55,8 +55,9 @@ for c in report script folded flame pprof; do
 done
 
 # the records read ahead on a thread of their own: with a core left over
-# after the output's threads (report 3, script 4), and inject's -j 2
-for run in "report -j 3" "script -j 4" "folded -j 3" "inject -j 2"; do
+# after the output's threads (report 3; script's 2 above, with its writer
+# at 3), and inject's -j 2
+for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2"; do
 	read -r c j n <<<"$run"
 	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
 		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
