@@ -88,6 +88,7 @@ struct cs_session {
 	struct cs_handoff *ahead;	/* reading ahead: the reading thread's */
 	struct cs_errbuf ahead_eb;	/* its errors, and the reader's meanwhile */
 	uint64_t ahead_done;		/* the furthest record end taken: progress */
+	struct cs_stats *ahead_counts;	/* the reading thread's, when it ends */
 
 	struct cs_offcpu *offcpu;	/* opts.off_cpu: between stitcher and output */
 	struct cs_tracepoints *tracepoints;	/* parsed on first use */
@@ -562,12 +563,14 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 }
 
 /* Reads up to limit records (the rest of the input: SIZE_MAX) and queues
- * them. Ahead, on the reading thread: stops before a record it must not
- * read there (AHEAD_HAND_BACK), calls no progress and reports to eb. */
+ * them, counting them in *st (with *pos the end of the last). Ahead, on the reading thread: stops before a
+ * record it must not read there (AHEAD_HAND_BACK), calls no progress and
+ * reports to eb. */
 #define AHEAD_HAND_BACK	1
 static bool may_read_ahead(struct cs_session *s);
 
 static int read_records(struct cs_session *s, bool ahead, size_t limit,
+			struct cs_stats *st, uint64_t *pos,
 			struct cs_errbuf *eb)
 {
 	struct cs_record rec;
@@ -579,10 +582,10 @@ static int read_records(struct cs_session *s, bool ahead, size_t limit,
 		more = cs_reader_next(s->reader, &rec);
 		if (more <= 0)
 			break;
-		s->stats.records++;
-		s->stats.bytes += rec.size;
-		s->stats.by_type[rec.type < 127 ? rec.type : 127]++;
-		s->pos = rec.offset + rec.size;
+		st->records++;
+		st->bytes += rec.size;
+		st->by_type[rec.type < 127 ? rec.type : 127]++;
+		*pos = rec.offset + rec.size;
 		/* the common record: a kernel one (no event, build id or round
 		 * news), queued by its time; the rest takes the long way */
 		if (rec.type < CS_RECORD_HEADER_ATTR && s->order &&
@@ -678,22 +681,38 @@ static int deliver_or_send(void *ctx, const void *bytes, size_t size,
 	return 0;
 }
 
+/* The reading thread. Its counts go to a struct of its own, added to the
+ * session's when it ends: the stats share cache lines with the counts the
+ * decoding thread keeps, and each line would go back and forth between
+ * the two CPUs with every record. */
 static int read_ahead_main(void *ctx, struct cs_handoff *h)
 {
 	struct cs_session *s = ctx;
-	int err;
+	struct cs_stats *st = calloc(1, sizeof(*st));
+	uint64_t pos = s->pos;
+	int err = -ENOMEM;
 
 	s->ahead = h;
-	err = read_records(s, true, SIZE_MAX, &s->ahead_eb);
+	if (st)
+		err = read_records(s, true, SIZE_MAX, st, &pos, &s->ahead_eb);
 	s->ahead = NULL;
+	s->ahead_counts = st;
+	s->pos = pos;
 	return err;
 }
 
-/* On this thread: a batch of delivered records, as deliver() takes them. */
+static size_t ahead_rec_size(const struct ahead_rec *r)
+{
+	return cs_handoff_record_size(sizeof(*r) + (r->stable ? 0 : r->size));
+}
+
+/* On this thread: a batch of delivered records, as deliver() takes them.
+ * (Asking for their bytes a few records ahead measured no faster.) */
 static int take_batch(void *ctx, const void *buf, size_t len)
 {
 	struct cs_session *s = ctx;
 	const unsigned char *p = buf, *end = p + len;
+	uint64_t done = s->ahead_done;
 	int err = 0;
 
 	while (p < end && !err) {
@@ -702,13 +721,15 @@ static int take_batch(void *ctx, const void *buf, size_t len)
 
 		err = deliver(s, bytes, r->size, r->offset, r->stable);
 		s->stats.read_ahead++;
-		p += cs_handoff_record_size(sizeof(*r) +
-					    (r->stable ? 0 : r->size));
-		if (s->opts.progress && r->offset + r->size > s->ahead_done)
-			s->ahead_done = r->offset + r->size;
+		p += ahead_rec_size(r);
+		if (r->offset + r->size > done)
+			done = r->offset + r->size;
 	}
+	/* once a batch: the session's fields beside it are the reading
+	 * thread's to read */
+	s->ahead_done = done;
 	if (s->opts.progress)
-		progress(s, s->ahead_done, false);
+		progress(s, done, false);
 	return err;
 }
 
@@ -721,11 +742,19 @@ static int read_ahead(struct cs_session *s)
 	int err;
 
 	if (cs_handoff_new_producer(read_ahead_main, s, &h))
-		return read_records(s, false, SIZE_MAX, &s->eb);
+		return read_records(s, false, SIZE_MAX, &s->stats, &s->pos, &s->eb);
 	cs_error_clear(&s->ahead_eb);
 	cs_reader_set_errbuf(s->reader, &s->ahead_eb);
 	err = cs_handoff_drain(h, take_batch, s);
 	cs_reader_set_errbuf(s->reader, &s->eb);
+	if (s->ahead_counts) {
+		s->stats.records += s->ahead_counts->records;
+		s->stats.bytes += s->ahead_counts->bytes;
+		for (size_t t = 0; t < 128; t++)
+			s->stats.by_type[t] += s->ahead_counts->by_type[t];
+		free(s->ahead_counts);
+		s->ahead_counts = NULL;
+	}
 	if (err < 0 && err != -ECANCELED && s->ahead_eb.msg[0] && !s->eb.msg[0])
 		memcpy(&s->eb, &s->ahead_eb, sizeof(s->eb));
 	return err;
@@ -748,9 +777,9 @@ static int read_all(struct cs_session *s)
 			err = read_ahead(s);
 		else	/* a record at a time while reading ahead may resume */
 			err = read_records(s, false, s->opts.read_ahead && !s->pulled ?
-					   1 : SIZE_MAX, &s->eb);
+					   1 : SIZE_MAX, &s->stats, &s->pos, &s->eb);
 		if (err == AHEAD_HAND_BACK)
-			err = read_records(s, false, 1, &s->eb);
+			err = read_records(s, false, 1, &s->stats, &s->pos, &s->eb);
 		if (err)
 			return err;
 	}
