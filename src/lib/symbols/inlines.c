@@ -426,16 +426,26 @@ static int add_inl(struct cu_index *ci, uint64_t lo, uint64_t hi,
 }
 
 /* Every inlined call with code in the CU: one walk of its DIE tree, where
- * dwarf_getscopes() would walk it again for every address. */
+ * dwarf_getscopes() would walk it again for every address. *last is the
+ * offset of the DIE walked last: a tree walked in order only goes
+ * forward, and a damaged one whose sibling links go back, or lead two
+ * branches to one subtree, is not followed there (it would be walked
+ * again and again: a fuzzed file took minutes). */
 static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth,
-		bool types)
+		bool types, Dwarf_Off *last)
 {
 	Dwarf_Die die;
 
 	if (depth > 256 || dwarf_child(parent, &die) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&die);
+		Dwarf_Off off = dwarf_dieoffset(&die);
+		int tag;
+
+		if (off <= *last)
+			return 0;
+		*last = off;
+		tag = dwarf_tag(&die);
 
 		if (tag == DW_TAG_inlined_subroutine) {
 			Dwarf_Addr base, lo, hi;
@@ -450,7 +460,8 @@ static int walk(struct cu_index *ci, Dwarf_Die *parent, uint32_t depth,
 		     (types && (tag == DW_TAG_class_type ||
 				tag == DW_TAG_structure_type)) ||
 		     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
-		    dwarf_haschildren(&die) && walk(ci, &die, depth + 1, types))
+		    dwarf_haschildren(&die) &&
+		    walk(ci, &die, depth + 1, types, last))
 			return -ENOMEM;
 	} while (dwarf_siblingof(&die, &die) == 0);
 	return 0;
@@ -475,6 +486,7 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 {
 	struct cu_index **head = &in->cus[(cu >> 4) & 255], *ci;
 	Dwarf_Die die;
+	Dwarf_Off last = cu;		/* the walk's: the CU's DIE first */
 	uint64_t reach = 0;
 
 	for (ci = *head; ci; ci = ci->next)
@@ -485,7 +497,7 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 		return NULL;
 	ci->cu = cu;
 	if (dwarf_offdie(in->dw, cu, &die) &&
-	    walk(ci, &die, 0, !c_language(dwarf_srclang(&die)))) {
+	    walk(ci, &die, 0, !c_language(dwarf_srclang(&die)), &last)) {
 		free(ci->v);
 		free(ci);
 		return NULL;
