@@ -64,6 +64,15 @@ bool cli_option(struct cli_input *in, int opt, const char *arg,
 	return false;
 }
 
+bool cli_jobs_option(const char *cmd, const char *arg, unsigned int *jobs)
+{
+	if (!cs_jobs_parse(arg, jobs))
+		return true;
+	cli_error("%s: --jobs '%s': expected a number of threads from 1 to 1024",
+		  cmd, arg);
+	return false;
+}
+
 bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage)
 {
 	if (optind >= argc)

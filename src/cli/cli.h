@@ -110,6 +110,10 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg);
 bool cli_option(struct cli_input *in, int opt, const char *arg,
 		const char *usage, int *rc);
 
+/* A command's -j argument into *jobs: true, or false after "CMD: --jobs
+ * 'ARG': ..." on stderr (the command stops with 129). */
+bool cli_jobs_option(const char *cmd, const char *arg, unsigned int *jobs);
+
 /* After the options: true if no operand is left; else prints
  * "CMD: unexpected argument" and the usage on stderr. */
 bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage);

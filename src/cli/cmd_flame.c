@@ -140,11 +140,8 @@ int cmd_flame(int argc, char **argv)
 			diff = true;
 			break;
 		case 'j':
-			if (cs_jobs_parse(optarg, &in.jobs)) {
-				cli_error("flame: --jobs '%s': expected a number"
-					  " of threads from 1 to 1024", optarg);
+			if (!cli_jobs_option("flame", optarg, &in.jobs))
 				return 129;
-			}
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))

@@ -88,11 +88,8 @@ int cmd_folded(int argc, char **argv)
 		case OPT_PERIOD:	o.use_period = true; break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
 		case 'j':
-			if (cs_jobs_parse(optarg, &in.jobs)) {
-				cli_error("folded: --jobs '%s': expected a number"
-					  " of threads from 1 to 1024", optarg);
+			if (!cli_jobs_option("folded", optarg, &in.jobs))
 				goto out;
-			}
 			break;
 		case CLI_OPT_PID:
 		case CLI_OPT_TID:

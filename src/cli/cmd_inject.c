@@ -14,7 +14,6 @@
 #include "abi/perf_abi.h"
 #include "lib/read/reader.h"
 #include "lib/util/errbuf.h"
-#include "lib/util/jobs.h"
 #include "lib/util/replaceable.h"
 #include "lib/write/writer.h"
 #include "outputs/inject.h"
@@ -185,11 +184,8 @@ int cmd_inject(int argc, char **argv)
 			iopts.passthrough = true;
 			break;
 		case 'j':
-			if (cs_jobs_parse(optarg, &in.jobs)) {
-				cli_error("inject: --jobs '%s': expected a number"
-					  " of threads from 1 to 1024", optarg);
+			if (!cli_jobs_option("inject", optarg, &in.jobs))
 				return 129;
-			}
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))

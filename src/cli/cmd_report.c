@@ -124,11 +124,8 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_CHILDREN:	o.no_children = true; break;
 		case 'n':		o.show_nr_samples = true; break;
 		case 'j':
-			if (cs_jobs_parse(optarg, &o.jobs)) {
-				cli_error("report: --jobs '%s': expected a number"
-					  " of threads from 1 to 1024", optarg);
+			if (!cli_jobs_option("report", optarg, &o.jobs))
 				goto out;
-			}
 			break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
 		case 's':

@@ -80,11 +80,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 		case 'j':
-			if (cs_jobs_parse(optarg, &so.jobs)) {
-				cli_error("script: --jobs '%s': expected a number of threads from 1 to 1024",
-					  optarg);
+			if (!cli_jobs_option("script", optarg, &so.jobs))
 				return 129;
-			}
 			break;
 		case OPT_NO_INLINE:
 			so.no_inline = true;
