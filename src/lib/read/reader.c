@@ -1092,12 +1092,6 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
 }
 
 /*
- * The common record of a mapped file: native, aligned, a kernel type (< 64,
- * so no payload after it, nothing to absorb, not COMPRESSED) that fits.
- * It goes out as a pointer into the mapping with no more checks. Returns
- * 1, or 0 to take the long way (next_file), which sees everything else.
- */
-/*
  * The mapping is read a record at a time, and each record's address is
  * the one before plus its size: a chain of loads that the hardware
  * prefetchers do not follow across pages, so each new line would be
@@ -1128,6 +1122,12 @@ static inline void fetch_ahead(struct cs_reader *r, size_t size)
 		__builtin_prefetch(r->map + r->fetched);
 }
 
+/*
+ * The common record of a mapped file: native, aligned, a kernel type (< 64,
+ * so no payload after it, nothing to absorb, not COMPRESSED) that fits.
+ * It goes out as a pointer into the mapping with no more checks. Returns
+ * 1, or 0 to take the long way (next_file), which sees everything else.
+ */
 static inline int next_mapped(struct cs_reader *r, struct cs_record *out)
 {
 	uint64_t off = r->pos, left = r->data_end - r->pos;

@@ -88,7 +88,6 @@ struct cs_session {
 	struct cs_handoff *ahead;	/* reading ahead: the reading thread's */
 	struct cs_errbuf ahead_eb;	/* its errors, and the reader's meanwhile */
 	uint64_t ahead_done;		/* the furthest record end taken: progress */
-	struct cs_stats *ahead_counts;	/* the reading thread's, when it ends */
 
 	struct cs_offcpu *offcpu;	/* opts.off_cpu: between stitcher and output */
 	struct cs_tracepoints *tracepoints;	/* parsed on first use */
@@ -563,9 +562,9 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 }
 
 /* Reads up to limit records (the rest of the input: SIZE_MAX) and queues
- * them, counting them in *st (with *pos the end of the last). Ahead, on the reading thread: stops before a
- * record it must not read there (AHEAD_HAND_BACK), calls no progress and
- * reports to eb. */
+ * them, counting them in *st (*pos: where the last ends). Ahead, on the
+ * reading thread: stops before a record it must not read there
+ * (AHEAD_HAND_BACK), calls no progress and reports to eb. */
 #define AHEAD_HAND_BACK	1
 static bool may_read_ahead(struct cs_session *s);
 
@@ -681,23 +680,26 @@ static int deliver_or_send(void *ctx, const void *bytes, size_t size,
 	return 0;
 }
 
-/* The reading thread. Its counts go to a struct of its own, added to the
- * session's when it ends: the stats share cache lines with the counts the
- * decoding thread keeps, and each line would go back and forth between
- * the two CPUs with every record. */
+/* What the reading thread counts, apart from the session: its stats
+ * share cache lines with the counts the decoding thread keeps, and each
+ * line would go back and forth between the two CPUs with every record.
+ * read_ahead() owns it and adds it to the session's when the thread ends. */
+struct ahead_run {
+	struct cs_session *s;
+	struct cs_stats counts;		/* records, bytes, by_type */
+	uint64_t pos;
+};
+
 static int read_ahead_main(void *ctx, struct cs_handoff *h)
 {
-	struct cs_session *s = ctx;
-	struct cs_stats *st = calloc(1, sizeof(*st));
-	uint64_t pos = s->pos;
-	int err = -ENOMEM;
+	struct ahead_run *run = ctx;
+	struct cs_session *s = run->s;
+	int err;
 
 	s->ahead = h;
-	if (st)
-		err = read_records(s, true, SIZE_MAX, st, &pos, &s->ahead_eb);
+	err = read_records(s, true, SIZE_MAX, &run->counts, &run->pos,
+			   &s->ahead_eb);
 	s->ahead = NULL;
-	s->ahead_counts = st;
-	s->pos = pos;
 	return err;
 }
 
@@ -738,24 +740,33 @@ static int take_batch(void *ctx, const void *buf, size_t len)
  * this thread's (what it delivered came first), else the reading's. */
 static int read_ahead(struct cs_session *s)
 {
+	struct ahead_run *run = calloc(1, sizeof(*run));
 	struct cs_handoff *h;
 	int err;
 
-	if (cs_handoff_new_producer(read_ahead_main, s, &h))
+	if (!run)	/* read here, as without the option */
 		return read_records(s, false, SIZE_MAX, &s->stats, &s->pos, &s->eb);
+	run->s = s;
+	run->pos = s->pos;
+	/* before the thread starts: from then on the reader is its */
 	cs_error_clear(&s->ahead_eb);
 	cs_reader_set_errbuf(s->reader, &s->ahead_eb);
+	if (cs_handoff_new_producer(read_ahead_main, run, &h)) {
+		cs_reader_set_errbuf(s->reader, &s->eb);
+		free(run);
+		return read_records(s, false, SIZE_MAX, &s->stats, &s->pos, &s->eb);
+	}
 	err = cs_handoff_drain(h, take_batch, s);
 	cs_reader_set_errbuf(s->reader, &s->eb);
-	if (s->ahead_counts) {
-		s->stats.records += s->ahead_counts->records;
-		s->stats.bytes += s->ahead_counts->bytes;
-		for (size_t t = 0; t < 128; t++)
-			s->stats.by_type[t] += s->ahead_counts->by_type[t];
-		free(s->ahead_counts);
-		s->ahead_counts = NULL;
-	}
-	if (err < 0 && err != -ECANCELED && s->ahead_eb.msg[0] && !s->eb.msg[0])
+	s->pos = run->pos;
+	s->stats.records += run->counts.records;
+	s->stats.bytes += run->counts.bytes;
+	for (size_t t = 0; t < 128; t++)
+		s->stats.by_type[t] += run->counts.by_type[t];
+	free(run);
+	/* the decoding thread's error came first in the stream; only the
+	 * reading thread writes ahead_eb */
+	if (err < 0 && s->ahead_eb.msg[0] && !s->eb.msg[0])
 		memcpy(&s->eb, &s->ahead_eb, sizeof(s->eb));
 	return err;
 }
