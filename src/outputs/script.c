@@ -113,11 +113,26 @@ struct writer {
  *            in each line, and written
  *   OP_UNK   fields << 8, then the address: an address in no map, one line
  *            not cached
+ *   OP_AT    fields << 8 | keep << 20 | ip << 21 | slot << 32, then the
+ *            address, its binary and file offset: a user address named
+ *            there (fmt_names), its line made in that thread's own arena
+ *            and kept under the line cache's slot when keep; with ip, the
+ *            one frame of a sample without a callchain, not kept
+ *   OP_SLOT  fields << 8 | slot << 32: the user line kept under that slot
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (frame_len()), so
- * it knows where the formatting thread's arena has it. */
-enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK };
+ * it knows where the formatting thread's arena has it - but for the
+ * lines of OP_AT, whose names it never sees: their entries only say so
+ * (LE_AT), and that thread keeps them in an arena of its own (at_*).
+ * Naming a new user address is most of what a miss costs, and with
+ * --no-inline its line is one line whatever the names are, which is all
+ * this thread needs to know of it (--max-stack). */
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT };
+#define OP_AT_KEEP (1ull << 20)
+#define OP_AT_IP (1ull << 21)
+#define AT_ARENA (4u << 20)		/* the formatting thread's own text */
+#define OPS_AHEAD 512			/* bytes of operations looked at ahead */
 
 /* What a sample's first line shows of the sample: a struct cs_sample
  * has thirty more fields, which the formatting thread would zero for
@@ -172,13 +187,14 @@ struct line_ent {
 #define LE_OFF_BITS 23			/* LC_ARENA */
 #define LE_LEN_BITS 13			/* LC_MAX_TEXT */
 #define LE_SPACE_MAX ((1ull << LE_SPACE_BITS) - 2)
+#define LE_AT ((1u << LE_LEN_BITS) - 1)	/* a length: the text is OP_AT's */
 #define LE_FIELD(v, shift, bits) ((uint32_t)((v) >> (shift)) & ((1u << (bits)) - 1))
 #define LE_OFF(e) LE_FIELD((e)->packed, LE_SPACE_BITS, LE_OFF_BITS)
 #define LE_LEN(e) LE_FIELD((e)->packed, LE_SPACE_BITS + LE_OFF_BITS, LE_LEN_BITS)
 #define LE_LINES(e) ((uint32_t)((e)->packed >> (LE_SPACE_BITS + LE_OFF_BITS + LE_LEN_BITS)))
 _Static_assert(sizeof(struct line_ent) * LC_SLOTS == LC_TABLE &&
 	       LC_REGION % HUGE_PAGE == 0, "the line cache fills whole huge pages");
-_Static_assert(LC_ARENA <= 1u << LE_OFF_BITS && LC_MAX_TEXT < 1u << LE_LEN_BITS &&
+_Static_assert(LC_ARENA <= 1u << LE_OFF_BITS && LC_MAX_TEXT < LE_AT &&
 	       INLINES_MAX + 1 < 1u << (64 - LE_SPACE_BITS - LE_OFF_BITS - LE_LEN_BITS),
 	       "a line entry's fields fit its packed word");
 
@@ -220,6 +236,14 @@ struct cs_script {
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
 	uint32_t place_rest;		/* places not looked up from here on */
+	bool fmt_names;			/* with fmt: user addresses are named
+					 * there (OP_AT) */
+	/* the formatting thread's, with fmt_names: the lines of OP_AT */
+	struct cs_place_line *at_lines;	/* LC_SLOTS: by the line cache's slot */
+	char *at_arena;			/* AT_ARENA bytes of their text */
+	size_t at_len;
+	uint8_t at_gen;			/* of at_lines' texts; never 0 */
+	struct cs_place_lines *at_places; /* at_arena's text by place */
 };
 
 struct name_len {
@@ -261,6 +285,10 @@ struct formatter {
 	struct cs_script *out;		/* formats and writes them */
 	struct name_len *name_lens;	/* the reading thread's */
 	atomic_bool failed;
+	size_t sent;			/* batches, by the reading thread */
+	/* batches formatted: on a line of its own, which only the
+	 * formatting thread writes */
+	_Alignas(64) atomic_size_t formatted;
 };
 
 static uint32_t line_slot(uint64_t space, uint64_t addr)
@@ -539,7 +567,6 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 	}
 	madvise(sc->lines, LC_REGION, MADV_HUGEPAGE);
 	sc->arena = (char *)(sc->lines + LC_SLOTS);
-	memset(sc->lines, 0xff, LC_SLOTS * sizeof(*sc->lines));
 	sc->no_merge = o->no_merge;
 	sc->no_inline = o->no_inline;
 	sc->user_fields = o->fields;
@@ -551,17 +578,39 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 
 /* With two threads, this one reads and the other formats and writes;
  * from three on, a third writes. */
+/* With a formatting thread and --no-inline, user addresses are named
+ * there (OP_AT): it gets the tables for their lines. */
+static int fmt_names_start(struct cs_script *sc)
+{
+	struct cs_script *c = sc->fmt->out;
+
+	/* the table is filled as slots are: zero pages until then */
+	c->at_lines = calloc(LC_SLOTS, sizeof(*c->at_lines));
+	c->at_arena = malloc(AT_ARENA);
+	if (!c->at_lines || !c->at_arena || cs_place_lines_new(&c->at_places))
+		return -ENOMEM;
+	c->at_gen = 1;
+	sc->fmt_names = true;
+	return 0;
+}
+
 int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
 	int err = printer_new(o, false, out);
 
-	/* the reading thread decides what is cached, and only it */
+	/* this thread keeps the line cache (a formatting thread's printer
+	 * only fills the arena as told) */
 	if (!err)
-		err = cs_place_lines_new(&(*out)->places);
+		memset((*out)->lines, 0xff, LC_SLOTS * sizeof(*(*out)->lines));
 	/* no thread to be had: the same text, made on this one */
 	if (!err && o->jobs >= 2 &&
 	    (err = formatter_start(*out, o)) == -EAGAIN)
 		err = 0;
+	if (!err && (*out)->fmt && o->no_inline)
+		err = fmt_names_start(*out);
+	/* otherwise the reading thread decides what is cached, and only it */
+	else if (!err)
+		err = cs_place_lines_new(&(*out)->places);
 	if (err) {
 		cs_script_free(*out);
 		*out = NULL;
@@ -582,6 +631,9 @@ void cs_script_free(struct cs_script *sc)
 	free(sc->heads);
 	free(sc->lines);
 	cs_place_lines_free(sc->places);
+	free(sc->at_lines);
+	free(sc->at_arena);
+	cs_place_lines_free(sc->at_places);
 	free(sc);
 }
 
@@ -1392,15 +1444,70 @@ static size_t put_unknown(struct cs_script *sc, uint64_t addr)
 	return 1;
 }
 
+/* With fmt_names: user address addr, at fp's place, is named on the
+ * formatting thread, which keeps its line under the line cache's slot
+ * (unless this thread does not keep it). Its binary's symbols are loaded
+ * here first, as resolving it here would have: at this point of the
+ * stream, with what that prints. One line. */
+static void put_at(struct cs_script *sc, uint64_t flags, uint32_t slot,
+		   uint64_t addr, const struct frame_place *fp)
+{
+	uint64_t *op;
+
+	cs_machine_place_load(sc->machine, fp->bin);
+	op = op_room(sc, 32);
+	op[0] = OP_AT | (uint64_t)sc->fields << 8 | flags | (uint64_t)slot << 32;
+	op[1] = addr;
+	op[2] = (uint64_t)(uintptr_t)fp->bin;
+	op[3] = fp->off;
+	sc->len += 32;
+}
+
+static size_t put_at_op(struct cs_script *sc, uint32_t slot, uint64_t space,
+			uint64_t addr, const struct frame_place *fp)
+{
+	struct line_ent e = line_ent_of(space, addr, 0, LE_AT, 1);
+
+	put_at(sc, space <= LE_SPACE_MAX ? OP_AT_KEEP : 0, slot, addr, fp);
+	line_keep_at(sc, space, &e);
+	return 1;
+}
+
+/* The one frame of a sample without a callchain, after its space. With
+ * fmt_names a user address is named on the formatting thread, as in a
+ * stack, since only that thread may look in its binary's symbols. */
+static void put_ip_frame(struct cs_script *sc, uint32_t pid,
+			 struct cs_frame *f)
+{
+	struct frame_place fp;
+
+	if (sc->fmt_names && f->kind == CS_FRAME_ADDR &&
+	    !cs_machine_is_kernel(f->cpumode, f->addr) &&
+	    cs_machine_user_place(sc->machine, pid, f->addr, &fp.bin, &fp.off)) {
+		put_at(sc, OP_AT_IP, 0, f->addr, &fp);
+		return;
+	}
+	cs_frame_resolve(sc->machine, pid, f);
+	put_frame(sc, f, ' ');
+}
+
 /* Writes e's text, of whose lines `left` may be written; returns how
  * many are. */
 static inline size_t put_cached(struct cs_script *sc,
 				const struct line_ent *e, size_t left)
 {
 	size_t len = LE_LEN(e);
+	uint64_t *op;
 
 	if (!len)			/* in no map */
 		return put_unknown(sc, e->addr);
+	if (len == LE_AT) {		/* kept by the formatting thread */
+		op = op_room(sc, 8);
+		*op = OP_SLOT | (uint64_t)sc->fields << 8 |
+		      (uint64_t)(e - sc->lines) << 32;
+		sc->len += 8;
+		return 1;
+	}
 	if (sc->fmt)
 		return put_ref_op(sc, e, left);
 	if (LE_LINES(e) > left) {
@@ -1475,6 +1582,8 @@ static void find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 		return;
 	}
 	fp->pl = NULL;
+	if (!sc->places)		/* fmt_names: that thread's business */
+		return;
 	if (sc->place_rest) {
 		sc->place_rest--;
 		return;
@@ -1503,7 +1612,7 @@ static void place_judge(struct cs_script *sc, bool found)
  * Returns how many lines it wrote (at most `left`). */
 static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			    struct cs_frame *f, bool kernel, uint64_t space,
-			    size_t left, struct frame_place *fp)
+			    uint32_t slot, size_t left, struct frame_place *fp)
 {
 	struct cs_place_line *pl = NULL;
 	uint64_t starts;
@@ -1518,6 +1627,8 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			line_keep_at(sc, space, &e);
 			return put_unknown(sc, f->addr);
 		}
+		if (sc->fmt_names)
+			return put_at_op(sc, slot, space, f->addr, fp);
 		pl = fp->pl;
 		if (pl && cs_place_lines_holds(sc->places, pl, fp->bin, fp->off) &&
 		    (lines = put_place(sc, space, f->addr, pl, left))) {
@@ -1597,6 +1708,7 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
 		if (!line_holds(e, space, f[i].addr)) {
 			*lines += put_addr_slow(sc, pid, &f[i], kernel, space,
+						slot[i] & (LC_SLOTS - 1),
 						max - *lines, &fp[i]);
 			continue;
 		}
@@ -1845,6 +1957,17 @@ static void put_head_op(struct cs_script *sc, const struct cs_evsel *e,
 	sc->len += sizeof(*h);
 }
 
+/* Whether the formatting thread has a whole batch waiting besides the one
+ * it formats: then this thread makes the sample's first line itself. The
+ * text is the same whichever makes it; which one has time to depends on
+ * the profile (with fmt_names, naming new addresses there can make it
+ * the slower of the two) and on what else the machine runs. */
+static bool fmt_lags(const struct formatter *f)
+{
+	return f->sent - atomic_load_explicit(&f->formatted,
+					      memory_order_relaxed) >= 2;
+}
+
 static int script_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_script *sc = ctx;
@@ -1941,7 +2064,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	comm = sc->fields & CS_SCRIPT_COMM ?
 	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
 	       NULL;
-	if (sc->fmt)
+	if (sc->fmt && !fmt_lags(sc->fmt))
 		put_head_op(sc, e, &sh, comm);
 	else
 		put_sample_head(sc, e, &sh, comm);
@@ -1959,9 +2082,8 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		put_frames(sc, smp->pid, sc->frames, n,
 			   s->state == CS_CHAIN_UNWOUND);
 	} else if (n) {
-		cs_frame_resolve(sc->machine, smp->pid, &sc->frames[0]);
 		put_ch(sc, ' ');
-		put_frame(sc, &sc->frames[0], ' ');
+		put_ip_frame(sc, smp->pid, &sc->frames[0]);
 		put_ch(sc, '\n');
 	} else {
 		put_ch(sc, '\n');
@@ -2026,15 +2148,161 @@ const struct cs_output_ops cs_script_ops = {
 
 /* ---- the formatting thread ------------------------------------------------ */
 
+/* Room for n more bytes in at_arena. When it is full it starts over:
+ * what refers to its text is written first, and a line kept there is
+ * made again when it is next asked for. */
+static void at_room(struct cs_script *c, size_t n)
+{
+	if (c->at_len + n <= AT_ARENA)
+		return;
+	out_drain(c);
+	c->at_len = 0;
+	cs_place_lines_clear(c->at_places);
+	if (++c->at_gen)
+		return;
+	/* back to generations old lines may have: they are made older */
+	for (size_t i = 0; i < LC_SLOTS; i++)
+		c->at_lines[i].gen = 0;
+	c->at_gen = 1;
+}
+
+/* e's line, for e->addr at (e->bin, e->off), made in at_arena - a copy
+ * of the line made at the same place for another address, with this
+ * one's, or named and formatted - and where it is, into e. False when it
+ * is too long to keep (as put_addr_new() decides): it is written as it
+ * is made. */
+static bool at_make(struct cs_script *c, struct cs_place_line *e)
+{
+	struct cs_place_line *pl = cs_place_lines_slot(c->at_places, e->bin,
+						       e->off);
+	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = e->addr };
+	struct line_names nm;
+	size_t bound;
+	char *text;
+
+	e->lines = 1;
+	if (cs_place_lines_holds(c->at_places, pl, e->bin, e->off) &&
+	    (pl->addr == e->addr || c->at_len + pl->len <= AT_ARENA)) {
+		e->gen = c->at_gen;
+		e->len = pl->len;
+		if (pl->addr == e->addr) {
+			e->text = pl->text;
+			return true;
+		}
+		text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text,
+			      pl->len);
+		readdress(text, pl->len, 1, e->addr);
+		e->text = (uint32_t)c->at_len;
+		c->at_len += pl->len;
+		return true;
+	}
+	cs_machine_place_resolve(e->bin, e->off, &fr.loc);
+	frame_names(c, &fr, &nm);
+	bound = 80 + nm.sym_len + nm.dso_len;
+	if (bound > LC_MAX_TEXT) {
+		e->gen = 0;
+		put_frame(c, &fr, '\t');
+		put_ch(c, '\n');
+		return false;
+	}
+	at_room(c, bound);
+	text = c->at_arena + c->at_len;
+	*frame_to(text, &fr, '\t', &nm) = '\n';
+	e->gen = c->at_gen;
+	e->text = (uint32_t)c->at_len;
+	e->len = (uint16_t)(frame_len(&fr, &nm) + 1);
+	c->at_len += e->len;
+	*pl = *e;
+	pl->gen = cs_place_lines_gen(c->at_places);
+	return true;
+}
+
+/* OP_AT and OP_SLOT: a user line named on this thread. */
+static void at_run(struct cs_script *c, const uint64_t *w)
+{
+	struct cs_place_line one, *e = &one;
+	struct cs_frame fr;
+
+	c->fields = (unsigned int)(w[0] >> 8) & 0xfff;
+	if ((w[0] & 0xff) == OP_AT) {
+		if (w[0] & OP_AT_KEEP)
+			e = &c->at_lines[w[0] >> 32];
+		e->addr = w[1];
+		e->bin = (const void *)(uintptr_t)w[2];
+		e->off = w[3];
+		if (w[0] & OP_AT_IP) {
+			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = e->addr };
+			cs_machine_place_resolve(e->bin, e->off, &fr.loc);
+			put_frame(c, &fr, ' ');
+			return;
+		}
+	} else {
+		e = &c->at_lines[w[0] >> 32];
+		if (e->gen == c->at_gen) {
+			put_ref(c, c->at_arena + e->text, e->len);
+			return;
+		}
+	}
+	if (at_make(c, e))
+		put_ref(c, c->at_arena + e->text, e->len);
+}
+
+/* The bytes of the operation at p. */
+static size_t op_size(const char *p)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	switch (*w & 0xff) {
+	case OP_TEXT:
+		return (8 + (*w >> 8) + 7) & ~(size_t)7;
+	case OP_HEAD:
+		return sizeof(struct head_op);
+	case OP_REF:
+	case OP_SLOT:
+		return 8;
+	case OP_UNK:
+		return 16;
+	case OP_COPY:
+		return 24;
+	case OP_AT:
+		return 32;
+	case OP_DEF:
+		return (((const struct def_op *)p)->size + 7) & ~(size_t)7;
+	}
+	abort();			/* not an operation: this file's bug */
+}
+
+/* The slots an OP_AT or OP_SLOT at p will read are asked for early: the
+ * tables are bigger than the CPU's caches, and the operations a few
+ * hundred bytes on are as good as known. */
+static void op_prefetch(const struct cs_script *c, const char *p)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	switch (*w & 0xff) {
+	case OP_AT:
+		__builtin_prefetch(cs_place_lines_slot(c->at_places,
+						       (const void *)(uintptr_t)w[2],
+						       w[3]));
+		/* fall through */
+	case OP_SLOT:
+		__builtin_prefetch(&c->at_lines[*w >> 32]);
+	}
+}
+
 /* Formats a batch of operations (see OP_TEXT) with printer c. */
 static void ops_run(struct cs_script *c, const struct ops *b)
 {
-	const char *p = b->buf, *end = b->buf + b->len;
+	const char *p = b->buf, *end = b->buf + b->len, *look = p;
 
 	while (p < end) {
 		const uint64_t *w = (const uint64_t *)p;
 		size_t cut, len;
 		char *text, *q;
+
+		for (; c->at_lines && look < end && look < p + OPS_AHEAD;
+		     look += op_size(look))
+			op_prefetch(c, look);
 
 		switch (*w & 0xff) {
 		case OP_TEXT:
@@ -2070,6 +2338,14 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			cut = (*w >> 8) & 0xff;
 			put_ref(c, text, cut ? prefix_len(text, len, cut) : len);
 			p += 24;
+			continue;
+		case OP_AT:
+			at_run(c, w);
+			p += 32;
+			continue;
+		case OP_SLOT:
+			at_run(c, w);
+			p += 8;
 			continue;
 		case OP_UNK:
 			q = room(c, 64);
@@ -2123,6 +2399,7 @@ static void *formatter_main(void *arg)
 		b->len = 0;
 		b->sync = false;
 		cs_queue_push(f->done, b);
+		atomic_fetch_add_explicit(&f->formatted, 1, memory_order_relaxed);
 	}
 	out_drain(f->out);
 	return NULL;
@@ -2164,6 +2441,7 @@ static int formatter_start(struct cs_script *sc,
 	if ((err = printer_new(o, o->jobs >= 3, &f->out)))
 		goto fail;
 	atomic_init(&f->failed, false);
+	atomic_init(&f->formatted, 0);
 	if (pthread_create(&f->thread, NULL, formatter_main, f)) {
 		err = -EAGAIN;
 		goto fail;
@@ -2189,6 +2467,7 @@ static void ops_out(struct cs_script *sc)
 	text_close(sc);
 	sc->ops->len = sc->len;
 	cs_queue_push(f->todo, sc->ops);
+	f->sent++;
 	sc->ops = cs_queue_pop(f->done);
 	sc->buf = sc->ops->buf;
 	sc->len = 0;

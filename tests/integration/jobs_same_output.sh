@@ -86,7 +86,8 @@ done
 
 # script: a frame line too long for the line cache (a JIT symbol of 5000
 # bytes, of which the map's reader keeps 4 KiB) is made on the reading
-# thread, cut by --max-stack there too
+# thread (on the formatting thread with --no-inline), cut by --max-stack
+# there too
 pid=$((4200000 + RANDOM))
 map=/tmp/perf-$pid.map
 trap 'rm -f "$map"' EXIT
@@ -94,7 +95,7 @@ printf '11001200 100 %s\n' "$(printf 'a%.0s' {1..5000})" >"$map"
 "$CS_TOOLS/hostile_profile" -o "$T/long.data" --pid "$pid" --dso "$map" \
 	--dso /dev/zero >/dev/null
 bad=0
-for v in "" "--max-stack 1"; do
+for v in "" "--max-stack 1" "--no-inline" "--no-inline --max-stack 1"; do
 	# shellcheck disable=SC2086
 	"$CS" script -q -j 1 -i "$T/long.data" --kallsyms /dev/null $v >"$T/one" 2>/dev/null
 	for j in 2 3; do
@@ -107,6 +108,40 @@ done
 check "script: a 4 KiB symbol, with more threads as with one" [ "$bad" = 0 ]
 check "... which is shown" awk 'length($0) > 4096 { f = 1 } END { exit !f }' "$T/one"
 rm -f "$map"
+
+# script --no-inline with a formatting thread names user addresses there
+# and keeps their lines in an arena of its own (4 MiB), which starts over
+# when full: a profile with more distinct user lines than that, and one
+# without callchains, whose samples' one address is named there too
+"$CS_TOOLS/gen_synth" --no-defer -n 120000 -s 11 -o "$T/wide.data" >/dev/null
+"$CS" script -q -j 1 --no-inline -i "$T/wide.data" --kallsyms /dev/null >"$T/one" 2>/dev/null
+check "script: a profile with more than 4 MiB of distinct user lines" \
+	awk '/^[^\t]/ { pid = $2; next }
+	     /^\t/ && $1 !~ /^ffff/ && !seen[pid " " $0]++ { n += length($0) + 1 }
+	     END { exit !(n > 4 * 1048576) }' "$T/one"
+bad=0
+for j in 2 3; do
+	"$CS" script -q -j "$j" --no-inline -i "$T/wide.data" --kallsyms /dev/null \
+		>"$T/many" 2>/dev/null
+	cmp -s "$T/one" "$T/many" || { bad=1; echo "# -j $j differs"; }
+done
+check "... is printed with more threads as with one" [ "$bad" = 0 ]
+if "$CS" record -q -e cpu-clock -F 4000 -o "$T/ip.data" -- \
+	"$CS_WORKLOADS/fixedwork" >/dev/null 2>&1; then
+	bad=0
+	for v in "--no-inline" "--no-inline -F ip,sym,dso"; do
+		# shellcheck disable=SC2086
+		"$CS" script -q -j 1 $v -i "$T/ip.data" >"$T/one" 2>/dev/null
+		# shellcheck disable=SC2086
+		"$CS" script -q -j 2 $v -i "$T/ip.data" >"$T/many" 2>/dev/null
+		cmp -s "$T/one" "$T/many" || { bad=1; echo "# -j 2 $v differs"; }
+	done
+	check "script: samples without callchains, with more threads as with one" \
+		[ "$bad" = 0 ]
+	check "... whose user addresses are named" grep -q "(.*fixedwork)" "$T/one"
+else
+	notok "script: callstitch record without -g"
+fi
 
 # a differential flame graph counts two profiles, one after the other
 if [[ " ${cmds[*]} " == *" flame "* ]]; then

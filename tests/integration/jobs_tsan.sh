@@ -73,6 +73,18 @@ for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2"; do
 	done
 done
 
+# script --no-inline names user addresses on its formatting thread, to
+# which the binaries' symbol tables belong from then on
+for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
+	args=(-q --no-inline -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+	"$CS" script -j 1 "${args[@]}" >"$T/one" 2>/dev/null
+	for j in 2 3; do
+		rc=0
+		"$TSN/callstitch" script -j "$j" "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
+		verdict "script --no-inline -j $j on $(basename "$p") under ThreadSanitizer" "$rc"
+	done
+done
+
 # symbols loaded ahead on worker threads (symbols_ahead.sh): first runs,
 # the symbol cache empty, of a recording made here - the kernel's list,
 # libc's and the workload's tables and DWARF, the cache writes

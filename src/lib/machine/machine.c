@@ -840,23 +840,14 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 		loc->dso_name = s.module;
 }
 
-static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
-			 struct cs_location *loc)
+/* What user address addr's place (binary d, file offset off) shows: its
+ * dso, build id, address in the binary and symbol. d is loaded. */
+static void resolve_in_dso(struct cs_dso *d, uint64_t off,
+			   struct cs_location *loc)
 {
-	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
-	struct cs_dso *d;
 	struct cs_sym s;
-	uint64_t off;
 
-	if (!map)			/* kernel-looking garbage included: */
-		return;			/* perf shows it unknown too */
-	d = map->dso;
-	cs_dso_load(m->dsos, d);
-	off = addr - map->start + map->pgoff;
 	loc->dso_name = d->name;
-	loc->map_start = map->start;
-	loc->map_end = map->end;
-	loc->map_pgoff = map->pgoff;
 	if (d->build_id_size) {
 		loc->build_id = d->build_id;
 		loc->build_id_size = d->build_id_size;
@@ -871,6 +862,22 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	loc->sym = s.name;
 	loc->sym_start = s.start;
 	loc->sym_offset = loc->dso_addr - s.start;
+}
+
+static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
+			 struct cs_location *loc)
+{
+	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
+	struct cs_dso *d;
+
+	if (!map)			/* kernel-looking garbage included: */
+		return;			/* perf shows it unknown too */
+	d = map->dso;
+	cs_dso_load(m->dsos, d);
+	loc->map_start = map->start;
+	loc->map_end = map->end;
+	loc->map_pgoff = map->pgoff;
+	resolve_in_dso(d, addr - map->start + map->pgoff, loc);
 }
 
 static struct cache_ent *cache_slot(struct cs_machine *m, uint64_t space,
@@ -940,6 +947,18 @@ bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
 	*bin = map->dso;
 	*off = addr - map->start + map->pgoff;
 	return true;
+}
+
+void cs_machine_place_load(struct cs_machine *m, const void *bin)
+{
+	cs_dso_load(m->dsos, (struct cs_dso *)bin);
+}
+
+void cs_machine_place_resolve(const void *bin, uint64_t off,
+			      struct cs_location *loc)
+{
+	memset(loc, 0, sizeof(loc[0]));
+	resolve_in_dso((struct cs_dso *)bin, off, loc);
 }
 
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)

@@ -98,6 +98,21 @@ void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
 			   const void **bin, uint64_t *off);
 
+/* Loads the symbols of binary bin (from cs_machine_user_place()) as the
+ * first address resolved in it would, at this point of the stream: its
+ * messages, counts and cache writes happen now. */
+void cs_machine_place_load(struct cs_machine *m, const void *bin);
+
+/* What cs_machine_resolve() gives a user address at (bin, off) but the
+ * map's fields (map_start, map_end, map_pgoff), without the machine: for
+ * a thread of the caller's that names addresses the reading thread
+ * placed. bin must have been loaded (cs_machine_place_load()), and while
+ * that thread asks, no other may resolve an address in the same binary
+ * (a lookup fills the symbol table's caches). Names live as long as the
+ * machine. */
+void cs_machine_place_resolve(const void *bin, uint64_t off,
+			      struct cs_location *loc);
+
 /* For the unwinder: the binary mapped at user address addr of pid at this
  * point of the stream, its file (found on first use, without reading its
  * symbols), its load bias, and how to find its debug file if its own CFI
