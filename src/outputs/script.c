@@ -132,7 +132,7 @@ enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT };
 #define OP_AT_KEEP (1ull << 20)
 #define OP_AT_IP (1ull << 21)
 #define AT_ARENA (4u << 20)		/* the formatting thread's own text */
-#define OPS_AHEAD 512			/* bytes of operations looked at ahead */
+#define AT_AHEAD 16			/* OP_AT and OP_SLOT looked at ahead */
 
 /* What a sample's first line shows of the sample: a struct cs_sample
  * has thirty more fields, which the formatting thread would zero for
@@ -172,6 +172,10 @@ struct ops {
 	char *buf;			/* OPS_SIZE */
 	size_t len;
 	bool sync;			/* then write all out, before it is back */
+	uint32_t *at_ops;		/* OPS_SIZE / 8: where its OP_AT and
+					 * OP_SLOT are, that the formatting
+					 * thread may look ahead at them */
+	size_t nr_at_ops;
 };
 
 /* One address's lines, as text: 16 bytes, so that the table (a
@@ -238,17 +242,33 @@ struct cs_script {
 	uint32_t place_rest;		/* places not looked up from here on */
 	bool fmt_names;			/* with fmt: user addresses are named
 					 * there (OP_AT) */
-	/* the formatting thread's, with fmt_names: the lines of OP_AT */
-	struct cs_place_line *at_lines;	/* LC_SLOTS: by the line cache's slot */
+	/* the formatting thread's, with fmt_names: the lines of OP_AT,
+	 * by the line cache's slot */
+	struct at_text *at_texts;	/* LC_SLOTS */
+	struct at_addr *at_addrs;	/* LC_SLOTS */
 	char *at_arena;			/* AT_ARENA bytes of their text */
 	size_t at_len;
-	uint8_t at_gen;			/* of at_lines' texts; never 0 */
+	uint8_t at_gen;			/* of at_arena's text; never 0 */
 	struct cs_place_lines *at_places; /* at_arena's text by place */
 };
 
 struct name_len {
 	const char *name;
 	size_t len;
+};
+
+/* With fmt_names, where the formatting thread has a slot's line: read on
+ * every hit, so 8 bytes, that the table may stay in the CPU's caches... */
+struct at_text {
+	uint32_t off;			/* in at_arena */
+	uint16_t len;
+	uint8_t gen;			/* at_gen when made; 0: never */
+};
+
+/* ... and what the line is made of, read only when it is made again. */
+struct at_addr {
+	const void *bin;
+	uint64_t off, addr;
 };
 
 /* A sample's first line up to its time, as put_head() last made it for a
@@ -585,9 +605,11 @@ static int fmt_names_start(struct cs_script *sc)
 	struct cs_script *c = sc->fmt->out;
 
 	/* the table is filled as slots are: zero pages until then */
-	c->at_lines = calloc(LC_SLOTS, sizeof(*c->at_lines));
+	c->at_texts = calloc(LC_SLOTS, sizeof(*c->at_texts));
+	c->at_addrs = calloc(LC_SLOTS, sizeof(*c->at_addrs));
 	c->at_arena = malloc(AT_ARENA);
-	if (!c->at_lines || !c->at_arena || cs_place_lines_new(&c->at_places))
+	if (!c->at_texts || !c->at_addrs || !c->at_arena ||
+	    cs_place_lines_new(&c->at_places))
 		return -ENOMEM;
 	c->at_gen = 1;
 	sc->fmt_names = true;
@@ -631,7 +653,8 @@ void cs_script_free(struct cs_script *sc)
 	free(sc->heads);
 	free(sc->lines);
 	cs_place_lines_free(sc->places);
-	free(sc->at_lines);
+	free(sc->at_texts);
+	free(sc->at_addrs);
 	free(sc->at_arena);
 	cs_place_lines_free(sc->at_places);
 	free(sc);
@@ -1456,6 +1479,7 @@ static void put_at(struct cs_script *sc, uint64_t flags, uint32_t slot,
 
 	cs_machine_place_load(sc->machine, fp->bin);
 	op = op_room(sc, 32);
+	sc->ops->at_ops[sc->ops->nr_at_ops++] = (uint32_t)sc->len;
 	op[0] = OP_AT | (uint64_t)sc->fields << 8 | flags | (uint64_t)slot << 32;
 	op[1] = addr;
 	op[2] = (uint64_t)(uintptr_t)fp->bin;
@@ -1503,6 +1527,7 @@ static inline size_t put_cached(struct cs_script *sc,
 		return put_unknown(sc, e->addr);
 	if (len == LE_AT) {		/* kept by the formatting thread */
 		op = op_room(sc, 8);
+		sc->ops->at_ops[sc->ops->nr_at_ops++] = (uint32_t)sc->len;
 		*op = OP_SLOT | (uint64_t)sc->fields << 8 |
 		      (uint64_t)(e - sc->lines) << 32;
 		sc->len += 8;
@@ -2162,45 +2187,42 @@ static void at_room(struct cs_script *c, size_t n)
 		return;
 	/* back to generations old lines may have: they are made older */
 	for (size_t i = 0; i < LC_SLOTS; i++)
-		c->at_lines[i].gen = 0;
+		c->at_texts[i].gen = 0;
 	c->at_gen = 1;
 }
 
-/* e's line, for e->addr at (e->bin, e->off), made in at_arena - a copy
- * of the line made at the same place for another address, with this
- * one's, or named and formatted - and where it is, into e. False when it
- * is too long to keep (as put_addr_new() decides): it is written as it
- * is made. */
-static bool at_make(struct cs_script *c, struct cs_place_line *e)
+/* a's line made in at_arena - a copy of the line made at the same place
+ * for another address, with a's, or named and formatted - and where it
+ * is, into t. False when it is too long to keep (as put_addr_new()
+ * decides): it is written as it is made. */
+static bool at_make(struct cs_script *c, const struct at_addr *a,
+		    struct at_text *t)
 {
-	struct cs_place_line *pl = cs_place_lines_slot(c->at_places, e->bin,
-						       e->off);
-	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = e->addr };
+	struct cs_place_line *pl = cs_place_lines_slot(c->at_places, a->bin,
+						       a->off);
+	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
 	struct line_names nm;
 	size_t bound;
 	char *text;
 
-	e->lines = 1;
-	if (cs_place_lines_holds(c->at_places, pl, e->bin, e->off) &&
-	    (pl->addr == e->addr || c->at_len + pl->len <= AT_ARENA)) {
-		e->gen = c->at_gen;
-		e->len = pl->len;
-		if (pl->addr == e->addr) {
-			e->text = pl->text;
+	if (cs_place_lines_holds(c->at_places, pl, a->bin, a->off) &&
+	    (pl->addr == a->addr || c->at_len + pl->len <= AT_ARENA)) {
+		*t = (struct at_text){ .off = pl->text, .len = pl->len,
+				       .gen = c->at_gen };
+		if (pl->addr == a->addr)
 			return true;
-		}
 		text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text,
 			      pl->len);
-		readdress(text, pl->len, 1, e->addr);
-		e->text = (uint32_t)c->at_len;
+		readdress(text, pl->len, 1, a->addr);
+		t->off = (uint32_t)c->at_len;
 		c->at_len += pl->len;
 		return true;
 	}
-	cs_machine_place_resolve(e->bin, e->off, &fr.loc);
+	cs_machine_place_resolve(a->bin, a->off, &fr.loc);
 	frame_names(c, &fr, &nm);
 	bound = 80 + nm.sym_len + nm.dso_len;
 	if (bound > LC_MAX_TEXT) {
-		e->gen = 0;
+		t->gen = 0;
 		put_frame(c, &fr, '\t');
 		put_ch(c, '\n');
 		return false;
@@ -2208,73 +2230,55 @@ static bool at_make(struct cs_script *c, struct cs_place_line *e)
 	at_room(c, bound);
 	text = c->at_arena + c->at_len;
 	*frame_to(text, &fr, '\t', &nm) = '\n';
-	e->gen = c->at_gen;
-	e->text = (uint32_t)c->at_len;
-	e->len = (uint16_t)(frame_len(&fr, &nm) + 1);
-	c->at_len += e->len;
-	*pl = *e;
-	pl->gen = cs_place_lines_gen(c->at_places);
+	*t = (struct at_text){ .off = (uint32_t)c->at_len,
+			       .len = (uint16_t)(frame_len(&fr, &nm) + 1),
+			       .gen = c->at_gen };
+	c->at_len += t->len;
+	*pl = (struct cs_place_line){
+		.bin = a->bin, .off = a->off, .addr = a->addr,
+		.text = t->off, .len = t->len, .lines = 1,
+		.gen = cs_place_lines_gen(c->at_places),
+	};
 	return true;
 }
 
 /* OP_AT and OP_SLOT: a user line named on this thread. */
 static void at_run(struct cs_script *c, const uint64_t *w)
 {
-	struct cs_place_line one, *e = &one;
+	struct at_addr one_addr, *a = &one_addr;
+	struct at_text one_text, *t = &one_text;
+	size_t slot = w[0] >> 32;
 	struct cs_frame fr;
 
 	c->fields = (unsigned int)(w[0] >> 8) & 0xfff;
-	if ((w[0] & 0xff) == OP_AT) {
-		if (w[0] & OP_AT_KEEP)
-			e = &c->at_lines[w[0] >> 32];
-		e->addr = w[1];
-		e->bin = (const void *)(uintptr_t)w[2];
-		e->off = w[3];
-		if (w[0] & OP_AT_IP) {
-			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = e->addr };
-			cs_machine_place_resolve(e->bin, e->off, &fr.loc);
-			put_frame(c, &fr, ' ');
+	if ((w[0] & 0xff) == OP_SLOT) {
+		a = &c->at_addrs[slot];
+		t = &c->at_texts[slot];
+		if (t->gen == c->at_gen) {
+			put_ref(c, c->at_arena + t->off, t->len);
 			return;
 		}
 	} else {
-		e = &c->at_lines[w[0] >> 32];
-		if (e->gen == c->at_gen) {
-			put_ref(c, c->at_arena + e->text, e->len);
+		if (w[0] & OP_AT_KEEP) {
+			a = &c->at_addrs[slot];
+			t = &c->at_texts[slot];
+		}
+		*a = (struct at_addr){ .addr = w[1], .off = w[3],
+				       .bin = (const void *)(uintptr_t)w[2] };
+		if (w[0] & OP_AT_IP) {
+			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = a->addr };
+			cs_machine_place_resolve(a->bin, a->off, &fr.loc);
+			put_frame(c, &fr, ' ');
 			return;
 		}
 	}
-	if (at_make(c, e))
-		put_ref(c, c->at_arena + e->text, e->len);
+	if (at_make(c, a, t))
+		put_ref(c, c->at_arena + t->off, t->len);
 }
 
-/* The bytes of the operation at p. */
-static size_t op_size(const char *p)
-{
-	const uint64_t *w = (const uint64_t *)p;
-
-	switch (*w & 0xff) {
-	case OP_TEXT:
-		return (8 + (*w >> 8) + 7) & ~(size_t)7;
-	case OP_HEAD:
-		return sizeof(struct head_op);
-	case OP_REF:
-	case OP_SLOT:
-		return 8;
-	case OP_UNK:
-		return 16;
-	case OP_COPY:
-		return 24;
-	case OP_AT:
-		return 32;
-	case OP_DEF:
-		return (((const struct def_op *)p)->size + 7) & ~(size_t)7;
-	}
-	abort();			/* not an operation: this file's bug */
-}
-
-/* The slots an OP_AT or OP_SLOT at p will read are asked for early: the
- * tables are bigger than the CPU's caches, and the operations a few
- * hundred bytes on are as good as known. */
+/* The slots the OP_AT or OP_SLOT at p will read are asked for early: the
+ * tables are bigger than the CPU's caches, and the batch says which
+ * operations come next. */
 static void op_prefetch(const struct cs_script *c, const char *p)
 {
 	const uint64_t *w = (const uint64_t *)p;
@@ -2284,25 +2288,25 @@ static void op_prefetch(const struct cs_script *c, const char *p)
 		__builtin_prefetch(cs_place_lines_slot(c->at_places,
 						       (const void *)(uintptr_t)w[2],
 						       w[3]));
+		__builtin_prefetch(&c->at_addrs[*w >> 32], 1);
 		/* fall through */
 	case OP_SLOT:
-		__builtin_prefetch(&c->at_lines[*w >> 32]);
+		__builtin_prefetch(&c->at_texts[*w >> 32]);
 	}
 }
 
 /* Formats a batch of operations (see OP_TEXT) with printer c. */
 static void ops_run(struct cs_script *c, const struct ops *b)
 {
-	const char *p = b->buf, *end = b->buf + b->len, *look = p;
+	const char *p = b->buf, *end = b->buf + b->len;
+	size_t at_next = 0;		/* the next OP_AT or OP_SLOT's index */
 
+	for (size_t i = 0; i < AT_AHEAD && i < b->nr_at_ops; i++)
+		op_prefetch(c, b->buf + b->at_ops[i]);
 	while (p < end) {
 		const uint64_t *w = (const uint64_t *)p;
 		size_t cut, len;
 		char *text, *q;
-
-		for (; c->at_lines && look < end && look < p + OPS_AHEAD;
-		     look += op_size(look))
-			op_prefetch(c, look);
 
 		switch (*w & 0xff) {
 		case OP_TEXT:
@@ -2340,12 +2344,12 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			p += 24;
 			continue;
 		case OP_AT:
-			at_run(c, w);
-			p += 32;
-			continue;
 		case OP_SLOT:
+			if (at_next + AT_AHEAD < b->nr_at_ops)
+				op_prefetch(c, b->buf + b->at_ops[at_next + AT_AHEAD]);
+			at_next++;
 			at_run(c, w);
-			p += 8;
+			p += (*w & 0xff) == OP_AT ? 32 : 8;
 			continue;
 		case OP_UNK:
 			q = room(c, 64);
@@ -2397,6 +2401,7 @@ static void *formatter_main(void *arg)
 				atomic_store(&f->failed, true);
 		}
 		b->len = 0;
+		b->nr_at_ops = 0;
 		b->sync = false;
 		cs_queue_push(f->done, b);
 		atomic_fetch_add_explicit(&f->formatted, 1, memory_order_relaxed);
@@ -2409,8 +2414,10 @@ static void formatter_free(struct formatter *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < OPS_BATCHES; i++)
+	for (size_t i = 0; i < OPS_BATCHES; i++) {
 		free(f->batches[i].buf);
+		free(f->batches[i].at_ops);
+	}
 	free(f->name_lens);
 	cs_script_free(f->out);
 	cs_queue_free(f->todo);
@@ -2433,7 +2440,9 @@ static int formatter_start(struct cs_script *sc,
 	    cs_queue_new(OPS_BATCHES, &f->done))
 		goto fail;
 	for (size_t i = 0; i < OPS_BATCHES; i++) {
-		if (!(f->batches[i].buf = malloc(OPS_SIZE)))
+		f->batches[i].buf = malloc(OPS_SIZE);
+		f->batches[i].at_ops = malloc(OPS_SIZE / 8 * sizeof(uint32_t));
+		if (!f->batches[i].buf || !f->batches[i].at_ops)
 			goto fail;
 		if (i)
 			cs_queue_push(f->done, &f->batches[i]);
