@@ -131,6 +131,7 @@ struct writer {
 enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT };
 #define OP_AT_KEEP (1ull << 20)
 #define OP_AT_IP (1ull << 21)
+#define OP_AT_KERNEL (1ull << 22)
 #define AT_ARENA (4u << 20)		/* the formatting thread's own text */
 #define AT_AHEAD 16			/* OP_AT and OP_SLOT looked at ahead */
 
@@ -265,10 +266,12 @@ struct at_text {
 	uint8_t gen;			/* at_gen when made; 0: never */
 };
 
-/* ... and what the line is made of, read only when it is made again. */
+/* ... and what the line is made of, read only when it is made again
+ * (put_at()'s bin and off). */
 struct at_addr {
 	const void *bin;
 	uint64_t off, addr;
+	bool kernel;
 };
 
 /* A sample's first line up to its time, as put_head() last made it for a
@@ -1467,48 +1470,85 @@ static size_t put_unknown(struct cs_script *sc, uint64_t addr)
 	return 1;
 }
 
-/* With fmt_names: user address addr, at fp's place, is named on the
- * formatting thread, which keeps its line under the line cache's slot
- * (unless this thread does not keep it). Its binary's symbols are loaded
- * here first, as resolving it here would have: at this point of the
- * stream, with what that prints. One line. */
+/* With fmt_names: address addr is named on the formatting thread, which
+ * keeps its line under the line cache's slot (OP_AT_KEEP). A user
+ * address is given by where it lies (cs_machine_user_place(): bin, off),
+ * a kernel one (OP_AT_KERNEL) by cs_machine_kernel_place()'s answers
+ * (bin: the symbol table, off: whether it is outside the kernel). Their
+ * symbols were loaded here, as resolving the address here would have:
+ * at this point of the stream, with what that prints. */
 static void put_at(struct cs_script *sc, uint64_t flags, uint32_t slot,
-		   uint64_t addr, const struct frame_place *fp)
+		   uint64_t addr, const void *bin, uint64_t off)
 {
-	uint64_t *op;
+	uint64_t *op = op_room(sc, 32);
 
-	cs_machine_place_load(sc->machine, fp->bin);
-	op = op_room(sc, 32);
 	sc->ops->at_ops[sc->ops->nr_at_ops++] = (uint32_t)sc->len;
 	op[0] = OP_AT | (uint64_t)sc->fields << 8 | flags | (uint64_t)slot << 32;
 	op[1] = addr;
-	op[2] = (uint64_t)(uintptr_t)fp->bin;
-	op[3] = fp->off;
+	op[2] = (uint64_t)(uintptr_t)bin;
+	op[3] = off;
 	sc->len += 32;
 }
 
-static size_t put_at_op(struct cs_script *sc, uint32_t slot, uint64_t space,
-			uint64_t addr, const struct frame_place *fp)
+/* Where addr is named with fmt_names, into *bin and *off (and
+ * OP_AT_KERNEL into *flags), its symbols loaded; false when it is named
+ * here: a user address in no map, a KSYMBOL's. fp: where a user address
+ * lies, if looked up yet. */
+static bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
+		     bool kernel, const struct frame_place *fp,
+		     const void **bin, uint64_t *off, uint64_t *flags)
+{
+	bool outside;
+
+	if (kernel) {
+		if (!cs_machine_kernel_place(sc->machine, addr, bin, &outside))
+			return false;
+		*off = outside;
+		*flags |= OP_AT_KERNEL;
+		return true;
+	}
+	if (fp && fp->bin) {
+		if (fp->bin == &no_map)
+			return false;
+		*bin = fp->bin;
+		*off = fp->off;
+	} else if (!cs_machine_user_place(sc->machine, pid, addr, bin, off)) {
+		return false;
+	}
+	cs_machine_place_load(sc->machine, *bin);
+	return true;
+}
+
+/* A frame's line with fmt_names, when at_place() finds where it is
+ * named. One line. */
+static bool put_at_op(struct cs_script *sc, uint32_t pid, uint32_t slot,
+		      bool kernel, uint64_t space, uint64_t addr,
+		      const struct frame_place *fp)
 {
 	struct line_ent e = line_ent_of(space, addr, 0, LE_AT, 1);
+	uint64_t flags = space <= LE_SPACE_MAX ? OP_AT_KEEP : 0, off;
+	const void *bin;
 
-	put_at(sc, space <= LE_SPACE_MAX ? OP_AT_KEEP : 0, slot, addr, fp);
+	if (!at_place(sc, pid, addr, kernel, fp, &bin, &off, &flags))
+		return false;
+	put_at(sc, flags, slot, addr, bin, off);
 	line_keep_at(sc, space, &e);
-	return 1;
+	return true;
 }
 
 /* The one frame of a sample without a callchain, after its space. With
- * fmt_names a user address is named on the formatting thread, as in a
- * stack, since only that thread may look in its binary's symbols. */
+ * fmt_names it is named on the formatting thread, as in a stack, since
+ * only that thread may look in the symbol tables. */
 static void put_ip_frame(struct cs_script *sc, uint32_t pid,
 			 struct cs_frame *f)
 {
-	struct frame_place fp;
+	uint64_t flags = OP_AT_IP, off;
+	const void *bin;
 
 	if (sc->fmt_names && f->kind == CS_FRAME_ADDR &&
-	    !cs_machine_is_kernel(f->cpumode, f->addr) &&
-	    cs_machine_user_place(sc->machine, pid, f->addr, &fp.bin, &fp.off)) {
-		put_at(sc, OP_AT_IP, 0, f->addr, &fp);
+	    at_place(sc, pid, f->addr, cs_machine_is_kernel(f->cpumode, f->addr),
+		     NULL, &bin, &off, &flags)) {
+		put_at(sc, flags, 0, f->addr, bin, off);
 		return;
 	}
 	cs_frame_resolve(sc->machine, pid, f);
@@ -1652,8 +1692,9 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 			line_keep_at(sc, space, &e);
 			return put_unknown(sc, f->addr);
 		}
-		if (sc->fmt_names)
-			return put_at_op(sc, slot, space, f->addr, fp);
+		if (sc->fmt_names &&
+		    put_at_op(sc, pid, slot, false, space, f->addr, fp))
+			return 1;
 		pl = fp->pl;
 		if (pl && cs_place_lines_holds(sc->places, pl, fp->bin, fp->off) &&
 		    (lines = put_place(sc, space, f->addr, pl, left))) {
@@ -1662,6 +1703,9 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 		}
 		if (pl)
 			place_judge(sc, false);
+	} else if (sc->fmt_names &&
+		   put_at_op(sc, pid, slot, true, space, f->addr, NULL)) {
+		return 1;
 	}
 	start = sc->arena_len;
 	starts = sc->arena_starts;
@@ -2191,34 +2235,57 @@ static void at_room(struct cs_script *c, size_t n)
 	c->at_gen = 1;
 }
 
+/* a's location (cs_machine_resolve()'s answer), from put_at()'s bin and
+ * off. */
+static void at_resolve(const struct at_addr *a, struct cs_location *loc)
+{
+	if (a->kernel)
+		cs_machine_kernel_place_resolve(a->bin, a->off, a->addr, loc);
+	else
+		cs_machine_place_resolve(a->bin, a->off, loc);
+}
+
+/* A copy of the line made at a's place for another address, with a's
+ * (or that line itself, for the same address), into t. False when there
+ * is none, or no room for the copy. */
+static bool at_copy(struct cs_script *c, const struct at_addr *a,
+		    const struct cs_place_line *pl, struct at_text *t)
+{
+	char *text;
+
+	if (!cs_place_lines_holds(c->at_places, pl, a->bin, a->off) ||
+	    (pl->addr != a->addr && c->at_len + pl->len > AT_ARENA))
+		return false;
+	*t = (struct at_text){ .off = pl->text, .len = pl->len,
+			       .gen = c->at_gen };
+	if (pl->addr == a->addr)
+		return true;
+	text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text, pl->len);
+	readdress(text, pl->len, 1, a->addr);
+	t->off = (uint32_t)c->at_len;
+	c->at_len += pl->len;
+	return true;
+}
+
 /* a's line made in at_arena - a copy of the line made at the same place
- * for another address, with a's, or named and formatted - and where it
- * is, into t. False when it is too long to keep (as put_addr_new()
- * decides): it is written as it is made. */
+ * for another address, or named and formatted - and where it is, into t.
+ * False when it is too long to keep (as put_addr_new() decides): it is
+ * written as it is made. Kernel addresses share one space: nothing to
+ * share by place. */
 static bool at_make(struct cs_script *c, const struct at_addr *a,
 		    struct at_text *t)
 {
-	struct cs_place_line *pl = cs_place_lines_slot(c->at_places, a->bin,
-						       a->off);
+	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
 	struct line_names nm;
 	size_t bound;
-	char *text;
 
-	if (cs_place_lines_holds(c->at_places, pl, a->bin, a->off) &&
-	    (pl->addr == a->addr || c->at_len + pl->len <= AT_ARENA)) {
-		*t = (struct at_text){ .off = pl->text, .len = pl->len,
-				       .gen = c->at_gen };
-		if (pl->addr == a->addr)
+	if (!a->kernel) {
+		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
+		if (at_copy(c, a, pl, t))
 			return true;
-		text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text,
-			      pl->len);
-		readdress(text, pl->len, 1, a->addr);
-		t->off = (uint32_t)c->at_len;
-		c->at_len += pl->len;
-		return true;
 	}
-	cs_machine_place_resolve(a->bin, a->off, &fr.loc);
+	at_resolve(a, &fr.loc);
 	frame_names(c, &fr, &nm);
 	bound = 80 + nm.sym_len + nm.dso_len;
 	if (bound > LC_MAX_TEXT) {
@@ -2228,21 +2295,21 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 		return false;
 	}
 	at_room(c, bound);
-	text = c->at_arena + c->at_len;
-	*frame_to(text, &fr, '\t', &nm) = '\n';
+	*frame_to(c->at_arena + c->at_len, &fr, '\t', &nm) = '\n';
 	*t = (struct at_text){ .off = (uint32_t)c->at_len,
 			       .len = (uint16_t)(frame_len(&fr, &nm) + 1),
 			       .gen = c->at_gen };
 	c->at_len += t->len;
-	*pl = (struct cs_place_line){
-		.bin = a->bin, .off = a->off, .addr = a->addr,
-		.text = t->off, .len = t->len, .lines = 1,
-		.gen = cs_place_lines_gen(c->at_places),
-	};
+	if (pl)
+		*pl = (struct cs_place_line){
+			.bin = a->bin, .off = a->off, .addr = a->addr,
+			.text = t->off, .len = t->len, .lines = 1,
+			.gen = cs_place_lines_gen(c->at_places),
+		};
 	return true;
 }
 
-/* OP_AT and OP_SLOT: a user line named on this thread. */
+/* OP_AT and OP_SLOT: a line named on this thread. */
 static void at_run(struct cs_script *c, const uint64_t *w)
 {
 	struct at_addr one_addr, *a = &one_addr;
@@ -2264,10 +2331,11 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 			t = &c->at_texts[slot];
 		}
 		*a = (struct at_addr){ .addr = w[1], .off = w[3],
-				       .bin = (const void *)(uintptr_t)w[2] };
+				       .bin = (const void *)(uintptr_t)w[2],
+				       .kernel = w[0] & OP_AT_KERNEL };
 		if (w[0] & OP_AT_IP) {
 			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = a->addr };
-			cs_machine_place_resolve(a->bin, a->off, &fr.loc);
+			at_resolve(a, &fr.loc);
 			put_frame(c, &fr, ' ');
 			return;
 		}

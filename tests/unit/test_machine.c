@@ -382,6 +382,37 @@ static void a_binary_mapped_by_two_processes_is_one_place(void **state)
 	cs_machine_free(m);
 }
 
+/* A place named without the machine (cs_machine_place_resolve(), for
+ * another thread) shows what cs_machine_resolve() shows, but the map. */
+static void a_place_resolves_as_its_address_does(void **state)
+{
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc, at;
+	struct self_map sm;
+	const void *bin;
+	uint64_t off;
+	uint8_t bid[20];
+
+	(void)state;
+	self_mapping(marker_addr(), &sm);
+	self_build_id(bid);
+	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	assert_true(cs_machine_user_place(m, PID, marker_addr(), &bin, &off));
+	cs_machine_place_load(m, bin);
+	cs_machine_place_resolve(bin, off, &at);
+	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
+	assert_string_equal(at.sym, "marker_function_for_machine");
+	assert_ptr_equal(at.sym, loc.sym);
+	assert_int_equal(at.sym_offset, loc.sym_offset);
+	assert_int_equal(at.sym_start, loc.sym_start);
+	assert_ptr_equal(at.dso_name, loc.dso_name);
+	assert_int_equal(at.dso_addr, loc.dso_addr);
+	assert_int_equal(at.build_id_size, 20);
+	assert_false(at.kernel);
+	assert_int_equal(at.map_start, 0);	/* the map is not the place's */
+	cs_machine_free(m);
+}
+
 static void build_id_mismatch_is_refused(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
@@ -727,6 +758,64 @@ static void ksymbols_are_found_by_address(void **state)
 	cs_machine_free(m);
 }
 
+/* Kernel addresses named without the machine: not a KSYMBOL's, whose
+ * name a later record changes; the others as cs_machine_resolve() names
+ * them, inside the kernel's map or outside it. */
+static void kernel_places_resolve_as_their_addresses_do(void **state)
+{
+	static const uint64_t addrs[] = { 0xffffffff81000123, 0xffffffff81000201,
+					  0xffffffff80000000 };
+	struct cs_event ev = { .type = CS_RECORD_KSYMBOL };
+	struct cs_location loc, at;
+	struct cs_machine *m;
+	const void *tab;
+	bool outside;
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/cs-test-kallsyms.%d", (int)getpid());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000100 T do_sys_open\n"
+	      "ffffffff81000200 t helper\n", f);
+	fclose(f);
+	m = new_machine(path, NULL);
+	ev.ksymbol.addr = 0xffffffffc0001000;
+	ev.ksymbol.len = 0x100;
+	ev.ksymbol.name = "bpf_prog_1234_probe";
+	feed(m, ev);
+	assert_false(cs_machine_kernel_place(m, 0xffffffffc0001010, &tab, &outside));
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		assert_true(cs_machine_kernel_place(m, addrs[i], &tab, &outside));
+		assert_non_null(tab);
+		cs_machine_kernel_place_resolve(tab, outside, addrs[i], &at);
+		cs_machine_resolve(m, PID, CS_MISC_KERNEL, addrs[i], &loc);
+		assert_true(at.kernel);
+		assert_ptr_equal(at.sym, loc.sym);
+		assert_int_equal(at.sym_offset, loc.sym_offset);
+		assert_ptr_equal(at.dso_name, loc.dso_name);
+	}
+	cs_machine_kernel_place_resolve(tab, false, 0xffffffff81000123, &at);
+	assert_string_equal(at.sym, "do_sys_open");
+	/* no symbol: outside the kernel's map, no dso either */
+	cs_machine_kernel_place_resolve(tab, true, 0xffffffff80000000, &at);
+	assert_null(at.sym);
+	assert_null(at.dso_name);
+	cs_machine_kernel_place_resolve(tab, false, 0xffffffff80000000, &at);
+	assert_string_equal(at.dso_name, "[kernel.kallsyms]");
+	cs_machine_free(m);
+	unlink(path);
+	/* no kernel symbols at all */
+	m = new_machine(NULL, NULL);
+	assert_true(cs_machine_kernel_place(m, addrs[0], &tab, &outside));
+	cs_machine_kernel_place_resolve(tab, outside, addrs[0], &at);
+	assert_null(at.sym);
+	assert_string_equal(at.dso_name, "[kernel.kallsyms]");
+	cs_machine_free(m);
+}
+
 /* ---- frames ------------------------------------------------------------------ */
 
 static void frames_follow_markers_cookies_and_missing_parts(void **state)
@@ -849,6 +938,7 @@ int main(void)
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
 		cmocka_unit_test(user_address_resolves_to_symbol_and_dso),
 		cmocka_unit_test(a_binary_mapped_by_two_processes_is_one_place),
+		cmocka_unit_test(a_place_resolves_as_its_address_does),
 		cmocka_unit_test(build_id_mismatch_is_refused),
 		cmocka_unit_test(inlined_functions_come_from_dwarf),
 		cmocka_unit_test(symfs_finds_binaries_by_path_and_by_build_id),
@@ -857,6 +947,7 @@ int main(void)
 		cmocka_unit_test(ksymbol_records_name_bpf_programs),
 		cmocka_unit_test(ksymbol_names_outlive_an_unregister),
 		cmocka_unit_test(ksymbols_are_found_by_address),
+		cmocka_unit_test(kernel_places_resolve_as_their_addresses_do),
 		cmocka_unit_test(frames_follow_markers_cookies_and_missing_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

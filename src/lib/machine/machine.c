@@ -798,23 +798,57 @@ static void load_kernel(struct cs_machine *m)
 	}
 }
 
-static void resolve_kernel(struct cs_machine *m, uint64_t addr,
-			   struct cs_location *loc)
+/* What kernel address addr shows when no KSYMBOL holds it: tab is the
+ * kernel's symbols (NULL: none), outside whether addr is outside the
+ * kernel's map. */
+static void resolve_in_kernel(struct cs_symtab *tab, bool outside,
+			      uint64_t addr, struct cs_location *loc)
 {
-	const struct ksym *k;
 	struct cs_sym s;
-	size_t i;
 
 	loc->kernel = true;
 	loc->dso_name = "[kernel.kallsyms]";
 	loc->dso_addr = addr;
-	/* the KSYMBOL that starts at addr or nearest below it, if addr is
-	 * in it */
-	i = ksym_lower_bound(m, addr);
+	if (!tab || !cs_symtab_lookup(tab, addr, &s)) {
+		/* outside the kernel's map, an address without a symbol has
+		 * no dso at all, as perf shows it */
+		if (outside)
+			loc->dso_name = NULL;
+		return;
+	}
+	loc->sym = s.name;
+	loc->sym_start = s.start;
+	loc->sym_offset = addr - s.start;
+	if (s.module)
+		loc->dso_name = s.module;
+}
+
+/* The KSYMBOL (a BPF program, a trampoline) that holds addr, or NULL. */
+static const struct ksym *ksym_at(const struct cs_machine *m, uint64_t addr)
+{
+	/* the one that starts at addr or nearest below it */
+	size_t i = ksym_lower_bound(m, addr);
+
 	if (i == m->nr_ksyms || m->ksyms[i].addr != addr)
 		i--;			/* none below: SIZE_MAX */
-	k = i < m->nr_ksyms ? &m->ksyms[i] : NULL;
-	if (k && addr - k->addr < k->len) {
+	if (i < m->nr_ksyms && addr - m->ksyms[i].addr < m->ksyms[i].len)
+		return &m->ksyms[i];
+	return NULL;
+}
+
+static bool outside_kernel(const struct cs_machine *m, uint64_t addr)
+{
+	return m->kernel_end && (addr < m->kernel_start || addr >= m->kernel_end);
+}
+
+static void resolve_kernel(struct cs_machine *m, uint64_t addr,
+			   struct cs_location *loc)
+{
+	const struct ksym *k = ksym_at(m, addr);
+
+	if (k) {
+		loc->kernel = true;
+		loc->dso_addr = addr;
 		loc->sym = k->name;
 		loc->sym_start = k->addr;
 		loc->sym_offset = addr - k->addr;
@@ -825,19 +859,7 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 	}
 	if (!m->kernel_tried)
 		load_kernel(m);
-	if (!m->kernel || !cs_symtab_lookup(m->kernel, addr, &s)) {
-		/* outside the kernel's map, an address without a symbol has
-		 * no dso at all, as perf shows it */
-		if (m->kernel_end &&
-		    (addr < m->kernel_start || addr >= m->kernel_end))
-			loc->dso_name = NULL;
-		return;
-	}
-	loc->sym = s.name;
-	loc->sym_start = s.start;
-	loc->sym_offset = addr - s.start;
-	if (s.module)
-		loc->dso_name = s.module;
+	resolve_in_kernel(m->kernel, outside_kernel(m, addr), addr, loc);
 }
 
 /* What user address addr's place (binary d, file offset off) shows: its
@@ -952,6 +974,25 @@ bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
 void cs_machine_place_load(struct cs_machine *m, const void *bin)
 {
 	cs_dso_load(m->dsos, (struct cs_dso *)bin);
+}
+
+bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
+			     const void **tab, bool *outside)
+{
+	if (ksym_at(m, addr))
+		return false;
+	if (!m->kernel_tried)
+		load_kernel(m);
+	*tab = m->kernel;
+	*outside = outside_kernel(m, addr);
+	return true;
+}
+
+void cs_machine_kernel_place_resolve(const void *tab, bool outside,
+				     uint64_t addr, struct cs_location *loc)
+{
+	memset(loc, 0, sizeof(loc[0]));
+	resolve_in_kernel((struct cs_symtab *)tab, outside, addr, loc);
 }
 
 void cs_machine_place_resolve(const void *bin, uint64_t off,

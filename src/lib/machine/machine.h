@@ -113,6 +113,21 @@ void cs_machine_place_load(struct cs_machine *m, const void *bin);
 void cs_machine_place_resolve(const void *bin, uint64_t off,
 			      struct cs_location *loc);
 
+/* The same for kernel addresses: false when a KSYMBOL (a BPF program, a
+ * trampoline) holds addr, whose name a later record may free - resolve
+ * it here. Otherwise loads the kernel's symbols as the first kernel
+ * address resolved would, and gives what cs_machine_kernel_place_resolve()
+ * needs: their table (*tab) and whether addr is outside the kernel's map
+ * at this point of the stream (*outside). */
+bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
+			     const void **tab, bool *outside);
+
+/* What cs_machine_resolve() gives kernel address addr, from
+ * cs_machine_kernel_place()'s answers, under cs_machine_place_resolve()'s
+ * rules: no other thread may resolve kernel addresses meanwhile. */
+void cs_machine_kernel_place_resolve(const void *tab, bool outside,
+				     uint64_t addr, struct cs_location *loc);
+
 /* For the unwinder: the binary mapped at user address addr of pid at this
  * point of the stream, its file (found on first use, without reading its
  * symbols), its load bias, and how to find its debug file if its own CFI
