@@ -113,19 +113,20 @@ struct writer {
  *            in each line, and written
  *   OP_UNK   fields << 8, then the address: an address in no map, one line
  *            not cached
- *   OP_AT    fields << 8 | keep << 20 | ip << 21 | slot << 32, then the
- *            address, its binary and file offset: a user address named
- *            there (fmt_names), its line made in that thread's own arena
- *            and kept under the line cache's slot when keep; with ip, the
- *            one frame of a sample without a callchain, not kept
- *   OP_SLOT  fields << 8 | slot << 32: the user line kept under that slot
+ *   OP_AT    fields << 8 | keep << 20 | ip << 21 | kernel << 22 | slot << 32,
+ *            then the address and where it is named (put_at()): an
+ *            address named there (fmt_names), its line made in that
+ *            thread's own arena and kept under the line cache's slot
+ *            when keep; with ip, the one frame of a sample without a
+ *            callchain, not kept
+ *   OP_SLOT  fields << 8 | slot << 32: the line kept under that slot
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (frame_len()), so
  * it knows where the formatting thread's arena has it - but for the
  * lines of OP_AT, whose names it never sees: their entries only say so
  * (LE_AT), and that thread keeps them in an arena of its own (at_*).
- * Naming a new user address is most of what a miss costs, and with
+ * Naming a new address is most of what a miss costs, and with
  * --no-inline its line is one line whatever the names are, which is all
  * this thread needs to know of it (--max-stack). */
 enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT };
@@ -241,8 +242,8 @@ struct cs_script {
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
 	uint32_t place_rest;		/* places not looked up from here on */
-	bool fmt_names;			/* with fmt: user addresses are named
-					 * there (OP_AT) */
+	bool fmt_names;			/* with fmt: addresses are named there
+					 * (OP_AT) */
 	/* the formatting thread's, with fmt_names: the lines of OP_AT,
 	 * by the line cache's slot */
 	struct at_text *at_texts;	/* LC_SLOTS */
@@ -599,10 +600,8 @@ static int printer_new(const struct cs_script_opts *o, bool writer,
 	return 0;
 }
 
-/* With two threads, this one reads and the other formats and writes;
- * from three on, a third writes. */
-/* With a formatting thread and --no-inline, user addresses are named
- * there (OP_AT): it gets the tables for their lines. */
+/* With a formatting thread and --no-inline, addresses are named there
+ * (OP_AT): it gets the tables for their lines. */
 static int fmt_names_start(struct cs_script *sc)
 {
 	struct cs_script *c = sc->fmt->out;
@@ -619,6 +618,27 @@ static int fmt_names_start(struct cs_script *sc)
 	return 0;
 }
 
+/* fmt_names given up before the first sample: the reading thread names
+ * addresses and keeps the place table, as without a formatting thread
+ * (which has not touched its tables yet). Returns 0 or -ENOMEM. */
+static int fmt_names_stop(struct cs_script *sc)
+{
+	struct cs_script *c = sc->fmt->out;
+
+	sc->fmt_names = false;
+	free(c->at_texts);
+	free(c->at_addrs);
+	free(c->at_arena);
+	cs_place_lines_free(c->at_places);
+	c->at_texts = NULL;
+	c->at_addrs = NULL;
+	c->at_arena = NULL;
+	c->at_places = NULL;
+	return cs_place_lines_new(&sc->places);
+}
+
+/* With two threads, this one reads and the other formats and writes;
+ * from three on, a third writes. */
 int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 {
 	int err = printer_new(o, false, out);
@@ -2054,6 +2074,11 @@ static int script_begin(void *ctx, struct cs_session *s)
 	/* read there only after the first batch is handed over */
 	if (sc->fmt)
 		sc->fmt->out->name_width = sc->name_width;
+	/* a session that classifies stacks (--stats) resolves addresses on
+	 * this thread as they come: the symbol tables cannot be the
+	 * formatting thread's */
+	if (sc->fmt_names && cs_session_completeness(s))
+		return fmt_names_stop(sc);
 	return 0;
 }
 
