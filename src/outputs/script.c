@@ -2303,6 +2303,7 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
 	struct line_names nm;
+	char *text, *end;
 	size_t bound;
 
 	if (!a->kernel) {
@@ -2320,10 +2321,11 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 		return false;
 	}
 	at_room(c, bound);
-	*frame_to(c->at_arena + c->at_len, &fr, '\t', &nm) = '\n';
+	text = c->at_arena + c->at_len;
+	end = frame_to(text, &fr, '\t', &nm);
+	*end++ = '\n';
 	*t = (struct at_text){ .off = (uint32_t)c->at_len,
-			       .len = (uint16_t)(frame_len(&fr, &nm) + 1),
-			       .gen = c->at_gen };
+			       .len = (uint16_t)(end - text), .gen = c->at_gen };
 	c->at_len += t->len;
 	if (pl)
 		*pl = (struct cs_place_line){
