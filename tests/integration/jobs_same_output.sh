@@ -126,6 +126,21 @@ for j in 2 3; do
 	cmp -s "$T/one" "$T/many" || { bad=1; echo "# -j $j differs"; }
 done
 check "... is printed with more threads as with one" [ "$bad" = 0 ]
+# ... but a KSYMBOL's address (a BPF program) is named on the reading
+# thread, its name copied: a later record replaces it at the same address
+"$CS_TOOLS/hostile_profile" -o "$T/ksym.data" --ksymbol bpf_prog_first \
+	--ksymbol bpf_prog_second >/dev/null
+"$CS" script -q -j 1 --no-inline -i "$T/ksym.data" --kallsyms "$KALLSYMS" >"$T/one" 2>/dev/null
+bad=0
+for j in 2 3; do
+	"$CS" script -q -j "$j" --no-inline -i "$T/ksym.data" --kallsyms "$KALLSYMS" \
+		>"$T/many" 2>/dev/null
+	cmp -s "$T/one" "$T/many" || { bad=1; echo "# -j $j differs"; }
+done
+check "script: BPF programs' addresses, with more threads as with one" [ "$bad" = 0 ]
+check "... each under its own name" \
+	grep -q "bpf_prog_first+0x10 (bpf_prog_first).*bpf_prog_second+0x10" \
+	<(tr '\n' ' ' <"$T/one")
 if "$CS" record -q -e cpu-clock -F 4000 -o "$T/ip.data" -- \
 	"$CS_WORKLOADS/fixedwork" >/dev/null 2>&1; then
 	bad=0

@@ -6,9 +6,11 @@
  * One process (--pid, default 4242) maps each --dso PATH at its own address and
  * takes one sample in each (an ordinary [USER, ip] chain). Then a
  * deferred sample whose user stack (one CALLCHAIN_DEFERRED record) holds
- * 0x401000, 0xfffffffffffff100, 0xffffffffffffffff. Every sample's ip is
- * printed, one per line, with the path it falls in, so a test can find
- * it in the output.
+ * 0x401000, 0xfffffffffffff100, 0xffffffffffffffff. Each --ksymbol NAME
+ * registers a kernel symbol (a BPF program) of that name at KSYM_ADDR,
+ * takes a kernel sample in it and unregisters it, so that the next takes
+ * its place. Every sample's ip is printed, one per line, with the path
+ * or name it falls in, so a test can find it in the output.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -24,9 +26,11 @@
 #define MAX_DSOS 32
 #define MAP_BASE 0x10000000ULL		/* DSO i at MAP_BASE + i * MAP_STEP */
 #define MAP_STEP 0x01000000ULL
+#define KSYM_ADDR 0xffffffffc0001000ULL	/* every --ksymbol's, in turn */
 
 static const char usage[] =
-"usage: hostile_profile -o FILE [--pid PID] [--comm NAME] [--dso PATH]...\n";
+"usage: hostile_profile -o FILE [--pid PID] [--comm NAME] [--dso PATH]...\n"
+"                       [--ksymbol NAME]...\n";
 
 static struct cs_writer *w;
 static uint8_t rec[65536];
@@ -47,9 +51,11 @@ int main(int argc, char **argv)
 		{ "comm", required_argument, NULL, 'c' },
 		{ "dso", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "ksymbol", required_argument, NULL, 'k' },
 		{ 0 }
 	};
 	const char *out = NULL, *comm = "hostile", *dsos[MAX_DSOS];
+	const char *ksyms[MAX_DSOS];
 	struct cs_perf_attr a = {
 		.type = CS_PERF_TYPE_SOFTWARE,
 		.size = CS_PERF_ATTR_SIZE_VER7,
@@ -68,7 +74,7 @@ int main(int argc, char **argv)
 	struct cs_errbuf eb = { { 0 } };
 	uint64_t ids[] = { 1 }, time = 1000000, chain[4];
 	uint32_t pid = 4242;
-	int nr = 0, opt;
+	int nr = 0, nr_ksyms = 0, opt;
 
 	while ((opt = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
 		switch (opt) {
@@ -82,6 +88,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			dsos[nr++] = optarg;
+			break;
+		case 'k':
+			if (nr_ksyms == MAX_DSOS) {
+				fprintf(stderr, "hostile_profile: at most %d kernel symbols\n",
+					MAX_DSOS);
+				return 2;
+			}
+			ksyms[nr_ksyms++] = optarg;
 			break;
 		default: fputs(usage, stderr); return 2;
 		}
@@ -120,6 +134,26 @@ int main(int argc, char **argv)
 		chain[1] = s.ip;
 		put(cs_encode_sample(&a, &s, chain, 2, rec, sizeof(rec)));
 		printf("%" PRIx64 " %s\n", s.ip, dsos[i]);
+	}
+
+	for (int i = 0; i < nr_ksyms; i++) {
+		struct cs_ksymbol k = { .addr = KSYM_ADDR, .len = 0x100,
+					.ksym_type = 1, .name = ksyms[i] };
+		struct cs_sample s = {
+			.ip = KSYM_ADDR + 0x10, .pid = pid, .tid = pid,
+			.period = 250000, .misc = CS_MISC_KERNEL,
+		};
+
+		id.time = time++;
+		put(cs_encode_ksymbol(&a, &k, &id, rec, sizeof(rec)));
+		s.time = time++;
+		chain[0] = CS_CONTEXT_KERNEL;
+		chain[1] = s.ip;
+		put(cs_encode_sample(&a, &s, chain, 2, rec, sizeof(rec)));
+		printf("%" PRIx64 " %s\n", s.ip, ksyms[i]);
+		k.flags = 1;			/* unregistered */
+		id.time = time++;
+		put(cs_encode_ksymbol(&a, &k, &id, rec, sizeof(rec)));
 	}
 
 	/* the JIT stack: a kernel sample waiting for its deferred record */

@@ -300,6 +300,23 @@ long cs_encode_comm(const struct cs_perf_attr *attr, const struct cs_comm *cm,
 	return finish(&c);
 }
 
+long cs_encode_ksymbol(const struct cs_perf_attr *attr,
+		       const struct cs_ksymbol *k,
+		       const struct cs_sample_id *id, void *buf, size_t cap)
+{
+	struct cur c;
+
+	if (!k->name)
+		return -EINVAL;
+	begin(&c, buf, cap, CS_RECORD_KSYMBOL, CS_MISC_KERNEL);
+	put64(&c, k->addr);
+	put32(&c, k->len);
+	put32(&c, (uint32_t)k->ksym_type | (uint32_t)k->flags << 16);
+	put_string(&c, k->name);
+	put_sample_id(&c, attr, id);
+	return finish(&c);
+}
+
 long cs_encode_mmap(const struct cs_perf_attr *attr, const struct cs_mmap *m,
 		    uint16_t misc, const struct cs_sample_id *id, void *buf,
 		    size_t cap)

@@ -52,6 +52,11 @@ long cs_encode_fork_exit(const struct cs_perf_attr *attr, uint32_t type,
 			 const struct cs_sample_id *id, void *buf, size_t cap);
 long cs_encode_lost(const struct cs_perf_attr *attr, const struct cs_lost *l,
 		    const struct cs_sample_id *id, void *buf, size_t cap);
+/* KSYMBOL (type 17): a kernel symbol registered (a BPF program, a
+ * trampoline) or, with flags 1, unregistered. */
+long cs_encode_ksymbol(const struct cs_perf_attr *attr,
+		       const struct cs_ksymbol *k,
+		       const struct cs_sample_id *id, void *buf, size_t cap);
 long cs_encode_deferred(const struct cs_perf_attr *attr,
 			const struct cs_deferred *d,
 			const struct cs_sample_id *id, void *buf, size_t cap);
