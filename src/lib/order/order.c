@@ -393,7 +393,15 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 			break;
 		e = at[m]++;
 		/* read before the record goes out, not after it */
-		next = at[m] < end[m] ? at[m]->time : UINT64_MAX;
+		next = UINT64_MAX;
+		if (at[m] < end[m]) {
+			next = at[m]->time;
+			/* the run's new head goes out within a few records:
+			 * its first and last lines are what is read first */
+			__builtin_prefetch(at[m]->bytes);
+			__builtin_prefetch((const char *)at[m]->bytes +
+					   at[m]->size - 8);
+		}
 		t[m] = next <= limit ? next : UINT64_MAX;
 		err = deliver_entry(q, e);
 		if (err)
