@@ -172,16 +172,17 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
-		  size_t size, uint64_t offset, bool stable)
+/* Everything cs_order_push() does not do inline: the first entry, a full
+ * array, a record to copy, a new run. Out of line, so that the usual push
+ * saves no registers. */
+static __attribute__((noinline)) int push_slow(struct cs_order *q,
+					       uint64_t time, const void *bytes,
+					       size_t size, uint64_t offset,
+					       bool stable)
 {
 	struct entry *e;
 	struct run *last;
 	int err;
-
-	/* without a time there is nothing to order by: perf delivers at once */
-	if (time == UINT64_MAX)
-		return q->deliver(q->ctx, bytes, size, offset, stable);
 
 	if (q->nr == q->cap) {
 		err = grow((void **)&q->ent, &q->cap, q->nr + 1, sizeof(*q->ent));
@@ -214,6 +215,37 @@ int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 		q->runs[q->nr_runs].end = q->nr + 1;
 		q->nr_runs++;
 	}
+	q->nr++;
+	q->queued++;
+	if (time > q->max_time)
+		q->max_time = time;
+	return 0;
+}
+
+/* The usual record (stable, with a time, after the last one of the open
+ * run, room in the array) appended with the fewest steps: every record of
+ * a mapped file comes here. */
+int cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
+		  size_t size, uint64_t offset, bool stable)
+{
+	struct entry *e;
+	struct run *last;
+
+	/* without a time there is nothing to order by: perf delivers at once */
+	if (time == UINT64_MAX)
+		return q->deliver(q->ctx, bytes, size, offset, stable);
+	if (!stable || !q->nr_runs || q->nr == q->cap)
+		return push_slow(q, time, bytes, size, offset, stable);
+	last = &q->runs[q->nr_runs - 1];
+	e = &q->ent[q->nr];
+	if (last->end != q->nr || e[-1].time > time)
+		return push_slow(q, time, bytes, size, offset, stable);
+	e->time = time;
+	e->bytes = bytes;
+	e->offset = offset;
+	e->chunk = NULL;
+	e->size = size;
+	last->end++;
 	q->nr++;
 	q->queued++;
 	if (time > q->max_time)
@@ -361,7 +393,15 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 			break;
 		e = at[m]++;
 		/* read before the record goes out, not after it */
-		next = at[m] < end[m] ? at[m]->time : UINT64_MAX;
+		next = UINT64_MAX;
+		if (at[m] < end[m]) {
+			next = at[m]->time;
+			/* the run's new head goes out within a few records:
+			 * its first and last lines are what is read first */
+			__builtin_prefetch(at[m]->bytes);
+			__builtin_prefetch((const char *)at[m]->bytes +
+					   at[m]->size - 8);
+		}
 		t[m] = next <= limit ? next : UINT64_MAX;
 		err = deliver_entry(q, e);
 		if (err)

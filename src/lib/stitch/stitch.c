@@ -44,10 +44,9 @@ struct pend {
 	const void *bytes;		/* the caller's, or a copy's data */
 	uint64_t offset;
 	uint64_t seq;			/* arrival order, for the end flush */
-	uint64_t time;			/* the sample's */
 	uint32_t size;
 	bool copied;			/* bytes are the data of a struct copy */
-};
+};				/* 32 bytes: two to a cache line, none across */
 
 /* A record that was not stable, copied into a slot. */
 struct copy {
@@ -55,6 +54,10 @@ struct copy {
 	uint64_t data[];
 };
 
+/* A thread's entry in the table. What filing a sample reads (tid down to
+ * rec_cookie) lies in its first 56 bytes; entries aligned to a cache line
+ * make that one line, where 104-byte entries straddled two most of the
+ * time. */
 struct thr {
 	uint32_t tid;
 	bool used;
@@ -70,7 +73,8 @@ struct thr {
 	uint64_t *rec_ips;		/* its user part: marker, then ips */
 	uint64_t rec_nr;
 	size_t rec_cap;
-};
+	uint64_t wait_since;		/* the first waiting sample's time */
+} __attribute__((aligned(64)));
 
 /* Free slots of one size, as a stack of pointers: taking one reads only
  * the stack, not the (cold) slot, as a list through the slots would. */
@@ -121,6 +125,19 @@ const char *cs_missing_reason_name(enum cs_missing_reason r)
 	return "unknown";
 }
 
+/* cap zeroed entries, aligned as struct thr asks; NULL on -ENOMEM */
+static struct thr *tab_alloc(size_t cap)
+{
+	struct thr *tab;
+
+	if (cap > SIZE_MAX / sizeof(*tab))
+		return NULL;
+	tab = aligned_alloc(_Alignof(struct thr), cap * sizeof(*tab));
+	if (tab)
+		memset(tab, 0, cap * sizeof(*tab));
+	return tab;
+}
+
 int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
 		  cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out)
@@ -138,7 +155,7 @@ int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
 	st->decode_ctx = decode_ctx;
 	st->stats = stats;
 	st->tab_cap = 64;
-	st->tab = calloc(st->tab_cap, sizeof(*st->tab));
+	st->tab = tab_alloc(st->tab_cap);
 	if (!st->tab) {
 		free(st);
 		return -ENOMEM;
@@ -184,14 +201,14 @@ bool cs_stitch_waiting_since(struct cs_stitch *st, uint32_t tid, uint64_t *time)
 
 	if (!t || !waiting(t))
 		return false;
-	*time = t->wait[t->wait_first].time;
+	*time = t->wait_since;
 	return true;
 }
 
 static int thr_grow(struct cs_stitch *st)
 {
 	size_t cap = st->tab_cap * 2;
-	struct thr *tab = calloc(cap, sizeof(*tab));
+	struct thr *tab = tab_alloc(cap);
 
 	if (!tab)
 		return -ENOMEM;
@@ -368,9 +385,13 @@ static __attribute__((noinline)) int wait_grow(struct cs_stitch *st,
 	}
 	if (cap < t->wait_cap)
 		return -ENOMEM;
-	n = realloc(t->wait, cap * sizeof(*n));
+	/* aligned, so that no place straddles two cache lines */
+	n = aligned_alloc(64, cap * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
+	if (t->wait_nr)
+		memcpy(n, t->wait, t->wait_nr * sizeof(*n));
+	free(t->wait);
 	t->wait = n;
 	t->wait_cap = cap;
 	return 0;
@@ -613,6 +634,7 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 			return err;
 		t->wait_cookie = cookie;
 		t->wait_lost = st->lost_seq;
+		t->wait_since = time;	/* none waits now: this is the first */
 	}
 	if (t->wait_nr == t->wait_cap && wait_grow(st, t))
 		return -ENOMEM;
@@ -628,7 +650,6 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 	}
 	p->offset = offset;
 	p->seq = st->seq++;
-	p->time = time;
 	p->size = (uint32_t)size;
 	t->wait_nr++;
 	if (++st->pending > st->stats->max_pending)
