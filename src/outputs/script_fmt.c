@@ -1,0 +1,422 @@
+/* script_fmt.c - script's formatting thread: it makes the text of the
+ * batches of operations the reading thread sends (script_int.h, OP_TEXT),
+ * naming addresses itself with --no-inline (OP_AT), and writes it. */
+#include "outputs/script_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* With a formatting thread and --no-inline, addresses are named there
+ * (OP_AT): it gets the tables for their lines. */
+int script_fmt_names_start(struct cs_script *sc)
+{
+	struct cs_script *c = sc->fmt->out;
+
+	/* the table is filled as slots are: zero pages until then */
+	c->at_texts = calloc(LC_SLOTS, sizeof(*c->at_texts));
+	c->at_addrs = calloc(LC_SLOTS, sizeof(*c->at_addrs));
+	c->at_arena = malloc(AT_ARENA);
+	if (!c->at_texts || !c->at_addrs || !c->at_arena ||
+	    cs_place_lines_new(&c->at_places))
+		return -ENOMEM;
+	c->at_gen = 1;
+	sc->fmt_names = true;
+	return 0;
+}
+
+/* fmt_names given up before the first sample: the reading thread names
+ * addresses and keeps the place table, as without a formatting thread
+ * (which has not touched its tables yet). Returns 0 or -ENOMEM. */
+int script_fmt_names_stop(struct cs_script *sc)
+{
+	struct cs_script *c = sc->fmt->out;
+
+	sc->fmt_names = false;
+	free(c->at_texts);
+	free(c->at_addrs);
+	free(c->at_arena);
+	cs_place_lines_free(c->at_places);
+	c->at_texts = NULL;
+	c->at_addrs = NULL;
+	c->at_arena = NULL;
+	c->at_places = NULL;
+	return cs_place_lines_new(&sc->places);
+}
+
+/* Whether the formatting thread has a whole batch waiting besides the one
+ * it formats: then this thread makes the sample's first line itself. The
+ * text is the same whichever makes it; which one has time to depends on
+ * the profile (with fmt_names, naming new addresses there can make it
+ * the slower of the two) and on what else the machine runs. */
+bool script_fmt_lags(const struct formatter *f)
+{
+	return f->sent - atomic_load_explicit(&f->formatted,
+					      memory_order_relaxed) >= 2;
+}
+
+/* Room for n more bytes in at_arena. When it is full it starts over:
+ * what refers to its text is written first, and a line kept there is
+ * made again when it is next asked for. */
+static void at_room(struct cs_script *c, size_t n)
+{
+	if (c->at_len + n <= AT_ARENA)
+		return;
+	script_out_drain(c);
+	c->at_len = 0;
+	cs_place_lines_clear(c->at_places);
+	if (++c->at_gen)
+		return;
+	/* back to generations old lines may have: they are made older */
+	for (size_t i = 0; i < LC_SLOTS; i++)
+		c->at_texts[i].gen = 0;
+	c->at_gen = 1;
+}
+
+/* a's location (cs_machine_resolve()'s answer), from put_at()'s bin and
+ * off. */
+static void at_resolve(const struct at_addr *a, struct cs_location *loc)
+{
+	if (a->kernel)
+		cs_machine_kernel_place_resolve(a->bin, a->off, a->addr, loc);
+	else
+		cs_machine_place_resolve(a->bin, a->off, loc);
+}
+
+/* A copy of the line made at a's place for another address, with a's
+ * (or that line itself, for the same address), into t. False when there
+ * is none, or no room for the copy. */
+static bool at_copy(struct cs_script *c, const struct at_addr *a,
+		    const struct cs_place_line *pl, struct at_text *t)
+{
+	char *text;
+
+	if (!cs_place_lines_holds(c->at_places, pl, a->bin, a->off) ||
+	    (pl->addr != a->addr && c->at_len + pl->len > AT_ARENA))
+		return false;
+	*t = (struct at_text){ .off = pl->text, .len = pl->len,
+			       .gen = c->at_gen };
+	if (pl->addr == a->addr)
+		return true;
+	text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text, pl->len);
+	script_readdress(text, pl->len, 1, a->addr);
+	t->off = (uint32_t)c->at_len;
+	c->at_len += pl->len;
+	return true;
+}
+
+/* a's line made in at_arena - a copy of the line made at the same place
+ * for another address, or named and formatted - and where it is, into t.
+ * False when it is too long to keep (as put_addr_new() decides): it is
+ * written as it is made. Kernel addresses share one space: nothing to
+ * share by place. */
+static bool at_make(struct cs_script *c, const struct at_addr *a,
+		    struct at_text *t)
+{
+	struct cs_place_line *pl = NULL;
+	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
+	struct line_names nm;
+	char *text, *end;
+	size_t bound;
+
+	if (!a->kernel) {
+		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
+		if (at_copy(c, a, pl, t))
+			return true;
+	}
+	at_resolve(a, &fr.loc);
+	script_frame_names(c, &fr, &nm);
+	bound = 80 + nm.sym_len + nm.dso_len;
+	if (bound > LC_MAX_TEXT) {
+		t->gen = 0;
+		script_put_frame(c, &fr, '\t');
+		put_ch(c, '\n');
+		return false;
+	}
+	at_room(c, bound);
+	text = c->at_arena + c->at_len;
+	end = script_frame_to(text, &fr, '\t', &nm);
+	*end++ = '\n';
+	*t = (struct at_text){ .off = (uint32_t)c->at_len,
+			       .len = (uint16_t)(end - text), .gen = c->at_gen };
+	c->at_len += t->len;
+	if (pl)
+		*pl = (struct cs_place_line){
+			.bin = a->bin, .off = a->off, .addr = a->addr,
+			.text = t->off, .len = t->len, .lines = 1,
+			.gen = cs_place_lines_gen(c->at_places),
+		};
+	return true;
+}
+
+/* OP_AT and OP_SLOT: a line named on this thread. */
+static void at_run(struct cs_script *c, const uint64_t *w)
+{
+	struct at_addr one_addr, *a = &one_addr;
+	struct at_text one_text, *t = &one_text;
+	size_t slot = w[0] >> 32;
+	struct cs_frame fr;
+
+	c->fields = (unsigned int)(w[0] >> 8) & 0xfff;
+	if ((w[0] & 0xff) == OP_SLOT) {
+		a = &c->at_addrs[slot];
+		t = &c->at_texts[slot];
+		if (t->gen == c->at_gen) {
+			put_ref(c, c->at_arena + t->off, t->len);
+			return;
+		}
+	} else {
+		if (w[0] & OP_AT_KEEP) {
+			a = &c->at_addrs[slot];
+			t = &c->at_texts[slot];
+		}
+		*a = (struct at_addr){ .addr = w[1], .off = w[3],
+				       .bin = (const void *)(uintptr_t)w[2],
+				       .kernel = w[0] & OP_AT_KERNEL };
+		if (w[0] & OP_AT_IP) {
+			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = a->addr };
+			at_resolve(a, &fr.loc);
+			script_put_frame(c, &fr, ' ');
+			return;
+		}
+	}
+	if (at_make(c, a, t))
+		put_ref(c, c->at_arena + t->off, t->len);
+}
+
+/* The slots the OP_AT or OP_SLOT at p will read are asked for early: the
+ * tables are bigger than the CPU's caches, and the batch says which
+ * operations come next. */
+static void op_prefetch(const struct cs_script *c, const char *p)
+{
+	const uint64_t *w = (const uint64_t *)p;
+
+	switch (*w & 0xff) {
+	case OP_AT:
+		__builtin_prefetch(cs_place_lines_slot(c->at_places,
+						       (const void *)(uintptr_t)w[2],
+						       w[3]));
+		__builtin_prefetch(&c->at_addrs[*w >> 32], 1);
+		/* fall through */
+	case OP_SLOT:
+		__builtin_prefetch(&c->at_texts[*w >> 32]);
+	}
+}
+
+/* Formats a batch of operations (see OP_TEXT) with printer c. */
+static void ops_run(struct cs_script *c, const struct ops *b)
+{
+	const char *p = b->buf, *end = b->buf + b->len;
+	size_t at_next = 0;		/* the next OP_AT or OP_SLOT's index */
+
+	for (size_t i = 0; i < AT_AHEAD && i < b->nr_at_ops; i++)
+		op_prefetch(c, b->buf + b->at_ops[i]);
+	while (p < end) {
+		const uint64_t *w = (const uint64_t *)p;
+		size_t cut, len;
+		char *text, *q;
+
+		switch (*w & 0xff) {
+		case OP_TEXT:
+			len = *w >> 8;
+			script_put_mem(c, p + 8, len);
+			p += (8 + len + 7) & ~(size_t)7;
+			continue;
+		case OP_HEAD: {
+			const struct head_op *h = (const struct head_op *)p;
+			struct sample_head sh = {
+				.pid = h->pid, .tid = h->tid, .cpu = h->cpu,
+				.time = h->time, .period = h->period,
+			};
+
+			c->fields = (unsigned int)(h->word >> 8);
+			script_put_sample_head(c, h->e, &sh, h->comm);
+			p += sizeof(*h);
+			continue;
+		}
+		case OP_REF:
+			text = c->arena + (*w >> 32);
+			cut = (*w >> 8) & 0xff;
+			len = (*w >> 16) & 0xffff;
+			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			p += 8;
+			continue;
+		case OP_COPY:
+			len = (*w >> 16) & 0xffff;
+			text = memcpy(c->arena + c->arena_len,
+				      c->arena + (*w >> 32), len);
+			script_readdress(text, len, w[2], w[1]);
+			c->arena_len += len;
+			cut = (*w >> 8) & 0xff;
+			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			p += 24;
+			continue;
+		case OP_AT:
+		case OP_SLOT:
+			if (at_next + AT_AHEAD < b->nr_at_ops)
+				op_prefetch(c, b->buf + b->at_ops[at_next + AT_AHEAD]);
+			at_next++;
+			at_run(c, w);
+			p += (*w & 0xff) == OP_AT ? 32 : 8;
+			continue;
+		case OP_UNK:
+			q = room(c, 64);
+			c->len += (size_t)(script_unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			p += 16;
+			continue;
+		case OP_DEF: {
+			const struct def_op *d = (const struct def_op *)p;
+			struct cs_frame fr = { .addr = d->addr,
+					       .loc.sym_offset = d->sym_offset };
+
+			if ((*w >> 8) & 1) {
+				/* what refers to the old text goes first */
+				script_out_drain(c);
+				c->arena_len = 0;
+			}
+			text = q = c->arena + c->arena_len;
+			for (size_t i = 0; i < d->lines; i++) {
+				q = script_frame_to(q, &fr, '\t', &d->nm[i]);
+				*q++ = '\n';
+			}
+			len = (size_t)(q - text);
+			/* script_frame_len() told the reading thread where the next
+			 * text goes */
+			if (len != *w >> 32)
+				abort();
+			c->arena_len += len;
+			cut = (*w >> 16) & 0xff;
+			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			p += (d->size + 7) & ~(size_t)7;
+			continue;
+		}
+		}
+		abort();		/* not an operation: this file's bug */
+	}
+}
+
+static void *formatter_main(void *arg)
+{
+	struct formatter *f = arg;
+	struct ops *b;
+
+	while ((b = cs_queue_pop(f->todo))) {
+		if (!atomic_load(&f->failed)) {
+			ops_run(f->out, b);
+			if (b->sync)
+				script_out_drain(f->out);
+			if (f->out->io_error)
+				atomic_store(&f->failed, true);
+		}
+		b->len = 0;
+		b->nr_at_ops = 0;
+		b->sync = false;
+		cs_queue_push(f->done, b);
+		atomic_fetch_add_explicit(&f->formatted, 1, memory_order_relaxed);
+	}
+	script_out_drain(f->out);
+	return NULL;
+}
+
+static void formatter_free(struct formatter *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < OPS_BATCHES; i++) {
+		free(f->batches[i].buf);
+		free(f->batches[i].at_ops);
+	}
+	free(f->name_lens);
+	cs_script_free(f->out);
+	cs_queue_free(f->todo);
+	cs_queue_free(f->done);
+	free(f);
+}
+
+/* Starts the formatting thread, which writes what it formats on a third
+ * when o->jobs allows. Returns 0, or -ENOMEM, or -EAGAIN when no thread
+ * could be made. */
+int script_formatter_start(struct cs_script *sc,
+			   const struct cs_script_opts *o)
+{
+	struct formatter *f = calloc(1, sizeof(*f));
+	int err = -ENOMEM;
+
+	if (!f || !(f->name_lens = calloc(1u << NAME_LEN_BITS,
+					  sizeof(*f->name_lens))) ||
+	    cs_queue_new(OPS_BATCHES + 1, &f->todo) ||
+	    cs_queue_new(OPS_BATCHES, &f->done))
+		goto fail;
+	for (size_t i = 0; i < OPS_BATCHES; i++) {
+		f->batches[i].buf = malloc(OPS_SIZE);
+		f->batches[i].at_ops = malloc(OPS_SIZE / 8 * sizeof(uint32_t));
+		if (!f->batches[i].buf || !f->batches[i].at_ops)
+			goto fail;
+		if (i)
+			cs_queue_push(f->done, &f->batches[i]);
+	}
+	if ((err = script_printer_new(o, o->jobs >= 3, &f->out)))
+		goto fail;
+	atomic_init(&f->failed, false);
+	atomic_init(&f->formatted, 0);
+	if (pthread_create(&f->thread, NULL, formatter_main, f)) {
+		err = -EAGAIN;
+		goto fail;
+	}
+	sc->name_lens = f->name_lens;
+	sc->fmt = f;
+	sc->ops = &f->batches[0];
+	sc->buf = sc->ops->buf;
+	sc->len = 0;
+	sc->room_end = 0;
+	return 0;
+fail:
+	formatter_free(f);
+	return err;
+}
+
+/* The batch being filled goes to the formatting thread, an empty one
+ * taking its place. */
+void script_ops_out(struct cs_script *sc)
+{
+	struct formatter *f = sc->fmt;
+
+	script_text_close(sc);
+	sc->ops->len = sc->len;
+	cs_queue_push(f->todo, sc->ops);
+	f->sent++;
+	sc->ops = cs_queue_pop(f->done);
+	sc->buf = sc->ops->buf;
+	sc->len = 0;
+	if (atomic_load(&f->failed))
+		sc->io_error = true;
+}
+
+/* script_out_drain() through the formatting thread: everything so far is
+ * formatted and written when it returns. */
+void script_ops_sync(struct cs_script *sc)
+{
+	struct formatter *f = sc->fmt;
+	struct ops *all[OPS_BATCHES];
+
+	sc->ops->sync = true;
+	script_ops_out(sc);
+	all[0] = sc->ops;
+	for (size_t i = 1; i < OPS_BATCHES; i++)
+		all[i] = cs_queue_pop(f->done);
+	for (size_t i = 1; i < OPS_BATCHES; i++)
+		cs_queue_push(f->done, all[i]);
+	if (atomic_load(&f->failed))
+		sc->io_error = true;
+}
+
+void script_formatter_stop(struct cs_script *sc)
+{
+	if (!sc->fmt)
+		return;
+	cs_queue_push(sc->fmt->todo, NULL);
+	pthread_join(sc->fmt->thread, NULL);
+	formatter_free(sc->fmt);
+	sc->fmt = NULL;
+	sc->name_lens = NULL;
+	sc->buf = NULL;
+}

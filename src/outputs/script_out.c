@@ -1,0 +1,344 @@
+/* script_out.c - script's text on its way out: chunks of its own text with
+ * references to cached text, written with writev() on this thread or on
+ * a writer thread, and the put_*() helpers that fill them. */
+#include "outputs/script_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+/* All of n pieces: writev() may take fewer bytes than it was given (a
+ * signal, a pipe, a full disk). False on an error. */
+static bool writev_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return true;
+}
+
+static bool sink_write(const struct sink *s, struct iovec *iov, int n)
+{
+	if (s->fd >= 0)
+		return writev_all(s->fd, iov, n);
+	for (int i = 0; i < n; i++)
+		if (fwrite(iov[i].iov_base, 1, iov[i].iov_len, s->out) !=
+		    iov[i].iov_len)
+			return false;
+	return true;
+}
+
+/* Writes the chunk, its own text and the cached text it refers to in
+ * order, and empties it. False on an error. */
+static bool chunk_write(const struct sink *s, struct chunk *c)
+{
+	struct iovec iov[PIECES];
+	size_t at = 0;
+	int n = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i <= c->nr_refs; i++) {
+		const struct text_ref *r = i < c->nr_refs ? &c->refs[i] : NULL;
+		size_t to = r ? r->at : c->len;
+
+		if (n > PIECES - 2) {
+			ok = ok && sink_write(s, iov, n);
+			n = 0;
+		}
+		if (to > at)
+			iov[n++] = (struct iovec){ c->buf + at, to - at };
+		if (r)
+			iov[n++] = (struct iovec){ (void *)r->text, r->len };
+		at = to;
+	}
+	ok = ok && sink_write(s, iov, n);
+	c->len = 0;
+	c->nr_refs = 0;
+	return ok;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct chunk *c;
+
+	while ((c = cs_queue_pop(w->todo))) {
+		if (!chunk_write(&w->sink, c))
+			atomic_store(&w->failed, true);
+		cs_queue_push(w->done, c);
+	}
+	return NULL;
+}
+
+void script_chunk_free(struct chunk *c)
+{
+	free(c->buf);
+	free(c->refs);
+}
+
+int script_chunk_init(struct chunk *c)
+{
+	c->buf = malloc(BUF_SIZE);
+	c->refs = malloc(CHUNK_REFS * sizeof(struct text_ref));
+	c->len = 0;
+	c->nr_refs = 0;
+	return c->buf && c->refs ? 0 : -ENOMEM;
+}
+
+static void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < CHUNKS; i++)
+		script_chunk_free(&w->chunks[i]);
+	cs_queue_free(w->todo);
+	cs_queue_free(w->done);
+	free(w);
+}
+
+/* Starts the writer thread. Returns 0, or -ENOMEM, or -EAGAIN when no
+ * thread could be made. */
+int script_writer_start(struct cs_script *sc)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int err = -ENOMEM;
+
+	if (!w || cs_queue_new(CHUNKS + 1, &w->todo) ||
+	    cs_queue_new(CHUNKS, &w->done))
+		goto fail;
+	for (size_t i = 0; i < CHUNKS; i++) {
+		if (script_chunk_init(&w->chunks[i]))
+			goto fail;
+		if (i)
+			cs_queue_push(w->done, &w->chunks[i]);
+	}
+	w->sink = sc->sink;
+	atomic_init(&w->failed, false);
+	if (pthread_create(&w->thread, NULL, writer_main, w)) {
+		err = -EAGAIN;
+		goto fail;
+	}
+	sc->writer = w;
+	sc->filling = &w->chunks[0];
+	return 0;
+fail:
+	writer_free(w);
+	return err;
+}
+
+void script_chunk_out(struct cs_script *sc)
+{
+	struct writer *w = sc->writer;
+
+	if (sc->fmt) {
+		script_ops_out(sc);
+		return;
+	}
+	sc->filling->len = sc->len;
+	sc->len = 0;
+	if (!w) {
+		if (!chunk_write(&sc->sink, sc->filling))
+			sc->io_error = true;
+		return;
+	}
+	cs_queue_push(w->todo, sc->filling);
+	sc->filling = cs_queue_pop(w->done);
+	sc->buf = sc->filling->buf;
+	if (atomic_load(&w->failed))
+		sc->io_error = true;
+}
+
+void script_out_drain(struct cs_script *sc)
+{
+	struct writer *w = sc->writer;
+	struct chunk *all[CHUNKS];
+
+	if (sc->fmt) {
+		script_ops_sync(sc);
+		return;
+	}
+	script_chunk_out(sc);
+	if (!w)
+		return;
+	all[0] = sc->filling;
+	for (size_t i = 1; i < CHUNKS; i++)
+		all[i] = cs_queue_pop(w->done);
+	for (size_t i = 1; i < CHUNKS; i++)
+		cs_queue_push(w->done, all[i]);
+	if (atomic_load(&w->failed))
+		sc->io_error = true;
+}
+
+void script_writer_stop(struct cs_script *sc)
+{
+	if (!sc->writer)
+		return;
+	cs_queue_push(sc->writer->todo, NULL);
+	pthread_join(sc->writer->thread, NULL);
+	writer_free(sc->writer);
+	sc->writer = NULL;
+	sc->filling = NULL;
+	sc->buf = NULL;
+}
+
+char *script_room_slow(struct cs_script *sc, size_t n)
+{
+	if (!sc->fmt) {
+		script_chunk_out(sc);
+		return n > BUF_SIZE ? NULL : sc->buf + sc->len;
+	}
+	if (n > BUF_SIZE)
+		return NULL;
+	/* the text goes on in an OP_TEXT of its own: one is opened */
+	script_text_close(sc);
+	if (sc->len + 8 + n > OPS_SIZE)
+		script_ops_out(sc);
+	sc->text_at = sc->len;
+	sc->len += 8;
+	sc->room_end = OPS_SIZE;
+	return sc->buf + sc->len;
+}
+
+/* The end of an OP_TEXT: the next operation starts aligned after it. */
+void script_text_close(struct cs_script *sc)
+{
+	size_t n;
+
+	if (sc->text_at == NO_TEXT)
+		return;
+	n = sc->len - sc->text_at - 8;
+	if (n) {
+		*(uint64_t *)(sc->buf + sc->text_at) = OP_TEXT | (uint64_t)n << 8;
+		sc->len = (sc->len + 7) & ~(size_t)7;
+	} else {
+		sc->len = sc->text_at;
+	}
+	sc->text_at = NO_TEXT;
+	sc->room_end = 0;
+}
+
+void script_put_mem(struct cs_script *sc, const char *s, size_t n)
+{
+	char *p = room(sc, n);
+
+	if (!p && sc->fmt) {
+		/* an absurd name: in pieces, each an OP_TEXT */
+		for (size_t k; n; s += k, n -= k) {
+			k = n < BUF_SIZE ? n : BUF_SIZE;
+			memcpy(room(sc, k), s, k);
+			sc->len += k;
+		}
+		return;
+	}
+	if (!p) {
+		struct iovec iov = { (void *)s, n };
+
+		script_out_drain(sc);		/* what came before goes first */
+		if (!sink_write(&sc->sink, &iov, 1))
+			sc->io_error = true;
+		return;
+	}
+	memcpy(p, s, n);
+	sc->len += n;
+}
+
+void script_put_str(struct cs_script *sc, const char *s)
+{
+	script_put_mem(sc, s, strlen(s));
+}
+
+void script_put_pad(struct cs_script *sc, int n)
+{
+	char *p;
+
+	if (n <= 0)
+		return;
+	p = room(sc, (size_t)n);
+	memset(p, ' ', (size_t)n);
+	sc->len += (size_t)n;
+}
+
+/* %*s */
+void script_put_str_w(struct cs_script *sc, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	if ((int)n < width)
+		script_put_pad(sc, width - (int)n);
+	script_put_mem(sc, s, n);
+}
+
+static size_t fmt_hex(char *tmp, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	do {
+		tmp[n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	return n;			/* reversed */
+}
+
+size_t script_fmt_dec(char *tmp, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return n;			/* reversed */
+}
+
+void script_put_rev(struct cs_script *sc, const char *tmp, size_t n, int width,
+		    char padc)
+{
+	char *p = room(sc, n + (width > 0 ? (size_t)width : 0));
+
+	for (int k = (int)n; k < width; k++)
+		*p++ = padc, sc->len++;
+	for (size_t k = n; k-- > 0;)
+		*p++ = tmp[k];
+	sc->len += n;
+}
+
+void script_put_hex_w(struct cs_script *sc, uint64_t v, int width)
+{
+	char tmp[16];
+
+	script_put_rev(sc, tmp, fmt_hex(tmp, v), width, ' ');
+}
+
+void script_put_dec_w(struct cs_script *sc, uint64_t v, int width, char padc)
+{
+	char tmp[20];
+
+	script_put_rev(sc, tmp, script_fmt_dec(tmp, v), width, padc);
+}
+
+void script_put_int_w(struct cs_script *sc, int32_t v, int width)
+{
+	char tmp[21];
+	size_t n;
+
+	if (v >= 0) {
+		script_put_dec_w(sc, (uint64_t)v, width, ' ');
+		return;
+	}
+	n = script_fmt_dec(tmp, (uint64_t)(-(int64_t)v));
+	tmp[n++] = '-';
+	script_put_rev(sc, tmp, n, width, ' ');
+}
