@@ -10,16 +10,10 @@
  * lies at (place_lines.h), where another process may have shown it.
  *
  * With jobs >= 2 the text is made on a second thread from what the
- * reading thread sends it (see OP_TEXT), and with jobs >= 3 written on a
- * third. The bytes are the same as with one.
+ * reading thread sends it (script_fmt.c; see OP_TEXT), and with jobs >= 3
+ * written on a third (script_out.c). The bytes are the same as with one.
+ * A sample's first line is script_head.c's.
  */
-#include "outputs/script.h"
-#include "outputs/place_lines.h"
-#include "lib/machine/frames.h"
-#include "abi/perf_abi.h"
-#include "lib/machine/machine.h"
-#include "lib/trace/tracepoints.h"
-#include "lib/util/queue.h"
 #include "outputs/script_int.h"
 #include "lib/trace/tracepoints.h"
 
