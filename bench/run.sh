@@ -245,16 +245,21 @@ report_diff() {
 # (cat FILE FILE ..., stitch_only FILE PASSES), and their runs alternate,
 # so that a neighbour's burst weighs on both
 pipeline_rows() {
-	local passes=${BENCH_PIPE_PASSES:-5} kind f sz cats t_cat t_lib t_old
+	local passes=${BENCH_PIPE_PASSES:-5} kind f sz cats t_cat t_lib t_old w_cat w_ahead
 	header "pipeline: read + order + stitch ($passes passes a run)"
 	for kind in plain defer; do
 		f=$B/$kind.data
 		sz=$(stat -c %s "$f")
 		cats=()
 		for _ in $(seq "$passes"); do cats+=("$f"); done
-		t_cat= t_lib= t_old=
+		t_cat= t_lib= t_old= w_cat= w_ahead=
 		for _ in $(seq "$runs"); do
 			t_cat=$(runs=1 best cat "${cats[@]}" | awk -v b="$t_cat" '{ print (b == "" || $1 < b) ? $1 : b }')
+			# the throughput with the records read ahead on a second
+			# CPU: wall time against cat's
+			w_cat=$(min_of "$w_cat" "$(runs=1 best_wall cat "${cats[@]}")")
+			w_ahead=$(min_of "$w_ahead" \
+				"$(runs=1 best_wall build/tools/stitch_only "$f" "$passes" ahead)")
 			t_lib=$(runs=1 best build/tools/stitch_only "$f" "$passes" |
 				awk -v b="$t_lib" '{ print (b == "" || $1 < b) ? $1 : b }')
 			if [ -n "${BENCH_STITCH_BEFORE:-}" ]; then
@@ -264,6 +269,8 @@ pipeline_rows() {
 		done
 		line "cat, $kind ($((sz >> 20)) MB)" "$t_cat" "$(mbs $((sz * passes)) "$t_cat")" ""
 		line "pipeline, $kind" "$t_lib" "$(mbs $((sz * passes)) "$t_lib")" "$(ratio "$t_cat" "$t_lib")x cat"
+		line "  read ahead, wall seconds (cat: $w_cat)" "$w_ahead" \
+			"$(mbs $((sz * passes)) "$w_ahead")" "$(ratio "$w_cat" "$w_ahead")x cat"
 		if [ -n "$t_old" ]; then
 			line "  the same, BENCH_STITCH_BEFORE build" "$t_old" \
 				"$(mbs $((sz * passes)) "$t_old")" "$(ratio "$t_cat" "$t_old")x cat"
