@@ -23,7 +23,8 @@ variants=("" "--no-children" "-g caller,0.01" "-g callee,0" "-g none"
 # or cut short, every field of the first line
 script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
 		 "--max-stack 1 --no-merge-callchains" "-F +pid,-symoff"
-		 "-F comm,tid,ip,sym" "-F time,event,ip,dso")
+		 "-F comm,tid,ip,sym" "-F time,event,ip,dso"
+		 "--no-inline --no-merge-callchains --max-stack 2")
 # report and folded count the samples on a second thread: every way a
 # sample's keys are made (frames left out, the comm, off-CPU time)
 folded_variants=("" "--comm" "--no-kernel --annotate" "--no-user --period")
