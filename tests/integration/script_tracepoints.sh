@@ -80,9 +80,15 @@ fi
 
 # a pipe: the formats come in a HEADER_TRACING_DATA record
 if "$PERF" record -q -e sched:sched_switch -o - -- "$W" 0.2 1 5 >pipe.data 2>/dev/null; then
-	"$PERF" script -i - <pipe.data >pipe.perf 2>/dev/null
 	$CS script -q -i - <pipe.data >pipe.ours 2>pipe.err
-	same "pipe" pipe.perf pipe.ours
+	# (perf 6.1 itself sometimes aborts here - "stack smashing detected"
+	# - on what other processes of a busy machine left in the trace)
+	if (exec "$PERF" script -i - <pipe.data >pipe.perf 2>pipe.perf.err); then
+		same "pipe" pipe.perf pipe.ours
+	else
+		skip "pipe: script equals perf script" \
+			"perf script failed: $(grep -m1 . pipe.perf.err)"
+	fi
 	check "pipe: the fields are printed" grep -q "sched:sched_switch: prev_comm=" pipe.ours
 else
 	skip "pipe: script equals perf script" "perf record -o - failed"
