@@ -115,6 +115,7 @@ void cs_report_free(struct cs_report *r)
 	free(r->frame_keys);
 	free(r->frame_sym_start);
 	free(r->sym_start);
+	free(r->inlined);
 	free(r->seen);
 	free(r->seen_read);
 	free(r->slots);
@@ -745,11 +746,29 @@ static void view_parts_free(struct view *v)
 	v->map = NULL;
 }
 
+/* r->inlined, once every frame is added. Returns 0 or -ENOMEM. */
+static int mark_inlined(struct cs_report *r)
+{
+	size_t nf = cs_agg_nr_frames(r->stacks);
+
+	free(r->inlined);
+	r->cap_inlined = nf / 64 + 1;
+	r->inlined = calloc(r->cap_inlined, sizeof(*r->inlined));
+	if (!r->inlined) {
+		r->cap_inlined = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nf; i++)
+		if (cs_agg_frame_key(r->stacks, (uint32_t)i)->flags &
+		    (F_INLINED | F_INLINED_SAME))
+			r->inlined[i / 64] |= 1ULL << (i % 64);
+	return 0;
+}
+
 static bool is_inlined(const struct cs_report *r, uint32_t frame)
 {
-	/* most profiles have none: no frame's key is then read */
-	return r->has_inlined && (cs_agg_frame_key(r->stacks, frame)->flags &
-				  (F_INLINED | F_INLINED_SAME));
+	return frame / 64 < r->cap_inlined &&
+	       (r->inlined[frame / 64] >> (frame % 64) & 1);
 }
 
 static bool wants_graph(const struct cs_report *r)
@@ -1385,6 +1404,12 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	char buf[32];
 	int err = cs_report_flush(r);
 
+	if (err)
+		return err;
+	/* inlined functions are never entries: which frames are, asked
+	 * for every frame of every stack, is kept apart */
+	if (r->has_inlined)
+		err = mark_inlined(r);
 	if (err)
 		return err;
 	/* everything is added: the entries and their sort need the memory
