@@ -148,57 +148,6 @@ static bool same_rank(const struct rank_item *a, const struct rank_item *b)
 			 !addr_text_cmp(b->text, a->num);
 }
 
-static unsigned int bits_for(uint64_t max)
-{
-	unsigned int n = 0;
-
-	while (n < 64 && (max >> n))
-		n++;
-	return n;
-}
-
-/* Addresses without a symbol as rank_syms() sorts them: keys of
- * (address, frame id). When a half's spread of addresses and the ids fit
- * one word together - the usual case: user addresses are offsets in their
- * dso, kernel ones a few GiB apart - a key is that one word, (address -
- * lowest) << id bits | id: half the bytes to hold, move and compare;
- * else two, the address and the id. */
-struct addr_keys {
-	uint64_t *k;
-	size_t words;			/* 1 or 2 */
-	uint64_t lo;
-	unsigned int id_bits;		/* <= 32 */
-};
-
-static void addr_keys_layout(struct addr_keys *a, uint64_t lo, uint64_t hi,
-			     size_t nr_ids)
-{
-	a->id_bits = bits_for(nr_ids ? nr_ids - 1 : 0);
-	a->lo = lo <= hi ? lo : 0;
-	a->words = lo > hi || bits_for(hi - lo) + a->id_bits <= 64 ? 1 : 2;
-}
-
-static void addr_key_put(struct addr_keys *a, size_t j, uint64_t addr,
-			 uint32_t id)
-{
-	if (a->words == 1) {
-		a->k[j] = (addr - a->lo) << a->id_bits | id;
-	} else {
-		a->k[2 * j] = addr;
-		a->k[2 * j + 1] = id;
-	}
-}
-
-static uint64_t addr_key_get(const struct addr_keys *a, size_t j, uint32_t *id)
-{
-	if (a->words == 2) {
-		*id = (uint32_t)a->k[2 * j + 1];
-		return a->k[2 * j];
-	}
-	*id = (uint32_t)(a->k[j] & (((uint64_t)1 << a->id_bits) - 1));
-	return (a->k[j] >> a->id_bits) + a->lo;
-}
-
 /* Where a frame goes in rank_syms(): which half, a name or an address */
 static int sym_class(const struct cs_agg_key *k, bool *kernel, bool *named)
 {
@@ -220,8 +169,7 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	size_t n = cs_agg_nr_frames(r->stacks), nr[2][2] = { { 0 } };
 	size_t most_names, most_addrs, nr_special = 0;
 	struct rank_item *it = NULL, prev = { 0 };
-	uint64_t lo[2] = { UINT64_MAX, UINT64_MAX }, hi[2] = { 0, 0 };
-	struct addr_keys addrs[2] = { { 0 } };
+	uint64_t *addrs = NULL;
 	char text[1024];
 	char (*special)[64] = NULL;
 	uint32_t next = 0;
@@ -231,13 +179,8 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	for (size_t i = 0; i < n; i++) {
 		const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, (uint32_t)i);
 
-		if (!sym_class(k, &kernel, &named))
-			continue;
-		nr[kernel][named]++;
-		if (!named) {
-			lo[kernel] = k->addr < lo[kernel] ? k->addr : lo[kernel];
-			hi[kernel] = k->addr > hi[kernel] ? k->addr : hi[kernel];
-		}
+		if (sym_class(k, &kernel, &named))
+			nr[kernel][named]++;
 		if (k->flags & (F_MISSING | F_COOKIE))
 			nr_special++;
 	}
@@ -246,15 +189,9 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
 	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
 	it = malloc((most_names ? most_names : 1) * sizeof(*it));
-	for (int half = 0; half < 2; half++)
-		addr_keys_layout(&addrs[half], lo[half], hi[half], n);
-	/* one buffer for both halves, in turn */
-	addrs[0].k = malloc((most_addrs ? most_addrs : 1) *
-			    (addrs[0].words > addrs[1].words ? addrs[0].words :
-			     addrs[1].words) * sizeof(*addrs[0].k));
-	addrs[1].k = addrs[0].k;
+	addrs = malloc((most_addrs ? most_addrs : 1) * 2 * sizeof(*addrs));
 	special = malloc((nr_special ? nr_special : 1) * sizeof(*special));
-	if (!rk->sym || !rk->sym_len || !it || !addrs[0].k || !special)
+	if (!rk->sym || !rk->sym_len || !it || !addrs || !special)
 		err = -ENOMEM;
 	for (int half = 0; half < 2 && !err; half++) {
 		size_t nn = 0, na = 0, i, j, ns = 0;
@@ -275,21 +212,21 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 			} else if (k->sym) {
 				it[nn++] = (struct rank_item){ k->sym, 0, (uint32_t)i };
 			} else {
-				addr_key_put(&addrs[half], na++, k->addr, (uint32_t)i);
+				addrs[2 * na] = k->addr;
+				addrs[2 * na++ + 1] = i;
 			}
 			rk->sym_len[i] = (uint16_t)report_entry_sym_text(r, (uint32_t)i,
 								  text, sizeof(text));
 		}
 		qsort(it, nn, sizeof(*it), cmp_rank_text);
-		err = cs_keysort(addrs[half].k, na, addrs[half].words, r->o.jobs);
+		err = cs_keysort(addrs, na, 2, r->o.jobs);
 		/* merge; keys that compare equal share a rank */
 		for (i = 0, j = 0; !err && (i < nn || j < na);) {
-			uint32_t id = 0;
-			uint64_t addr = j < na ? addr_key_get(&addrs[half], j, &id) : 0;
 			int c = i == nn ? 1 : j == na ? -1 :
-				addr_text_cmp(it[i].text, addr);
+				addr_text_cmp(it[i].text, addrs[2 * j]);
 			struct rank_item pick = c <= 0 ? it[i++] :
-				(struct rank_item){ NULL, addr, id };
+				(struct rank_item){ NULL, addrs[2 * j],
+						    (uint32_t)addrs[2 * j + 1] };
 
 			if (c > 0)
 				j++;
@@ -301,7 +238,7 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 		}
 	}
 	free(special);
-	free(addrs[0].k);
+	free(addrs);
 	free(it);
 	return err;
 }
@@ -405,6 +342,15 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 			break;
 		}
 	}
+}
+
+static unsigned int bits_for(uint64_t max)
+{
+	unsigned int n = 0;
+
+	while (n < 64 && (max >> n))
+		n++;
+	return n;
 }
 
 /* Appends the w low bits of v to key at bit *pos, counted from the top
