@@ -115,6 +115,7 @@ void cs_report_free(struct cs_report *r)
 	free(r->frame_keys);
 	free(r->frame_sym_start);
 	free(r->sym_start);
+	free(r->inlined);
 	free(r->seen);
 	free(r->seen_read);
 	free(r->slots);
@@ -745,11 +746,29 @@ static void view_parts_free(struct view *v)
 	v->map = NULL;
 }
 
+/* r->inlined, once every frame is added. Returns 0 or -ENOMEM. */
+static int mark_inlined(struct cs_report *r)
+{
+	size_t nf = cs_agg_nr_frames(r->stacks);
+
+	free(r->inlined);
+	r->cap_inlined = nf / 64 + 1;
+	r->inlined = calloc(r->cap_inlined, sizeof(*r->inlined));
+	if (!r->inlined) {
+		r->cap_inlined = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nf; i++)
+		if (cs_agg_frame_key(r->stacks, (uint32_t)i)->flags &
+		    (F_INLINED | F_INLINED_SAME))
+			r->inlined[i / 64] |= 1ULL << (i % 64);
+	return 0;
+}
+
 static bool is_inlined(const struct cs_report *r, uint32_t frame)
 {
-	/* most profiles have none: no frame's key is then read */
-	return r->has_inlined && (cs_agg_frame_key(r->stacks, frame)->flags &
-				  (F_INLINED | F_INLINED_SAME));
+	return frame / 64 < r->cap_inlined &&
+	       (r->inlined[frame / 64] >> (frame % 64) & 1);
 }
 
 static bool wants_graph(const struct cs_report *r)
@@ -1191,8 +1210,23 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 	return err;
 }
 
+/* An entry is shown unless it weighs too little, or nothing at all: the
+ * table ends at the first that does not, in sorted order */
+static bool entry_shown(const struct view *v, const struct entry *e,
+			bool children)
+{
+	uint64_t p = children ? e->child_period : e->self_period;
+
+	if (!p && !e->self_count && !(children && e->child_count))
+		return false;
+	return report_pct(p, v->total_period) >= v->r->o.percent_limit;
+}
+
 /* The columns' widths over the entries shown: a part of cs_jobs_split()
- * each, widened from the headers' in width[part]. */
+ * each, widened from the headers' in width[part]. With order, over
+ * order[begin, end); without, over the entries [begin, end) that
+ * entry_shown(), counted in shown[part], and in odd[part] whether one
+ * of them weighs nothing. */
 struct widths {
 	const struct view *v;
 	const struct ranks *rk;
@@ -1200,47 +1234,107 @@ struct widths {
 	size_t nc;
 	bool children, off_cpu;
 	size_t width[CS_JOBS_MAX_PARTS][MAX_COLS];
+	size_t shown[CS_JOBS_MAX_PARTS];
+	bool odd[CS_JOBS_MAX_PARTS];
 };
+
+static void widen(struct widths *w, size_t *width, const struct entry *e)
+{
+	const struct view *v = w->v;
+	const struct cs_report *r = v->r;
+	size_t nc = w->nc;
+	char text[64];
+
+	if (w->off_cpu) {
+		int n = snprintf(text, sizeof(text), "%.6f",
+				 (w->children ? e->child_period :
+				  e->self_period) / 1e9);
+		if ((size_t)n > width[w->children ? 2 : 1])
+			width[w->children ? 2 : 1] = (size_t)n;
+	}
+	if (r->o.show_nr_samples) {
+		int n = snprintf(text, sizeof(text), "%" PRIu64,
+				 w->children ? e->child_count : e->self_count);
+		if ((size_t)n > width[nc - 1])
+			width[nc - 1] = (size_t)n;
+	}
+	for (size_t k = 0; k < r->o.nr_sort; k++) {
+		size_t n = report_col_width(v, w->rk, e, r->o.sort[k]);
+
+		if (n > width[nc + k])
+			width[nc + k] = n;
+	}
+}
 
 static int widths_part(void *ctx, unsigned int part, size_t begin, size_t end)
 {
 	struct widths *w = ctx;
 	const struct view *v = w->v;
-	const struct cs_report *r = v->r;
-	size_t *width = w->width[part], nc = w->nc;
-	char text[64];
+	size_t *width = w->width[part];
 
 	for (size_t i = begin; i < end; i++) {
-		const struct entry *e = &v->e[w->order[i]];
+		const struct entry *e;
 
-		prefetch_entry(v, w->order, i, end);
+		if (w->order) {
+			e = &v->e[w->order[i]];
+			prefetch_entry(v, w->order, i, end);
+		} else {
+			e = &v->e[i];
+			if (!entry_shown(v, e, w->children))
+				continue;
+			w->shown[part]++;
+			if (!(w->children ? e->child_period : e->self_period))
+				w->odd[part] = true;
+		}
 		if (i + AHEAD / 2 < end) {
-			uint32_t f = v->e[w->order[i + AHEAD / 2]].frame;
+			uint32_t f = v->e[w->order ? w->order[i + AHEAD / 2] :
+					  i + AHEAD / 2].frame;
 
 			__builtin_prefetch(&w->rk->sym_len[f]);
 			__builtin_prefetch(&w->rk->dso_len[f]);
 		}
-		if (w->off_cpu) {
-			int n = snprintf(text, sizeof(text), "%.6f",
-					 (w->children ? e->child_period :
-					  e->self_period) / 1e9);
-			if ((size_t)n > width[w->children ? 2 : 1])
-				width[w->children ? 2 : 1] = (size_t)n;
-		}
-		if (r->o.show_nr_samples) {
-			int n = snprintf(text, sizeof(text), "%" PRIu64,
-					 w->children ? e->child_count : e->self_count);
-			if ((size_t)n > width[nc - 1])
-				width[nc - 1] = (size_t)n;
-		}
-		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = report_col_width(v, w->rk, e, r->o.sort[k]);
-
-			if (n > width[nc + k])
-				width[nc + k] = n;
-		}
+		widen(w, width, e);
 	}
 	return 0;
+}
+
+/* How many entries the table shows, in *nr_show (the first of order),
+ * and the columns' widths over them, widened from width[0, MAX_COLS).
+ * The order sorts by weight first: the entries shown are those that
+ * entry_shown(), found - and measured - in the entries' own order, where
+ * the sorted one would read them scattered over memory. Only entries of
+ * no weight may be shown and not (no samples) in any order: with one of
+ * them shown, the sorted order is walked as the table is. */
+static void shown_widths(const struct view *v, const struct ranks *rk,
+			 const uint32_t *order, size_t nc, bool children,
+			 bool off_cpu, size_t *width, size_t *nr_show)
+{
+	struct widths w = { .v = v, .rk = rk, .nc = nc, .children = children,
+			    .off_cpu = off_cpu };
+	size_t n = 0;
+	bool odd = false;
+	int parts;
+
+	for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
+		memcpy(w.width[p], width, sizeof(w.width[p]));
+	parts = cs_jobs_split(v->nr_e, 65536, v->r->o.jobs, widths_part, &w);
+	for (int p = 0; p < parts; p++) {
+		n += w.shown[p];
+		odd |= w.odd[p];
+	}
+	if (odd) {
+		for (n = 0; n < v->nr_e && entry_shown(v, &v->e[order[n]], children);)
+			n++;
+		w.order = order;
+		for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
+			memcpy(w.width[p], width, sizeof(w.width[p]));
+		parts = cs_jobs_split(n, 65536, v->r->o.jobs, widths_part, &w);
+	}
+	for (int p = 0; p < parts; p++)
+		for (size_t c = 0; c < MAX_COLS; c++)
+			if (w.width[p][c] > width[c])
+				width[c] = w.width[p][c];
+	*nr_show = n;
 }
 
 static int write_event(struct cs_report *r, unsigned int evsel,
@@ -1278,18 +1372,6 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 	err = report_entries_sort(&v, &rk, &order);
 	if (err)
 		goto out;
-	for (; nr_show < v.nr_e; nr_show++) {
-		const struct entry *e = &v.e[order[nr_show]];
-		uint64_t p = children ? e->child_period : e->self_period;
-
-		if (nr_show + AHEAD < v.nr_e)
-			__builtin_prefetch(&v.e[order[nr_show + AHEAD]]);
-		if (!p && !e->self_count && !(children && e->child_count))
-			break;
-		if (report_pct(p, v.total_period) < r->o.percent_limit)
-			break;
-	}
-
 	if (off_cpu) {
 		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s': off-CPU time "
 			"(each switch-out weighted by the time until its task ran "
@@ -1317,20 +1399,7 @@ static int write_event(struct cs_report *r, unsigned int evsel,
 		width[nc++] = 7;
 	for (size_t k = 0; k < r->o.nr_sort; k++)
 		width[nc + k] = strlen(key_header[r->o.sort[k]]);
-	{
-		struct widths w = { .v = &v, .rk = &rk, .order = order,
-				    .nc = nc, .children = children,
-				    .off_cpu = off_cpu };
-		int parts;
-
-		for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
-			memcpy(w.width[p], width, sizeof(width));
-		parts = cs_jobs_split(nr_show, 65536, r->o.jobs, widths_part, &w);
-		for (int p = 0; p < parts; p++)
-			for (size_t c = 0; c < MAX_COLS; c++)
-				if (w.width[p][c] > width[c])
-					width[c] = w.width[p][c];
-	}
+	shown_widths(&v, &rk, order, nc, children, off_cpu, width, &nr_show);
 	fputs("#", out);
 	{
 		size_t c = 0;
@@ -1385,6 +1454,12 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	char buf[32];
 	int err = cs_report_flush(r);
 
+	if (err)
+		return err;
+	/* inlined functions are never entries: which frames are, asked
+	 * for every frame of every stack, is kept apart */
+	if (r->has_inlined)
+		err = mark_inlined(r);
 	if (err)
 		return err;
 	/* everything is added: the entries and their sort need the memory

@@ -50,6 +50,13 @@ struct cs_report {
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
 	size_t nr_ev, cap_ev;
 	bool has_inlined;		/* a frame is an inlined function */
+	uint64_t *inlined;		/* a bit per frame id: an inlined
+					 * function's (NULL: none is). Read for
+					 * every frame of every stack at write
+					 * time, where the frames' keys would
+					 * be 40 times the bytes; made by
+					 * cs_report_write() */
+	size_t cap_inlined;		/* words */
 	struct seen_frame *seen;	/* cs_report_add_walked()'s frames */
 	struct seen_frame *seen_read;	/* the same on the reading thread,
 					 * when the aggregation has its own:

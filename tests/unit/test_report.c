@@ -386,6 +386,71 @@ static void same_names_and_unnamed_addresses(void **state)
 	cs_report_free(r);
 }
 
+/* Addresses without a symbol that weigh the same are in the order of
+ * their values: near ones (sorted as one word each, their spread and
+ * frame id packed together) and ones far apart (sorted as two words) */
+static void unnamed_addresses_sort_by_value_near_or_far(void **state)
+{
+	static const uint64_t addrs[2][3] = {
+		{ 0x7f00, 0x10, 0x7e00 },
+		{ 0xffffffffffff0000ULL, 0x10, 0x7f00 },
+	};
+	static const char *const want[2] = {
+		"    33.33%  [.] 0x0000000000000010\n"
+		"    33.33%  [.] 0x0000000000007e00\n"
+		"    33.33%  [.] 0x0000000000007f00\n",
+		"    33.33%  [.] 0x0000000000000010\n"
+		"    33.33%  [.] 0x0000000000007f00\n"
+		"    33.33%  [.] 0xffffffffffff0000\n",
+	};
+
+	(void)state;
+	for (int c = 0; c < 2; c++) {
+		struct cs_report_opts o = { .graph = CS_REPORT_GRAPH_NONE,
+					    .no_children = true, .nr_sort = 1,
+					    .sort = { CS_REPORT_SYM } };
+		struct cs_report *r = report(o);
+		char *t;
+
+		for (int i = 0; i < 3; i++) {
+			struct cs_frame f = { .cpumode = CS_MISC_USER,
+				.kind = CS_FRAME_ADDR, .addr = addrs[c][i] };
+
+			assert_int_equal(cs_report_add(r, 0, 1, 1, "w", &f, NULL, 1, 1), 0);
+		}
+		t = written(r);
+		assert_non_null(strstr(t, want[c]));
+		free(t);
+		cs_report_free(r);
+	}
+}
+
+/* An entry of samples that weigh nothing is still shown, after the
+ * others; entries under --percent-limit are not */
+static void weightless_entries_are_shown_last(void **state)
+{
+	struct cs_frame a[] = { uf("a") }, b[] = { uf("b") }, c[] = { uf("c") };
+
+	(void)state;
+	for (int limit = 0; limit < 2; limit++) {
+		struct cs_report *r = report((struct cs_report_opts){
+			.graph = CS_REPORT_GRAPH_NONE, .no_children = true,
+			.nr_sort = 1, .sort = { CS_REPORT_SYM },
+			.percent_limit = limit ? 10 : 0 });
+		char *t;
+
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", b, NULL, 1, 0), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", a, NULL, 1, 95), 0);
+		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", c, NULL, 1, 5), 0);
+		t = written(r);
+		assert_non_null(strstr(t, limit ?
+			"#\n    95.00%  [.] a\n\n" :
+			"#\n    95.00%  [.] a\n     5.00%  [.] c\n     0.00%  [.] b\n\n"));
+		free(t);
+		cs_report_free(r);
+	}
+}
+
 /* A fake resolver: names address A "a" and B "b" and counts its calls */
 static void fake_resolve(void *ctx, uint32_t pid, struct cs_frame *f)
 {
@@ -502,6 +567,8 @@ int main(void)
 		cmocka_unit_test(children_graph_starts_at_the_outermost_call),
 		cmocka_unit_test(inlined_functions_show_in_graphs_only),
 		cmocka_unit_test(same_names_and_unnamed_addresses),
+		cmocka_unit_test(unnamed_addresses_sort_by_value_near_or_far),
+		cmocka_unit_test(weightless_entries_are_shown_last),
 		cmocka_unit_test(walked_frames_resolve_once_per_space),
 		cmocka_unit_test(a_thread_of_aggregation_writes_the_same_report),
 	};
