@@ -573,21 +573,29 @@ static void symfs_finds_binaries_by_path_and_by_build_id(void **state)
 	rm_tmpdir();
 }
 
-static void kernel_addresses_resolve_through_kallsyms(void **state)
+/* A kernel symbol list of three symbols in a file of its own, named in
+ * path (the caller unlinks it). */
+static void small_kallsyms(char *path, size_t size)
 {
-	char path[128];
-	struct cs_machine *m;
-	struct cs_location loc;
 	FILE *f;
 
-	(void)state;
-	snprintf(path, sizeof(path), "/tmp/cs-test-kallsyms.%d", (int)getpid());
+	snprintf(path, size, "/tmp/cs-test-kallsyms.%d", (int)getpid());
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("ffffffff81000000 T _text\n"
 	      "ffffffff81000100 T do_sys_open\n"
 	      "ffffffff81000200 t helper\n", f);
 	fclose(f);
+}
+
+static void kernel_addresses_resolve_through_kallsyms(void **state)
+{
+	char path[128];
+	struct cs_machine *m;
+	struct cs_location loc;
+
+	(void)state;
+	small_kallsyms(path, sizeof(path));
 	m = new_machine(path, NULL);
 	cs_machine_resolve(m, PID, CS_MISC_KERNEL, 0xffffffff81000123, &loc);
 	assert_string_equal(loc.sym, "do_sys_open");
@@ -771,16 +779,9 @@ static void kernel_places_resolve_as_their_addresses_do(void **state)
 	const void *tab;
 	bool outside;
 	char path[128];
-	FILE *f;
 
 	(void)state;
-	snprintf(path, sizeof(path), "/tmp/cs-test-kallsyms.%d", (int)getpid());
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("ffffffff81000000 T _text\n"
-	      "ffffffff81000100 T do_sys_open\n"
-	      "ffffffff81000200 t helper\n", f);
-	fclose(f);
+	small_kallsyms(path, sizeof(path));
 	m = new_machine(path, NULL);
 	ev.ksymbol.addr = 0xffffffffc0001000;
 	ev.ksymbol.len = 0x100;
