@@ -92,9 +92,11 @@ fi
 
 # the same name, other contents: the CRC says it is not the one
 printf 'x' | dd of="$T/bin/.debug/prog.debug" bs=1 seek=200 conv=notrunc 2>/dev/null
-run >/dev/null
-check_eq "a debug file with another CRC is not used: no stack gets past prog's first frame" 1 \
-	"$(awk 'BEGIN { RS = "" } { n = gsub(/\/bin\/prog\)/, "&"); if (n > m) m = n } END { print m + 0 }' "$T/out.txt")"
+# (without its CFI the walk tries prog's frame pointer, as libdw and so
+# perf do, but prog keeps none: what that finds is not its callers)
+set -- $(run)
+check_eq "a debug file with another CRC is not used: no stack gets through middle_work to main" \
+	0 "$2"
 if grep -q '^#  .* stop in prog, which has no CFI for the pc' "$T/report.txt"; then
 	ok "report names the binary without CFI"
 else

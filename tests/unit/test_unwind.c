@@ -106,11 +106,21 @@ __asm__(
 	"uw_sigtramp:\n"
 	"	mov $15, %rax\n"
 	"	syscall\n"
-	".cfi_endproc\n");
+	".cfi_endproc\n"
+	/* a function without CFI that keeps a frame pointer */
+	".p2align 4\n"
+	".globl uw_nocfi, uw_nocfi_body\n"
+	"uw_nocfi:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"uw_nocfi_body:\n"
+	"	nop\n"
+	"	pop %rbp\n"
+	"	ret\n");
 
 extern const char uw_root[], uw_root_ret[], uw_mid[], uw_mid_ret[],
 	uw_early_ret[], uw_mid_late[], uw_leaf[], uw_leaf_body[], uw_plt[],
-	uw_sigtramp[];
+	uw_sigtramp[], uw_nocfi_body[];
 
 #define A(sym) ((uint64_t)(uintptr_t)(sym))
 
@@ -296,6 +306,7 @@ static void no_cfi_and_no_file_are_answers_too(void **state)
 #define PERF_SP 7
 #define PERF_IP 8
 #define PERF_BX 1
+#define PERF_BP 6
 
 struct sample {
 	uint64_t regs[20];
@@ -543,6 +554,39 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	cs_unwind_free(u);
 }
 
+/* Code without CFI that keeps a frame pointer (crt files' helpers) is
+ * walked by it, as libdw and so perf walk it: nocfi <- mid <- root. */
+static void code_without_cfi_is_walked_by_its_frame_pointer(void **state)
+{
+	struct cs_unwind *u = unwinder();
+	struct cs_unwind_result res;
+	struct sample s;
+	uint64_t ips[16];
+
+	(void)state;
+	sample_init(&s, A(uw_nocfi_body), SP);
+	s.regs[slot(PERF_BP)] = SP;		/* push %rbp; mov %rsp, %rbp */
+	AT(SP) = 0xf00;				/* the caller's rbp */
+	AT(SP + 8) = A(uw_mid_ret);
+	AT(SP + 16 + 24) = A(uw_root_ret);	/* mid's, from its CFI again */
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
+	assert_int_equal(res.nr, 3);
+	assert_int_equal(ips[0], A(uw_nocfi_body));
+	assert_int_equal(ips[1], A(uw_mid_ret) - 1);
+	assert_int_equal(ips[2], A(uw_root_ret) - 1);
+
+	/* a frame pointer below the stack pointer (0: none kept) or outside
+	 * the copy leads nowhere: the walk stops there, naming the binary */
+	sample_init(&s, A(uw_nocfi_body), SP);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_NO_CFI);
+	assert_int_equal(res.nr, 1);
+	assert_non_null(res.module);
+	s.regs[slot(PERF_BP)] = SP + sizeof(s.stack);
+	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_NO_CFI);
+	assert_int_equal(res.nr, 1);
+	cs_unwind_free(u);
+}
+
 /* The one list of perf's registers (src/abi/perf_regs.h) gives what perf
  * asks for and the psABI's map, checked here against both written out. */
 static void perf_and_dwarf_numbers_come_from_one_list(void **state)
@@ -589,6 +633,7 @@ int main(void)
 		cmocka_unit_test(a_signal_frame_resumes_the_interrupted_pc),
 		cmocka_unit_test(bad_input_is_refused_before_any_read),
 		cmocka_unit_test(where_a_walk_cannot_go_it_says_why),
+		cmocka_unit_test(code_without_cfi_is_walked_by_its_frame_pointer),
 		cmocka_unit_test(perf_and_dwarf_numbers_come_from_one_list),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

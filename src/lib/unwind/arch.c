@@ -15,6 +15,7 @@ static const struct cs_unwind_arch x86_64 = {
 	.nregs = 17,
 	.ra = 16,
 	.sp = 7,
+	.fp = 6,			/* rbp */
 	.pc_bit = CS_PERF_REG_X86_IP,
 	.regs = x86_64_regs,
 	.nr_regs = sizeof(x86_64_regs) / sizeof(x86_64_regs[0]),

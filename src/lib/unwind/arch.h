@@ -22,6 +22,8 @@ struct cs_unwind_arch {
 	unsigned int nregs;		/* DWARF registers 0..nregs-1 */
 	unsigned int ra;		/* DWARF column of the return address */
 	unsigned int sp;		/* DWARF number of the stack pointer */
+	int fp;				/* of the frame pointer, for code
+					 * without CFI; -1: not walked */
 	unsigned int pc_bit;		/* perf bit of the sampled pc */
 	/* each register perf samples: its perf bit and DWARF number */
 	const struct cs_perf_reg *regs;

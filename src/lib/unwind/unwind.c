@@ -200,6 +200,34 @@ static enum cs_unwind_stop step(const struct cs_unwind_arch *a,
 	return CS_UNWIND__COUNT;	/* no stop: go on */
 }
 
+/* A step through code without CFI (the crt files' helpers, hand-written
+ * assembly), as libdw takes one on x86_64 and so perf: by the frame
+ * pointer, if the code keeps one - the caller's frame pointer and the
+ * return address are the two words at it, and the caller's stack starts
+ * above them. Only those three registers are known after it. False when
+ * the frame pointer is unknown, below the stack pointer or outside the
+ * copy. */
+static bool fp_step(const struct cs_unwind_arch *a,
+		    const struct cs_stack_copy *stack, const struct frame *cur,
+		    struct frame *caller)
+{
+	uint64_t fp, saved_fp, ret;
+
+	if (a->fp < 0 || !(cur->known >> a->fp & 1))
+		return false;
+	fp = cur->regs[a->fp];
+	if (fp < cur->regs[a->sp] || fp > UINT64_MAX - 16 ||
+	    cs_stack_read(stack, fp, &saved_fp) ||
+	    cs_stack_read(stack, fp + 8, &ret))
+		return false;
+	caller->known = 1ULL << a->sp | 1ULL << a->fp | 1ULL << a->ra;
+	caller->regs[a->sp] = fp + 16;
+	caller->regs[a->fp] = saved_fp;
+	caller->regs[a->ra] = ret;
+	caller->pc = ret;
+	return true;
+}
+
 int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 		     cs_unwind_find_fn find, void *ctx, uint64_t *ips,
 		     size_t cap, struct cs_unwind_result *res)
@@ -262,6 +290,14 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 		 * minus one (perf 6.1's choice) is the byte before it, where
 		 * no symbol is */
 		ips[res->nr++] = row && row->signal ? pc : at;
+		if (!row && stop == CS_UNWIND_NO_CFI &&
+		    fp_step(a, &stack, cur, caller)) {
+			exact = false;
+			t = cur;
+			cur = caller;
+			caller = t;
+			continue;
+		}
 		if (!row) {
 			res->stop = stop;
 			res->module = mod.name;
