@@ -290,31 +290,21 @@ int cs_unwind_sample(struct cs_unwind *u, const struct cs_unwind_input *in,
 		 * minus one (perf 6.1's choice) is the byte before it, where
 		 * no symbol is */
 		ips[res->nr++] = row && row->signal ? pc : at;
-		if (!row && stop == CS_UNWIND_NO_CFI &&
-		    fp_step(a, &stack, cur, caller)) {
-			exact = false;
-			t = cur;
-			cur = caller;
-			caller = t;
-			continue;
-		}
-		if (!row) {
-			res->stop = stop;
-			res->module = mod.name;
-			return 0;
-		}
-		stop = step(a, row, &stack, cur, caller);
+		if (row)
+			stop = step(a, row, &stack, cur, caller);
+		else if (stop == CS_UNWIND_NO_CFI && fp_step(a, &stack, cur, caller))
+			stop = CS_UNWIND__COUNT;
 		if (stop == CS_UNWIND__COUNT &&
-		    caller->regs[a->sp] <= cur->regs[a->sp] && !row->signal)
+		    caller->regs[a->sp] <= cur->regs[a->sp] && !(row && row->signal))
 			stop = CS_UNWIND_BAD_FRAME;	/* a stack must grow */
 		if (stop != CS_UNWIND__COUNT) {
 			res->stop = stop;
-			if (stop == CS_UNWIND_BAD_FRAME)
+			if (!row || stop == CS_UNWIND_BAD_FRAME)
 				res->module = mod.name;
 			return 0;
 		}
 		/* the frame a signal interrupted resumes at its exact pc */
-		exact = row->signal;
+		exact = row && row->signal;
 		t = cur;
 		cur = caller;
 		caller = t;
