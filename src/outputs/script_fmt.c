@@ -396,15 +396,10 @@ void script_ops_out(struct cs_script *sc)
 void script_ops_sync(struct cs_script *sc)
 {
 	struct formatter *f = sc->fmt;
-	struct ops *all[OPS_BATCHES];
 
 	sc->ops->sync = true;
 	script_ops_out(sc);
-	all[0] = sc->ops;
-	for (size_t i = 1; i < OPS_BATCHES; i++)
-		all[i] = cs_queue_pop(f->done);
-	for (size_t i = 1; i < OPS_BATCHES; i++)
-		cs_queue_push(f->done, all[i]);
+	ring_wait(f->done, OPS_BATCHES);
 	if (atomic_load(&f->failed))
 		sc->io_error = true;
 }

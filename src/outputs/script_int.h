@@ -366,6 +366,20 @@ void script_readdress(char *text, size_t len, size_t lines, uint64_t addr);
 
 /* ---- helpers every part writes with -------------------------------------- */
 
+/* Waits until the thread at the other end of a ring of n buffers has
+ * given back the n - 1 not in hand (done: the queue it gives them back
+ * on), and leaves them there: all it was sent is done with. */
+static inline void ring_wait(struct cs_queue *done, size_t n)
+{
+	void *all[8];
+
+	for (size_t i = 1; i < n; i++)
+		all[i] = cs_queue_pop(done);
+	for (size_t i = 1; i < n; i++)
+		cs_queue_push(done, all[i]);
+}
+_Static_assert(CHUNKS <= 8 && OPS_BATCHES <= 8, "ring_wait() holds them all");
+
 /* len bytes of cached text go out next, by reference: they stay in the
  * arena until the chunk is written (script_out_drain() before the arena is
  * reused). */

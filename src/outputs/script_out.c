@@ -163,7 +163,6 @@ void script_chunk_out(struct cs_script *sc)
 void script_out_drain(struct cs_script *sc)
 {
 	struct writer *w = sc->writer;
-	struct chunk *all[CHUNKS];
 
 	if (sc->fmt) {
 		script_ops_sync(sc);
@@ -172,11 +171,7 @@ void script_out_drain(struct cs_script *sc)
 	script_chunk_out(sc);
 	if (!w)
 		return;
-	all[0] = sc->filling;
-	for (size_t i = 1; i < CHUNKS; i++)
-		all[i] = cs_queue_pop(w->done);
-	for (size_t i = 1; i < CHUNKS; i++)
-		cs_queue_push(w->done, all[i]);
+	ring_wait(w->done, CHUNKS);
 	if (atomic_load(&w->failed))
 		sc->io_error = true;
 }
