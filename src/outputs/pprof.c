@@ -12,6 +12,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/util/grow.h"
+#include "lib/util/handoff.h"
 #include "outputs/out_names.h"
 #include "outputs/protobuf.h"
 #include "outputs/stack_agg.h"
@@ -70,6 +71,10 @@ struct cs_pprof {
 	uint64_t first_time, last_time;
 	unsigned int nr_ev;		/* highest event index seen + 1 */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
+	/* to the counting thread: everything above but o is its own until
+	 * cs_pprof_flush() */
+	struct cs_handoff *handoff;
+	bool flushed;			/* no hand-off (any more) */
 };
 
 int cs_pprof_new(const struct cs_pprof_opts *o, struct cs_pprof **out)
@@ -94,6 +99,7 @@ void cs_pprof_free(struct cs_pprof *p)
 {
 	if (!p)
 		return;
+	cs_pprof_flush(p);
 	cs_agg_free(p->locs);
 	cs_agg_free(p->threads);
 	free(p->ids);
@@ -167,11 +173,13 @@ int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 				    time, frames, inlined, nr, period);
 }
 
-int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
-			 enum cs_off_cpu_state state, uint32_t pid,
-			 uint32_t tid, const char *comm, uint64_t time,
-			 const struct cs_frame *frames, const uint8_t *inlined,
-			 size_t nr, uint64_t period)
+/* Counts a sample into the tables: on the counting thread, if there is
+ * one. evsel and nr are within bounds. */
+static int pprof_count(struct cs_pprof *p, unsigned int evsel,
+		       enum cs_off_cpu_state state, uint32_t pid, uint32_t tid,
+		       const char *comm, uint64_t time,
+		       const struct cs_frame *frames, const uint8_t *inlined,
+		       size_t nr, uint64_t period)
 {
 	struct cs_agg_key k = {
 		.sym = comm ? comm : "[unknown]",
@@ -179,14 +187,8 @@ int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
 		.flags = THREAD_FLAGS(evsel, state),
 	};
 	uint32_t thread, n = 0;
-	int err;
+	int err = cs_agg_frame_copy(p->threads, &k, &thread);
 
-	if (evsel > THREAD_EVSEL(UINT32_MAX))
-		return -EINVAL;
-	/* room for the off-CPU leaf */
-	if (nr > CS_FRAMES_MAX - 1)
-		nr = CS_FRAMES_MAX - 1;
-	err = cs_agg_frame_copy(p->threads, &k, &thread);
 	if (!err && state != CS_OFF_CPU_NONE) {
 		k = (struct cs_agg_key){ .flags = F_OFF_CPU | (uint32_t)state << 8 };
 		err = cs_agg_frame(p->locs, &k, NULL, &p->ids[n]);
@@ -227,6 +229,111 @@ int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
 	if (time > p->last_time)
 		p->last_time = time;
 	return 0;
+}
+
+/* A sample on its way to the counting thread: this header, its frames
+ * (struct cs_frame, copied: the caller reuses its array), with has_inlined
+ * the frames' cs_out_inline kinds (a byte each), then the comm and its
+ * NUL. The frames' strings are the session's, which outlives p. */
+struct pprof_rec {
+	uint64_t time, period;
+	uint32_t evsel, state, pid, tid;
+	uint32_t nr;
+	uint32_t comm_len;
+	uint8_t has_comm, has_inlined;
+};
+
+static size_t rec_size(size_t nr, bool has_inlined, size_t comm_len)
+{
+	return cs_handoff_record_size(sizeof(struct pprof_rec) +
+				      nr * sizeof(struct cs_frame) +
+				      (has_inlined ? nr : 0) + comm_len + 1);
+}
+
+/* The counting thread: the samples of a batch, in the order they came. */
+static int count_batch(void *ctx, const void *buf, size_t len)
+{
+	const char *at = buf, *end = at + len;
+	int err = 0;
+
+	while (at < end && !err) {
+		const struct pprof_rec *r = (const void *)at;
+		const struct cs_frame *frames = (const void *)(r + 1);
+		const uint8_t *inlined = (const uint8_t *)(frames + r->nr);
+		const char *comm = (const char *)inlined +
+				   (r->has_inlined ? r->nr : 0);
+
+		err = pprof_count(ctx, r->evsel, (enum cs_off_cpu_state)r->state,
+				  r->pid, r->tid, r->has_comm ? comm : NULL,
+				  r->time, frames, r->has_inlined ? inlined : NULL,
+				  r->nr, r->period);
+		at += rec_size(r->nr, r->has_inlined, r->comm_len);
+	}
+	return err;
+}
+
+/* Copies the sample into the hand-off's batch. Returns 0, -ENOMEM or the
+ * counting thread's error. */
+static int pprof_send(struct cs_pprof *p, unsigned int evsel,
+		      enum cs_off_cpu_state state, uint32_t pid, uint32_t tid,
+		      const char *comm, uint64_t time,
+		      const struct cs_frame *frames, const uint8_t *inlined,
+		      size_t nr, uint64_t period)
+{
+	size_t comm_len = comm ? strlen(comm) : 0;
+	struct pprof_rec *r;
+	char *at;
+
+	r = cs_handoff_append(p->handoff, rec_size(nr, inlined, comm_len));
+	if (!r)
+		return -ENOMEM;
+	*r = (struct pprof_rec){
+		.time = time, .period = period, .evsel = evsel,
+		.state = (uint32_t)state, .pid = pid, .tid = tid,
+		.nr = (uint32_t)nr, .comm_len = (uint32_t)comm_len,
+		.has_comm = !!comm, .has_inlined = !!inlined,
+	};
+	at = (char *)(r + 1);
+	if (nr)		/* frames may be NULL then */
+		memcpy(at, frames, nr * sizeof(*frames));
+	at += nr * sizeof(*frames);
+	if (inlined && nr) {
+		memcpy(at, inlined, nr);
+		at += nr;
+	}
+	memcpy(at, comm ? comm : "", comm_len + 1);
+	return cs_handoff_error(p->handoff);
+}
+
+int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period)
+{
+	if (evsel > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
+	/* room for the off-CPU leaf */
+	if (nr > CS_FRAMES_MAX - 1)
+		nr = CS_FRAMES_MAX - 1;
+	/* with jobs to spare, the tables are filled on a thread of their own
+	 * while this one reads and resolves the next samples */
+	if (p->o.jobs > 1 && !p->handoff && !p->flushed)
+		p->flushed = cs_handoff_new(count_batch, p, &p->handoff) != 0;
+	if (p->handoff)
+		return pprof_send(p, evsel, state, pid, tid, comm, time, frames,
+				  inlined, nr, period);
+	return pprof_count(p, evsel, state, pid, tid, comm, time, frames,
+			   inlined, nr, period);
+}
+
+int cs_pprof_flush(struct cs_pprof *p)
+{
+	int err = cs_handoff_finish(p->handoff);
+
+	p->handoff = NULL;
+	p->flushed = true;
+	return err;
 }
 
 uint64_t cs_pprof_samples(const struct cs_pprof *p)
@@ -565,6 +672,9 @@ int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 
 	*data = NULL;
 	*len = 0;
+	e.err = cs_pprof_flush(p);
+	if (e.err)
+		goto out;
 	if (!value_of || !used || cs_agg_new(&e.strings) || cs_agg_new(&e.maps) ||
 	    cs_agg_new(&e.funcs)) {
 		e.err = -ENOMEM;
