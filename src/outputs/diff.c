@@ -170,21 +170,19 @@ static int grow_slots(struct cs_diff *d)
 	return 0;
 }
 
-int cs_diff_add(struct cs_diff *d, int which, const char *event,
-		const struct cs_diff_key *key, uint64_t period)
+/* Adds period to the entry (ev, text[0, len)) of profile `which`, made
+ * on first sight (text copied). Returns 0 or -ENOMEM. */
+static int entry_add(struct cs_diff *d, uint32_t ev, const char *text,
+		     size_t len, int which, uint64_t period)
 {
-	uint32_t ev = event_index(d, event ? event : "[unknown]");
-	size_t len, k;
-	uint32_t h;
+	uint32_t h = hash_of(ev, text, len);
 	struct entry *e;
+	size_t k;
 
-	if (ev == NO_EVENT || !(len = key_text(d, key)))
-		return -ENOMEM;
-	h = hash_of(ev, d->scratch, len);
 	for (k = h & (d->cap_slots - 1); d->slots[k]; k = (k + 1) & (d->cap_slots - 1)) {
 		e = &d->e[d->slots[k] - 1];
 		if (e->hash == h && e->event == ev && e->len == len &&
-		    !memcmp(e->text, d->scratch, len))
+		    !memcmp(e->text, text, len))
 			goto found;
 	}
 	if (cs_grow((void **)&d->e, &d->cap_e, d->nr_e + 1, sizeof(*d->e)))
@@ -194,7 +192,7 @@ int cs_diff_add(struct cs_diff *d, int which, const char *event,
 	e->text = malloc(len);
 	if (!e->text)
 		return -ENOMEM;
-	memcpy(e->text, d->scratch, len);
+	memcpy(e->text, text, len);
 	e->len = len;
 	e->event = ev;
 	e->hash = h;
@@ -206,6 +204,40 @@ found:
 	e->seen[which] = true;
 	d->total[ev][which] += period;
 	return 0;
+}
+
+int cs_diff_add(struct cs_diff *d, int which, const char *event,
+		const struct cs_diff_key *key, uint64_t period)
+{
+	uint32_t ev = event_index(d, event ? event : "[unknown]");
+	size_t len;
+
+	if (ev == NO_EVENT || !(len = key_text(d, key)))
+		return -ENOMEM;
+	return entry_add(d, ev, d->scratch, len, which, period);
+}
+
+int cs_diff_merge(struct cs_diff *d, const struct cs_diff *from)
+{
+	uint32_t *ev = malloc((from->nr_events ? from->nr_events : 1) * sizeof(*ev));
+	int err = ev ? 0 : -ENOMEM;
+
+	/* the events first, in from's order: d's table order is theirs */
+	for (size_t i = 0; !err && i < from->nr_events; i++) {
+		ev[i] = event_index(d, from->events[i]);
+		if (ev[i] == NO_EVENT)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < from->nr_e; i++) {
+		const struct entry *e = &from->e[i];
+
+		for (int which = 0; !err && which < 2; which++)
+			if (e->seen[which])
+				err = entry_add(d, ev[e->event], e->text, e->len,
+						which, e->period[which]);
+	}
+	free(ev);
+	return err;
 }
 
 /* ---- the tables ----------------------------------------------------------- */

@@ -51,6 +51,13 @@ struct cs_diff_key {
 int cs_diff_add(struct cs_diff *d, int which, const char *event,
 		const struct cs_diff_key *key, uint64_t period);
 
+/* Adds every entry of `from` to d, as if from's samples had been added
+ * to d after d's own: its events that d lacks come after d's, in the
+ * order from saw them. Two profiles can so be counted at once, each into
+ * a comparison of its own, and give the table one comparison gives.
+ * Returns 0 or -ENOMEM. */
+int cs_diff_merge(struct cs_diff *d, const struct cs_diff *from);
+
 /* Writes one table per event of either profile. Returns 0, -ENOMEM or
  * -EIO. */
 int cs_diff_write(struct cs_diff *d, FILE *out);
