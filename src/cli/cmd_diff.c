@@ -26,8 +26,9 @@ static const char usage_text[] =
 	"  -j, --jobs N          threads: with 2 or more OLD and NEW are read at\n"
 	"                        the same time, each on a thread of its own (with\n"
 	"                        4 or more each reads ahead, decompresses and\n"
-	"                        loads symbols on half of them); the same table\n"
-	"                        (default: the CPUs available)\n"
+	"                        loads symbols on half of them), and the table is\n"
+	"                        sorted and formatted in parts on N threads; the\n"
+	"                        same table (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	CLI_SOURCES_HELP
 	"  -h, --help            this help\n";
@@ -172,12 +173,13 @@ int cmd_diff(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 129;
 	}
+	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	o.jobs = in.jobs;
 	if (cs_diff_new(&o, &run.diff)) {
 		cli_error("diff: %s", strerror(ENOMEM));
 		return 1;
 	}
 	run.view = in.view;
-	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
 	if (in.jobs >= 2) {
 		rc = diff_both(&in, old, new, &o, run.diff);
 	} else {

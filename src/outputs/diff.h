@@ -32,6 +32,9 @@ struct cs_diff_opts {
 	enum cs_report_key sort[CS_REPORT__NR_KEYS];
 	size_t nr_sort;			/* 0: dso,sym */
 	double percent_limit;		/* hide entries whose shares are both below */
+	unsigned int jobs;		/* 2 or more: the table is sorted,
+					 * measured and formatted in parts on
+					 * threads. Same output. */
 };
 
 /* Returns 0 and an empty comparison in *out (the caller frees it), or
