@@ -354,6 +354,11 @@ struct enc {
 	uint32_t *map_order;		/* mappings in the order written */
 	uint32_t *map_rank;		/* mapping -> its id in the file - 1 */
 	int err;
+	/* with a compressing thread: where the bytes written so far go as
+	 * soon as they are final (whole top-level messages), and how many
+	 * went */
+	struct cs_handoff *sink;
+	size_t sent;
 };
 
 static int64_t str_index(struct enc *e, const char *s, bool copy)
@@ -528,6 +533,29 @@ out:
 	free(frames);
 }
 
+/* What the encoder hands the compressing thread at a time: a copy, in a
+ * batch of the hand-off (the buffer it is written into moves as it grows) */
+#define SINK_CHUNK	(64 * 1024)
+
+/* The bytes encoded since the last call, all final, to the sink. */
+static void sink_send(struct enc *e)
+{
+	size_t n = e->b.len - e->sent;
+	void *room;
+
+	if (!n || e->err || e->b.err)
+		return;
+	/* a record: its length, then the bytes (records are padded) */
+	room = cs_handoff_append(e->sink, sizeof(uint64_t) + n);
+	if (!room || cs_handoff_error(e->sink)) {
+		e->err = room ? cs_handoff_error(e->sink) : -ENOMEM;
+		return;
+	}
+	*(uint64_t *)room = n;
+	memcpy((uint64_t *)room + 1, e->b.p + e->sent, n);
+	e->sent += n;
+}
+
 static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 {
 	struct cs_agg *locs = e->p->locs;
@@ -583,6 +611,8 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 		pb_int64(&e->b, LABEL_NUM, (int64_t)(uint32_t)t->addr);
 		pb_end(&e->b, SAMPLE_LABEL, packed);
 		pb_end(&e->b, PROFILE_SAMPLE, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 	free(values);
 	free(frames);
@@ -641,6 +671,8 @@ static void put_locations(struct enc *e)
 			pb_end(&e->b, LOCATION_LINE, line);
 		}
 		pb_end(&e->b, PROFILE_LOCATION, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 }
 
@@ -656,13 +688,18 @@ static void put_functions(struct enc *e)
 		pb_int64(&e->b, FUNCTION_SYSTEM_NAME, name);
 		pb_int64_opt(&e->b, FUNCTION_FILENAME, str_index(e, k->dso, false));
 		pb_end(&e->b, PROFILE_FUNCTION, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 }
 
-int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
-		    size_t nr_events, uint8_t **data, size_t *len)
+/* cs_pprof_encode(), handing the bytes over to sink (if not NULL) as
+ * they become final: *sent of them went there. */
+static int encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		  size_t nr_events, struct cs_handoff *sink, uint8_t **data,
+		  size_t *len, size_t *sent)
 {
-	struct enc e = { .p = p };
+	struct enc e = { .p = p, .sink = sink };
 	const struct cs_pprof_event *first = NULL;
 	bool first_off_cpu = false;
 	int *value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
@@ -740,6 +777,7 @@ out:
 	} else {
 		pb_free(&e.b);
 	}
+	*sent = e.sent;
 	free(e.loc_map);
 	free(e.loc_func);
 	free(e.inl_func);
@@ -753,46 +791,105 @@ out:
 	return e.err;
 }
 
+int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		    size_t nr_events, uint8_t **data, size_t *len)
+{
+	size_t sent;
+
+	return encode(p, events, nr_events, NULL, data, len, &sent);
+}
+
+/* The gzip stream being written: on the compressing thread until its
+ * hand-off is finished, then on the caller's. */
+struct gz {
+	z_stream z;
+	FILE *out;
+	int write_errno;		/* of a failed write: errno is per thread */
+	uint8_t chunk[65536];
+};
+
+/* Compresses in[0, n) and writes what comes out; with Z_FINISH, to the
+ * end of the stream. Returns 0 or -EIO. */
+static int gz_feed(struct gz *g, const uint8_t *in, size_t n, int flush)
+{
+	int zr;
+
+	g->z.next_in = (Bytef *)in;
+	g->z.avail_in = (uInt)n;
+	do {
+		size_t have;
+
+		g->z.next_out = g->chunk;
+		g->z.avail_out = sizeof(g->chunk);
+		zr = deflate(&g->z, flush);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(g->chunk) - g->z.avail_out;
+		if (fwrite(g->chunk, 1, have, g->out) != have) {
+			g->write_errno = errno;
+			return -EIO;
+		}
+	} while (flush == Z_FINISH ? zr != Z_STREAM_END : g->z.avail_out == 0);
+	return 0;
+}
+
+/* The compressing thread: a batch of encoded bytes. deflate() makes the
+ * same stream whichever pieces its input comes in, without a flush. */
+static int gz_batch(void *ctx, const void *buf, size_t len)
+{
+	const char *at = buf, *end = at + len;
+	int err = 0;
+
+	while (at < end && !err) {
+		uint64_t n = *(const uint64_t *)at;
+
+		err = gz_feed(ctx, (const uint8_t *)at + sizeof(n), n, Z_NO_FLUSH);
+		at += cs_handoff_record_size(sizeof(n) + n);
+	}
+	return err;
+}
+
 int cs_pprof_write(struct cs_pprof *p, const struct cs_pprof_event *events,
 		   size_t nr_events, FILE *out)
 {
-	uint8_t *data, chunk[65536];
-	size_t len;
-	z_stream z = { 0 };
-	int err = cs_pprof_encode(p, events, nr_events, &data, &len);
-	int zr;
+	struct gz *g = calloc(1, sizeof(*g));
+	struct cs_handoff *sink = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0, sent = 0;
+	int err;
 
-	if (err)
-		return err;
-	if (len > UINT32_MAX) {		/* one deflate() call takes it all */
-		free(data);
-		return -EFBIG;
-	}
+	if (!g)
+		return -ENOMEM;
+	g->out = out;
 	/* windowBits 15 + 16: a gzip wrapper, as pprof expects. Level 1 by
 	 * default, as Go's runtime/pprof writes its own (gzip.BestSpeed):
 	 * on a system-wide profile it takes half of level 6's time for a
 	 * file a tenth larger. */
-	if (deflateInit2(&z, p->o.compression ? p->o.compression : 1, Z_DEFLATED,
-			 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(data);
+	if (deflateInit2(&g->z, p->o.compression ? p->o.compression : 1,
+			 Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
 		return -ENOMEM;
 	}
-	z.next_in = data;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		zr = deflate(&z, Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			err = -EIO;
-			break;
-		}
-		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) !=
-		    sizeof(chunk) - z.avail_out)
-			err = -EIO;
-	} while (!err && zr != Z_STREAM_END);
-	deflateEnd(&z);
+	/* with jobs to spare, what is encoded is compressed and written on
+	 * a thread of its own while the rest is encoded */
+	if (p->o.jobs > 1 && cs_handoff_new(gz_batch, g, &sink))
+		sink = NULL;
+	err = encode(p, events, nr_events, sink, &data, &len, &sent);
+	if (sink) {
+		int e = cs_handoff_finish(sink);
+
+		if (!err)
+			err = e;
+	}
+	if (!err && len - sent > UINT32_MAX)	/* one deflate() call takes it */
+		err = -EFBIG;
+	if (!err)
+		err = gz_feed(g, data + sent, len - sent, Z_FINISH);
+	if (err == -EIO && g->write_errno)
+		errno = g->write_errno;
+	deflateEnd(&g->z);
 	free(data);
+	free(g);
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 	return err;

@@ -302,6 +302,15 @@ for j in 1 2; do
 	check_eq "script -j $j to a full device says so in one line" 1 \
 		"$(grep -c . "$T/err")"
 done
+# pprof -j 2 compresses and writes on a thread of its own: its failure
+# too is the command's, one line naming the file
+for j in 1 2; do
+	rc=0
+	"$CS" pprof -q -j "$j" -i "$T/plain.data" -o /dev/full 2>"$T/err$j" || rc=$?
+	check_eq "pprof -j $j to a full device fails" 1 "$rc"
+done
+check "... saying the same, in one line" \
+	eval 'cmp -s "$T/err1" "$T/err2" && [ "$(grep -c . "$T/err2")" = 1 ]'
 # through a pipe, read slowly, the same bytes as into a file
 "$CS" script -q -j 2 -i "$T/defer.data" >"$T/file" 2>/dev/null
 "$CS" script -q -j 2 -i "$T/defer.data" 2>/dev/null | dd bs=4096 status=none >"$T/piped"
