@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"                        pprof then charges samples to them\n"
 	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
 	"                        on a thread of their own while the next are read,\n"
+	"                        the file is compressed on another as it is encoded,\n"
 	"                        a compressed profile is decompressed on another,\n"
 	"                        and N threads load the symbols of the sampled\n"
 	"                        binaries ahead of their first use (with 3 or\n"
