@@ -702,16 +702,19 @@ static int encode(struct cs_pprof *p, const struct cs_pprof_event *events,
 	struct enc e = { .p = p, .sink = sink };
 	const struct cs_pprof_event *first = NULL;
 	bool first_off_cpu = false;
-	int *value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
-	bool *used = calloc(p->nr_ev + 1, sizeof(*used));
+	int *value_of = NULL;
+	bool *used = NULL;
 	struct cs_pprof_event unnamed = { 0 };
 	size_t nr_values = 1;
 
 	*data = NULL;
 	*len = 0;
+	/* every sample counted first: the events seen are known then */
 	e.err = cs_pprof_flush(p);
 	if (e.err)
 		goto out;
+	value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
+	used = calloc(p->nr_ev + 1, sizeof(*used));
 	if (!value_of || !used || cs_agg_new(&e.strings) || cs_agg_new(&e.maps) ||
 	    cs_agg_new(&e.funcs)) {
 		e.err = -ENOMEM;

@@ -545,7 +545,7 @@ static void inlined_functions_are_lines_of_one_location(void **state)
 
 /* Adds the same samples to p: a comm in a buffer changed after each,
  * none, inlined functions, off-CPU time, a stack of no frames and one of
- * CS_FRAMES_MAX (larger than a batch of the hand-off). */
+ * CS_FRAMES_MAX (larger than a batch of the hand-off), a third event. */
 static void add_every_kind(struct cs_pprof *p, struct cs_frame *deep)
 {
 	struct cs_frame a[] = { uf("inner", 0x5100), uf("outer", 0x5100),
@@ -566,6 +566,8 @@ static void add_every_kind(struct cs_pprof *p, struct cs_frame *deep)
 						      "s", (uint64_t)i, k, NULL, 2, 700), 0);
 	}
 	assert_int_equal(cs_pprof_add(p, 0, 4, 4, "deep", 5000, deep, CS_FRAMES_MAX, 1), 0);
+	/* an event first seen in the last sample, still in the last batch */
+	assert_int_equal(cs_pprof_add(p, 5, 4, 4, "late", 5001, a, 1, 1), 0);
 }
 
 /* -j: the samples counted on a thread of their own make the same bytes */
@@ -587,11 +589,11 @@ static void counted_on_a_thread_the_same_profile(void **state)
 	assert_int_equal(cs_pprof_new(&two, &p2), 0);
 	add_every_kind(p1, deep);
 	add_every_kind(p2, deep);
-	assert_int_equal(cs_pprof_flush(p2), 0);
-	assert_int_equal(cs_pprof_samples(p2), cs_pprof_samples(p1));
-	assert_int_equal(cs_pprof_samples(p2), 3 * 3000 + 1);
-	assert_int_equal(cs_pprof_encode(p1, ev, 2, &d1, &l1), 0);
+	/* encoding waits for the last sample (of the second event) first */
 	assert_int_equal(cs_pprof_encode(p2, ev, 2, &d2, &l2), 0);
+	assert_int_equal(cs_pprof_encode(p1, ev, 2, &d1, &l1), 0);
+	assert_int_equal(cs_pprof_samples(p2), cs_pprof_samples(p1));
+	assert_int_equal(cs_pprof_samples(p2), 3 * 3000 + 2);
 	assert_int_equal(l1, l2);
 	assert_memory_equal(d1, d2, l1);
 	free(d1);
