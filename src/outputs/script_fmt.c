@@ -1,13 +1,14 @@
 /* script_fmt.c - script's formatting thread: it makes the text of the
  * batches of operations the reading thread sends (script_int.h, OP_TEXT),
- * naming addresses itself with --no-inline (OP_AT), and writes it. */
+ * naming addresses itself (OP_AT), and writes it. */
 #include "outputs/script_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-/* With a formatting thread and --no-inline, addresses are named there
- * (OP_AT): it gets the tables for their lines. */
+/* With a formatting thread, addresses are named there (OP_AT): it gets
+ * the tables for their lines; with inlined calls, it also counts a
+ * stack's lines against --max-stack (OP_STACK). */
 int script_fmt_names_start(struct cs_script *sc)
 {
 	struct cs_script *c = sc->fmt->out;
@@ -21,6 +22,11 @@ int script_fmt_names_start(struct cs_script *sc)
 		return -ENOMEM;
 	c->at_gen = 1;
 	sc->fmt_names = true;
+	sc->stack_counts = !sc->no_inline;
+	/* with inlined calls, naming a user address is the more work (its
+	 * DWARF, more lines): kernel addresses, a third to a half of a
+	 * profile's, are named here, which evens the threads out */
+	sc->fmt_kernel = sc->no_inline;
 	return 0;
 }
 
@@ -32,6 +38,8 @@ int script_fmt_names_stop(struct cs_script *sc)
 	struct cs_script *c = sc->fmt->out;
 
 	sc->fmt_names = false;
+	sc->fmt_kernel = false;
+	sc->stack_counts = false;
 	free(c->at_texts);
 	free(c->at_addrs);
 	free(c->at_arena);
@@ -52,6 +60,28 @@ bool script_fmt_lags(const struct formatter *f)
 {
 	return f->sent - atomic_load_explicit(&f->formatted,
 					      memory_order_relaxed) >= 2;
+}
+
+/* How many of an address's `lines` lines the stack being written may
+ * still show: no more than the reading thread's cut (0: none) nor, after
+ * OP_STACK, than are left of --max-stack in the count they are in. */
+static size_t stack_take(struct cs_script *c, size_t lines, size_t cut)
+{
+	size_t *left = &c->stack_left[c->stack_user];
+	size_t n = cut && cut < lines ? cut : lines;
+
+	if (n > *left)
+		n = *left;
+	*left -= n;
+	return n;
+}
+
+/* The first n of the `lines` lines of text[0, len), by reference. */
+static void put_lines(struct cs_script *c, const char *text, size_t len,
+		      size_t lines, size_t n)
+{
+	if (n)
+		put_ref(c, text, n < lines ? script_prefix_len(text, len, n) : len);
 }
 
 /* Room for n more bytes in at_arena. When it is full it starts over:
@@ -94,29 +124,30 @@ static bool at_copy(struct cs_script *c, const struct at_addr *a,
 	    (pl->addr != a->addr && c->at_len + pl->len > AT_ARENA))
 		return false;
 	*t = (struct at_text){ .off = pl->text, .len = pl->len,
-			       .gen = c->at_gen };
+			       .gen = c->at_gen, .lines = pl->lines };
 	if (pl->addr == a->addr)
 		return true;
 	text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text, pl->len);
-	script_readdress(text, pl->len, 1, a->addr);
+	script_readdress(text, pl->len, pl->lines, a->addr);
 	t->off = (uint32_t)c->at_len;
 	c->at_len += pl->len;
 	return true;
 }
 
-/* a's line made in at_arena - a copy of the line made at the same place
- * for another address, or named and formatted - and where it is, into t.
- * False when it is too long to keep (as put_addr_new() decides): it is
- * written as it is made. Kernel addresses share one space: nothing to
- * share by place. */
+/* a's lines made in at_arena - a copy of the lines made at the same
+ * place for another address, or named and formatted - and where they
+ * are, into t. False when they are too long to keep (as put_addr_new()
+ * decides): they are written as they are made, as many as the stack may
+ * show. Kernel addresses share one space: nothing to share by place. */
 static bool at_make(struct cs_script *c, const struct at_addr *a,
 		    struct at_text *t)
 {
+	const char *names[INLINES_MAX];
+	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
 	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
-	struct line_names nm;
 	char *text, *end;
-	size_t bound;
+	size_t n = 0, bound, left;
 
 	if (!a->kernel) {
 		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
@@ -124,28 +155,42 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 			return true;
 	}
 	at_resolve(a, &fr.loc);
-	script_frame_names(c, &fr, &nm);
-	bound = 80 + nm.sym_len + nm.dso_len;
+	if (!c->no_inline && fr.loc.sym && !fr.loc.kernel) {
+		n = cs_machine_place_inlines(a->bin, a->off, names, INLINES_MAX);
+		if (n > INLINES_MAX)
+			n = INLINES_MAX;
+	}
+	bound = script_addr_names(c, &fr, names, n, nm);
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
-		script_put_frame(c, &fr, '\t');
-		put_ch(c, '\n');
+		if ((left = stack_take(c, n + 1, 0)))
+			script_put_long_lines(c, &fr, names, n, bound, left);
 		return false;
 	}
 	at_room(c, bound);
-	text = c->at_arena + c->at_len;
-	end = script_frame_to(text, &fr, '\t', &nm);
-	*end++ = '\n';
+	text = end = c->at_arena + c->at_len;
+	for (size_t i = 0; i <= n; i++) {
+		end = script_frame_to(end, &fr, '\t', &nm[i]);
+		*end++ = '\n';
+	}
 	*t = (struct at_text){ .off = (uint32_t)c->at_len,
-			       .len = (uint16_t)(end - text), .gen = c->at_gen };
+			       .len = (uint16_t)(end - text), .gen = c->at_gen,
+			       .lines = (uint8_t)(n + 1) };
 	c->at_len += t->len;
 	if (pl)
 		*pl = (struct cs_place_line){
 			.bin = a->bin, .off = a->off, .addr = a->addr,
-			.text = t->off, .len = t->len, .lines = 1,
+			.text = t->off, .len = t->len, .lines = t->lines,
 			.gen = cs_place_lines_gen(c->at_places),
 		};
 	return true;
+}
+
+/* t's lines, as many as the stack may show. */
+static void at_put(struct cs_script *c, const struct at_text *t)
+{
+	put_lines(c, c->at_arena + t->off, t->len, t->lines,
+		  stack_take(c, t->lines, 0));
 }
 
 /* OP_AT and OP_SLOT: a line named on this thread. */
@@ -161,7 +206,7 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 		a = &c->at_addrs[slot];
 		t = &c->at_texts[slot];
 		if (t->gen == c->at_gen) {
-			put_ref(c, c->at_arena + t->off, t->len);
+			at_put(c, t);
 			return;
 		}
 	} else {
@@ -180,7 +225,7 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 		}
 	}
 	if (at_make(c, a, t))
-		put_ref(c, c->at_arena + t->off, t->len);
+		at_put(c, t);
 }
 
 /* The slots the OP_AT or OP_SLOT at p will read are asked for early: the
@@ -212,7 +257,7 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 		op_prefetch(c, b->buf + b->at_ops[i]);
 	while (p < end) {
 		const uint64_t *w = (const uint64_t *)p;
-		size_t cut, len;
+		size_t lines, len;
 		char *text, *q;
 
 		switch (*w & 0xff) {
@@ -234,10 +279,11 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			continue;
 		}
 		case OP_REF:
-			text = c->arena + (*w >> 32);
-			cut = (*w >> 8) & 0xff;
-			len = (*w >> 16) & 0xffff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			text = c->arena + (*w >> 40);
+			lines = (*w >> 16) & 0xff;
+			len = (*w >> 24) & 0xffff;
+			put_lines(c, text, len, lines,
+				  stack_take(c, lines, (*w >> 8) & 0xff));
 			p += 8;
 			continue;
 		case OP_COPY:
@@ -246,9 +292,21 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 				      c->arena + (*w >> 32), len);
 			script_readdress(text, len, w[2], w[1]);
 			c->arena_len += len;
-			cut = (*w >> 8) & 0xff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			put_lines(c, text, len, w[2],
+				  stack_take(c, w[2], (*w >> 8) & 0xff));
 			p += 24;
+			continue;
+		case OP_STACK:
+			if (*w & OP_STACK_RESET)
+				c->stack_left[0] = c->stack_left[1] = *w >> 32;
+			c->stack_user = *w & OP_STACK_USER;
+			p += 8;
+			continue;
+		case OP_LINE:
+			len = *w >> 8;
+			if (stack_take(c, 1, 0))
+				script_put_mem(c, p + 8, len);
+			p += (8 + len + 7) & ~(size_t)7;
 			continue;
 		case OP_AT:
 		case OP_SLOT:
@@ -259,8 +317,10 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			p += (*w & 0xff) == OP_AT ? 32 : 8;
 			continue;
 		case OP_UNK:
-			q = room(c, 64);
-			c->len += (size_t)(script_unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			if (stack_take(c, 1, 0)) {
+				q = room(c, 64);
+				c->len += (size_t)(script_unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			}
 			p += 16;
 			continue;
 		case OP_DEF: {
@@ -284,8 +344,8 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			if (len != *w >> 32)
 				abort();
 			c->arena_len += len;
-			cut = (*w >> 16) & 0xff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			put_lines(c, text, len, d->lines,
+				  stack_take(c, d->lines, (*w >> 16) & 0xff));
 			p += (d->size + 7) & ~(size_t)7;
 			continue;
 		}

@@ -1147,26 +1147,36 @@ static bool prep_inlines(struct cs_dso_table *t, struct cs_dso *d)
 	return true;
 }
 
+void cs_dso_inlines_open(struct cs_dso_table *t, struct cs_dso *d)
+{
+	if (d->inlines_tried)
+		return;
+	d->inlines_tried = true;
+	if (prep_inlines(t, d)) {
+		/* taken as a worker made it */
+	} else if (!t->tasks) {
+		if (d->dwarf_path && cs_inlines_open(d->dwarf_path, &d->inlines))
+			d->inlines = NULL;
+	} else if (d->dwarf_path) {
+		/* opened here, saved on a worker */
+		if (cs_inlines_open_unsaved(d->dwarf_path, &d->inlines))
+			d->inlines = NULL;
+		else
+			save_table(t, NULL, d->inlines, NULL);
+	}
+}
+
+size_t cs_dso_inlines_at(const struct cs_dso *d, uint64_t vaddr,
+			 const char **names, size_t cap)
+{
+	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
+}
+
 size_t cs_dso_inlines(struct cs_dso_table *t, struct cs_dso *d, uint64_t vaddr,
 		      const char **names, size_t cap)
 {
-	if (!d->inlines_tried) {
-		d->inlines_tried = true;
-		if (prep_inlines(t, d)) {
-			/* taken as a worker made it */
-		} else if (!t->tasks) {
-			if (d->dwarf_path &&
-			    cs_inlines_open(d->dwarf_path, &d->inlines))
-				d->inlines = NULL;
-		} else if (d->dwarf_path) {
-			/* opened here, saved on a worker */
-			if (cs_inlines_open_unsaved(d->dwarf_path, &d->inlines))
-				d->inlines = NULL;
-			else
-				save_table(t, NULL, d->inlines, NULL);
-		}
-	}
-	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
+	cs_dso_inlines_open(t, d);
+	return cs_dso_inlines_at(d, vaddr, names, cap);
 }
 
 int cs_dso_table_for_each_file(const struct cs_dso_table *t,

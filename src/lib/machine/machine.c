@@ -976,6 +976,26 @@ void cs_machine_place_load(struct cs_machine *m, const void *bin)
 	cs_dso_load(m->dsos, (struct cs_dso *)bin);
 }
 
+void cs_machine_place_load_inlines(struct cs_machine *m, const void *bin)
+{
+	struct cs_dso *d = (struct cs_dso *)bin;
+
+	cs_dso_load(m->dsos, d);
+	if (d->status == CS_DSO_LOADED)
+		cs_dso_inlines_open(m->dsos, d);
+}
+
+size_t cs_machine_place_inlines(const void *bin, uint64_t off,
+				const char **names, size_t cap)
+{
+	const struct cs_dso *d = bin;
+
+	if (d->status != CS_DSO_LOADED)
+		return 0;
+	return cs_dso_inlines_at(d, cs_elf_offset_to_vaddr(&d->info, off),
+				 names, cap);
+}
+
 bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
 			     const void **tab, bool *outside)
 {
