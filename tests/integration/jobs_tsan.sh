@@ -73,19 +73,21 @@ for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2"; do
 	done
 done
 
-# script --no-inline names addresses on its formatting thread, to which
-# the symbol tables belong from then on; with --stats the session
-# resolves them too, on the reading thread, and the reading thread names
-# them as without --no-inline
+# script names addresses on its formatting thread, to which the symbol
+# tables belong from then on (with inlined calls: user addresses, and
+# their DWARF, opened on the reading thread; kernel addresses stay
+# there); with --stats the session resolves them too, on the reading
+# thread, and the reading thread names them all
 for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
-	for run in "-j 2" "-j 3" "-j 2 --stats"; do
-		args=(-q --no-inline -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+	for run in "-j 2 --no-inline" "-j 3 --no-inline" "-j 2 --stats --no-inline" \
+		   "-j 2 --max-stack 3" "-j 2 --stats"; do
+		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
 		# shellcheck disable=SC2086
 		"$CS" script ${run/-j [23]/-j 1} "${args[@]}" >"$T/one" 2>/dev/null
 		rc=0
 		# shellcheck disable=SC2086
 		"$TSN/callstitch" script $run "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
-		verdict "script --no-inline $run on $(basename "$p") under ThreadSanitizer" "$rc"
+		verdict "script $run on $(basename "$p") under ThreadSanitizer" "$rc"
 	done
 done
 
