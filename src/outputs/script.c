@@ -428,6 +428,34 @@ static inline void line_keep(struct cs_script *sc, uint64_t space,
 	sc->arena_len += len;
 }
 
+/* The line cache's text, made on the formatting thread (printer c, idle:
+ * every batch sent is formatted), taken over by this thread: the arena
+ * as that thread made it, the same offsets, and the lines that thread
+ * named (LE_AT) appended to it - or forgotten, when they are not kept
+ * there or there is no room. */
+void script_lines_take(struct cs_script *sc, const struct cs_script *c)
+{
+	uint64_t space;
+
+	memcpy(sc->arena, c->arena, sc->arena_len);
+	for (size_t i = 0; i < LC_SLOTS; i++) {
+		struct line_ent *e = &sc->lines[i];
+		const struct at_text *t;
+
+		if (e->packed == UINT64_MAX || LE_LEN(e) != LE_AT)
+			continue;
+		t = c->at_texts ? &c->at_texts[i] : NULL;
+		if (!t || t->gen != c->at_gen || sc->arena_len + t->len > LC_ARENA) {
+			e->packed = UINT64_MAX;
+			continue;
+		}
+		space = e->packed & ((1ull << LE_SPACE_BITS) - 1);
+		memcpy(sc->arena + sc->arena_len, c->at_arena + t->off, t->len);
+		*e = line_ent_of(space, e->addr, sc->arena_len, t->len, t->lines);
+		sc->arena_len += t->len;
+	}
+}
+
 /* The first `lines` lines of text[0..len) (which has more). */
 size_t script_prefix_len(const char *text, size_t len, size_t lines)
 {
@@ -1017,6 +1045,11 @@ uint64_t cs_script_unformatted(const struct cs_script *sc)
 	return sc->unformatted;
 }
 
+size_t cs_script_fmt_given_up(const struct cs_script *sc)
+{
+	return sc->fmt_given_up;
+}
+
 static bool is_tracepoint(const struct cs_evsel *e)
 {
 	return e && e->type == CS_PERF_TYPE_TRACEPOINT;
@@ -1083,7 +1116,10 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	struct sample_head sh = head_of(smp);
 	const char *comm;
 	size_t n;
+	int err;
 
+	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+		return err;
 	sc->fields = fields_for(sc, e);
 	comm = sc->fields & CS_SCRIPT_COMM ?
 	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
@@ -1127,9 +1163,12 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	};
 	struct cs_event fake;
 	size_t n;
+	int err;
 
 	if (!sc->no_merge)
 		return 0;
+	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+		return err;
 	sc->fields = fields_for(sc, ev->evsel);
 	script_put_start(sc, ev->evsel, sc->fields & CS_SCRIPT_COMM ?
 		  cs_machine_comm_at(sc->machine, ev->id.pid, ev->id.tid,

@@ -269,6 +269,9 @@ struct cs_script {
 					 * of one not unwound), the user's
 					 * (SIZE_MAX: no OP_STACK yet) */
 	bool stack_user;		/* which of them the lines count in */
+	size_t fmt_given_up;		/* batches the formatting thread was
+					 * sent before it was given up; 0: it
+					 * was not (script_fmt_judge()) */
 };
 
 struct name_len {
@@ -329,6 +332,14 @@ struct formatter {
 	struct name_len *name_lens;	/* the reading thread's */
 	atomic_bool failed;
 	size_t sent;			/* batches, by the reading thread */
+	/* whether the two threads run at once (script_fmt_judge()), by
+	 * the scheduler's account of each: time run, time waited for a
+	 * CPU (schedstat), in ns, at the last look */
+	int schedstat[2];		/* this thread's, that one's; -1: none */
+	uint64_t judged_wall, judged_run[2], judged_wait[2];
+	unsigned int poor;		/* looks in a row that found no overlap */
+	bool judge_due;			/* a look at the next sample */
+	_Atomic pid_t tid;		/* the formatting thread's; 0: not yet */
 	/* batches formatted: on a line of its own, which only the
 	 * formatting thread writes */
 	_Alignas(64) atomic_size_t formatted;
@@ -370,6 +381,7 @@ void script_put_start(struct cs_script *sc, const struct cs_evsel *e,
 int script_fmt_names_start(struct cs_script *sc);
 int script_fmt_names_stop(struct cs_script *sc);
 bool script_fmt_lags(const struct formatter *f);
+int script_fmt_judge(struct cs_script *sc);
 int script_formatter_start(struct cs_script *sc,
 			   const struct cs_script_opts *o);
 void script_ops_out(struct cs_script *sc);
@@ -390,6 +402,7 @@ void script_put_frame(struct cs_script *sc, const struct cs_frame *f,
 size_t script_prefix_len(const char *text, size_t len, size_t lines);
 char *script_unknown_to(char *p, uint64_t addr, unsigned int fields);
 void script_readdress(char *text, size_t len, size_t lines, uint64_t addr);
+void script_lines_take(struct cs_script *sc, const struct cs_script *c);
 size_t script_addr_names(const struct cs_script *sc, const struct cs_frame *f,
 			 const char *const *names, size_t n,
 			 struct line_names *nm);

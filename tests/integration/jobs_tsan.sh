@@ -91,6 +91,21 @@ for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
 	done
 done
 
+# on one CPU script gives its formatting thread up and takes over the
+# line cache it made (script_jobs_one_cpu.sh)
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+	for v in "" "--no-inline"; do
+		args=(-q -i "$T/defer.data" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+		# shellcheck disable=SC2086
+		"$CS" script -j 1 $v "${args[@]}" >"$T/one" 2>/dev/null
+		rc=0
+		# shellcheck disable=SC2086
+		taskset -c 0 "$TSN/callstitch" script -j 2 $v "${args[@]}" >"$T/two" \
+			2>"$T/err" || rc=$?
+		verdict "script -j 2 $v on one CPU under ThreadSanitizer" "$rc"
+	done
+fi
+
 # symbols loaded ahead on worker threads (symbols_ahead.sh): first runs,
 # the symbol cache empty, of a recording made here - the kernel's list,
 # libc's and the workload's tables and DWARF, the cache writes
