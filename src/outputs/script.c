@@ -100,11 +100,6 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	if (!err && o->jobs >= 2 &&
 	    (err = script_formatter_start(*out, o)) == -EAGAIN)
 		err = 0;
-	if (!err && (*out)->fmt)
-		err = script_fmt_names_start(*out);
-	/* otherwise the reading thread decides what is cached, and only it */
-	else if (!err)
-		err = cs_place_lines_new(&(*out)->places);
 	if (err) {
 		cs_script_free(*out);
 		*out = NULL;
@@ -1029,15 +1024,18 @@ static int script_begin(void *ctx, struct cs_session *s)
 		if (w > sc->name_width)
 			sc->name_width = w;
 	}
-	/* read there only after the first batch is handed over */
+	/* read there only after the first batch is handed over, as are
+	 * the tables script_fmt_names_start() gives that thread */
 	if (sc->fmt)
 		sc->fmt->out->name_width = sc->name_width;
-	/* a session that classifies stacks (--stats) resolves addresses on
-	 * this thread as they come: the symbol tables cannot be the
-	 * formatting thread's */
-	if (sc->fmt_names && cs_session_completeness(s))
-		return script_fmt_names_stop(sc);
-	return 0;
+	/* with a formatting thread addresses are named there - but for a
+	 * session that classifies stacks (--stats), which resolves them on
+	 * this thread as they come: the symbol tables cannot be that
+	 * thread's */
+	if (sc->fmt && !cs_session_completeness(s))
+		return script_fmt_names_start(sc);
+	/* otherwise this thread decides what is cached, and only it */
+	return cs_place_lines_new(&sc->places);
 }
 
 uint64_t cs_script_unformatted(const struct cs_script *sc)

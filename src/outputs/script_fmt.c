@@ -37,38 +37,6 @@ int script_fmt_names_start(struct cs_script *sc)
 	return 0;
 }
 
-/* fmt_names given up before the first sample: the reading thread names
- * addresses and keeps the place table, as without a formatting thread
- * (which has not touched its tables yet). Returns 0 or -ENOMEM. */
-int script_fmt_names_stop(struct cs_script *sc)
-{
-	struct cs_script *c = sc->fmt->out;
-
-	sc->fmt_names = false;
-	sc->fmt_kernel = false;
-	sc->stack_counts = false;
-	free(c->at_texts);
-	free(c->at_addrs);
-	free(c->at_arena);
-	cs_place_lines_free(c->at_places);
-	c->at_texts = NULL;
-	c->at_addrs = NULL;
-	c->at_arena = NULL;
-	c->at_places = NULL;
-	return cs_place_lines_new(&sc->places);
-}
-
-/* Whether the formatting thread has a whole batch waiting besides the one
- * it formats: then this thread makes the sample's first line itself. The
- * text is the same whichever makes it; which one has time to depends on
- * the profile (with fmt_names, naming new addresses there can make it
- * the slower of the two) and on what else the machine runs. */
-bool script_fmt_lags(const struct formatter *f)
-{
-	return f->sent - atomic_load_explicit(&f->formatted,
-					      memory_order_relaxed) >= 2;
-}
-
 /* How many of an address's `lines` lines the stack being written may
  * still show: no more than the reading thread's cut (0: none) nor, after
  * OP_STACK, than are left of --max-stack in the count they are in. */
@@ -131,12 +99,16 @@ static void judge_stop(struct formatter *f)
  * and written, it ends, and this thread goes on as with -j 1 - the
  * symbol tables its own again, the line cache's text taken over from
  * that thread (naming every address again would cost as much as the
- * thread saved). The bytes are the same. Returns 0 or -ENOMEM. */
+ * thread saved). The bytes are the same. Returns 0, -ENOMEM, or -EIO
+ * when the output could not be written. */
 static int fmt_give_up(struct cs_script *sc)
 {
 	const struct cs_script *c = sc->fmt->out;
 
 	script_ops_sync(sc);
+	/* a failed write: that thread formats no more, nothing goes on */
+	if (sc->io_error)
+		return -EIO;
 	sc->fmt_given_up = sc->fmt->sent;
 	judge_stop(sc->fmt);
 	/* both threads keep the same account of the arena (the other's
@@ -163,7 +135,7 @@ static int fmt_give_up(struct cs_script *sc)
  * that time, and waited for a CPU much of it, twice in a row, the
  * formatting thread is given up (fmt_give_up()). A thread starved of
  * work sleeps, which is no wait for a CPU: that is left alone. Called
- * between samples. Returns 0 or -ENOMEM. */
+ * between samples. Returns 0 or fmt_give_up()'s error. */
 int script_fmt_judge(struct cs_script *sc)
 {
 	struct formatter *f = sc->fmt;

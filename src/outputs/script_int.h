@@ -378,9 +378,18 @@ void script_put_start(struct cs_script *sc, const struct cs_evsel *e,
 
 /* ---- script_fmt.c: the formatting thread --------------------------------- */
 
+/* Whether the formatting thread has a whole batch waiting besides the one
+ * it formats: then this thread makes the sample's first line itself. The
+ * text is the same whichever makes it; which one has time to depends on
+ * the profile (with fmt_names, naming new addresses there can make it
+ * the slower of the two) and on what else the machine runs. */
+static inline bool script_fmt_lags(const struct formatter *f)
+{
+	return f->sent - atomic_load_explicit(&f->formatted,
+					      memory_order_relaxed) >= 2;
+}
+
 int script_fmt_names_start(struct cs_script *sc);
-int script_fmt_names_stop(struct cs_script *sc);
-bool script_fmt_lags(const struct formatter *f);
 int script_fmt_judge(struct cs_script *sc);
 int script_formatter_start(struct cs_script *sc,
 			   const struct cs_script_opts *o);

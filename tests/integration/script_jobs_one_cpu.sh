@@ -38,3 +38,9 @@ check "on one CPU the formatting thread is given up ($given_up of 8 runs)" \
 "$CS" script -q -j 2 -i defer.data >two 2>/dev/null
 "$CS" script -q -j 1 -i defer.data >one 2>/dev/null
 same_file "defer: -j 2 prints what -j 1 prints" one two
+
+# a failed write while the threads take turns: the command's error, once
+rc=0
+taskset -c 0 "$CS" script -q -j 2 -i defer.data >/dev/full 2>err || rc=$?
+check_eq "on one CPU, to a full device: exit 1" 1 "$rc"
+check_eq "on one CPU, to a full device: one line" 1 "$(grep -c . err)"
