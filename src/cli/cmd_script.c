@@ -59,7 +59,7 @@ int cmd_script(int argc, char **argv)
 	struct cs_script_opts so = { .out = stdout, .jobs = cs_jobs_default() };
 	struct cs_script *sc;
 	struct cs_session *s;
-	int c, rc;
+	int c, rc, err;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:qhF:j:", opts, NULL)) != -1) {
@@ -163,10 +163,9 @@ int cmd_script(int argc, char **argv)
 				 "has no format for their event (no tracing data), or "
 				 "their raw data is cut short", cs_script_unformatted(sc));
 	}
-	if (cs_script_flush(sc) && !rc) {
-		cli_error("script: writing the output: %s", strerror(EIO));
-		rc = 1;
-	}
+	err = cs_script_flush(sc);
+	if (err)
+		rc = cli_output_close(NULL, NULL, err, 1);
 	cs_script_free(sc);
 	cs_session_free(s);
 	return rc;

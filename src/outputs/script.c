@@ -180,7 +180,7 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 int cs_script_flush(struct cs_script *sc)
 {
 	script_out_drain(sc);
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error;
 }
 
 /* ---- samples -------------------------------------------------------------- */
@@ -1130,7 +1130,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
-		return sc->io_error ? -EIO : 0;
+		return sc->io_error ? 1 : 0;
 	}
 	n = cs_frames_walk(s, sc->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
@@ -1146,7 +1146,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	} else {
 		put_ch(sc, '\n');
 	}
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error ? 1 : 0;
 }
 
 static int script_deferred(void *ctx, const struct cs_event *ev)
@@ -1177,7 +1177,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	script_put_mem(sc, "]\n", 2);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
-		return sc->io_error ? -EIO : 0;
+		return sc->io_error ? 1 : 0;
 	}
 	/* the ips are user addresses of the record's task, with or without a
 	 * leading marker: resolve them as a user-mode chain of that pid */
@@ -1191,13 +1191,13 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	put_frames(sc, ev->id.pid, sc->frames, n, false);
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error ? 1 : 0;
 }
 
 static int script_end(void *ctx, struct cs_session *s)
 {
 	(void)s;
-	return cs_script_flush(ctx);
+	return cs_script_flush(ctx) ? 1 : 0;
 }
 
 const struct cs_output_ops cs_script_ops = {

@@ -76,7 +76,9 @@ uint64_t cs_script_unformatted(const struct cs_script *sc);
  * reading thread (the rest was made on that one); 0: it was not. */
 size_t cs_script_fmt_given_up(const struct cs_script *sc);
 
-/* Writes out what is buffered; returns 0 or -EIO. */
+/* Writes out what is buffered; returns 0, or the errno of the write that
+ * failed (this one or an earlier: the output's callbacks then returned 1,
+ * stopping the run). */
 int cs_script_flush(struct cs_script *sc);
 
 void cs_script_free(struct cs_script *sc);

@@ -99,8 +99,8 @@ static void judge_stop(struct formatter *f)
  * and written, it ends, and this thread goes on as with -j 1 - the
  * symbol tables its own again, the line cache's text taken over from
  * that thread (naming every address again would cost as much as the
- * thread saved). The bytes are the same. Returns 0, -ENOMEM, or -EIO
- * when the output could not be written. */
+ * thread saved). The bytes are the same. Returns 0, -ENOMEM, or 1 when
+ * the output could not be written (io_error says why). */
 static int fmt_give_up(struct cs_script *sc)
 {
 	const struct cs_script *c = sc->fmt->out;
@@ -108,7 +108,7 @@ static int fmt_give_up(struct cs_script *sc)
 	script_ops_sync(sc);
 	/* a failed write: that thread formats no more, nothing goes on */
 	if (sc->io_error)
-		return -EIO;
+		return 1;
 	sc->fmt_given_up = sc->fmt->sent;
 	judge_stop(sc->fmt);
 	/* both threads keep the same account of the arena (the other's
@@ -454,7 +454,7 @@ static void *formatter_main(void *arg)
 			if (b->sync)
 				script_out_drain(f->out);
 			if (f->out->io_error)
-				atomic_store(&f->failed, true);
+				atomic_store(&f->failed, f->out->io_error);
 		}
 		b->len = 0;
 		b->nr_at_ops = 0;
@@ -508,7 +508,7 @@ int script_formatter_start(struct cs_script *sc,
 	}
 	if ((err = script_printer_new(o, o->jobs >= 3, &f->out)))
 		goto fail;
-	atomic_init(&f->failed, false);
+	atomic_init(&f->failed, 0);
 	atomic_init(&f->formatted, 0);
 	atomic_init(&f->tid, 0);
 	/* this thread's account (the other's is opened at the first look);
@@ -547,7 +547,7 @@ void script_ops_out(struct cs_script *sc)
 	sc->buf = sc->ops->buf;
 	sc->len = 0;
 	if (atomic_load(&f->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&f->failed);
 }
 
 /* script_out_drain() through the formatting thread: everything so far is
@@ -560,7 +560,7 @@ void script_ops_sync(struct cs_script *sc)
 	script_ops_out(sc);
 	ring_wait(f->done, OPS_BATCHES);
 	if (atomic_load(&f->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&f->failed);
 }
 
 void script_formatter_stop(struct cs_script *sc)

@@ -84,7 +84,7 @@ struct writer {
 	struct cs_queue *done;		/* written chunks, free to fill again */
 	struct chunk chunks[CHUNKS];
 	struct sink sink;
-	atomic_bool failed;
+	atomic_int failed;		/* the errno of a failed write; 0: none */
 };
 
 /* With a formatting thread, the reading thread sends it operations
@@ -224,7 +224,7 @@ struct cs_script {
 	struct cs_session *session;
 	struct cs_machine *machine;
 	int name_width;			/* widest event name */
-	bool io_error;
+	int io_error;			/* the errno of a failed write; 0: none */
 	struct chunk *filling;		/* being filled, by this thread */
 	char *buf;			/* filling->buf */
 	size_t len;			/* of filling's own text so far */
@@ -330,7 +330,7 @@ struct formatter {
 	struct ops batches[OPS_BATCHES];
 	struct cs_script *out;		/* formats and writes them */
 	struct name_len *name_lens;	/* the reading thread's */
-	atomic_bool failed;
+	atomic_int failed;		/* its printer's io_error; 0: none */
 	size_t sent;			/* batches, by the reading thread */
 	/* whether the two threads run at once (script_fmt_judge()), by
 	 * the scheduler's account of each: time run, time waited for a

@@ -39,8 +39,15 @@ check "on one CPU the formatting thread is given up ($given_up of 8 runs)" \
 "$CS" script -q -j 1 -i defer.data >one 2>/dev/null
 same_file "defer: -j 2 prints what -j 1 prints" one two
 
-# a failed write while the threads take turns: the command's error, once
-rc=0
-taskset -c 0 "$CS" script -q -j 2 -i defer.data >/dev/full 2>err || rc=$?
-check_eq "on one CPU, to a full device: exit 1" 1 "$rc"
-check_eq "on one CPU, to a full device: one line" 1 "$(grep -c . err)"
+# a failed write, made on whichever thread, while the threads take
+# turns or not: the command's error, once, with the write's reason
+for run in "-j 1" "-j 2" "-j 3" "taskset -c 0 -j 2"; do
+	pin=() j=${run##* }
+	[[ $run == taskset* ]] && pin=(taskset -c 0)
+	rc=0
+	"${pin[@]}" "$CS" script -q -j "$j" -i defer.data >/dev/full 2>err || rc=$?
+	check_eq "$run, to a full device: exit 1" 1 "$rc"
+	check_eq "$run, to a full device: one line" 1 "$(grep -c . err)"
+	check "$run, to a full device: why" \
+		grep -q 'standard output: cannot write: No space left on device' err
+done
