@@ -1102,16 +1102,54 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	load_symbols(t, d, from);
 }
 
+/* The symbol cache's key of d's PLT names into buf: what they are made
+ * of, the binary's relocations and (for an ifunc's entry) the symbols of
+ * the file they were read from. False when either cannot be keyed; our
+ * [vdso]'s copy has a new name every run. */
+static bool plt_key(const struct cs_dso *d, char *buf, size_t len)
+{
+	char bin[4096], syms[4096];
+	int r;
+
+	if (d->found_is_copy || cs_symcache_file_key(d->found, bin, sizeof(bin)))
+		return false;
+	if (!d->syms)
+		syms[0] = '\0';
+	else if (!d->dwarf_path ||
+		 cs_symcache_file_key(d->dwarf_path, syms, sizeof(syms)))
+		return false;
+	r = snprintf(buf, len, "plt\n%s\nsymbols %zu\n%s", bin,
+		     d->syms ? cs_symtab_count(d->syms) : 0, syms);
+	return r > 0 && (size_t)r < len;
+}
+
 /* PLT entries have no symbols: they are named from the running binary's
  * relocations (which a debug file does not carry), and only for a dso with
- * an address in its PLT - most never have one. */
+ * an address in its PLT - most never have one. Reading them parses the
+ * binary's ELF headers and relocations again every run: the table is
+ * kept in the symbol cache like a binary's own (an empty one too). */
 static void load_plt(struct cs_dso *d)
 {
+	char key[8400];
+	bool keyed;
+
 	d->plt_tried = true;
-	if (!d->found || cs_symtab_new(&d->plt))
+	if (!d->found)
 		return;
-	if (cs_elf_load_plt(d->found, d->syms, d->plt) < 0 ||
-	    cs_symtab_finish(d->plt) || !cs_symtab_count(d->plt)) {
+	keyed = plt_key(d, key, sizeof(key));
+	if (!keyed || cs_symcache_open(key, &d->plt)) {
+		if (cs_symtab_new(&d->plt))
+			return;
+		if (cs_elf_load_plt(d->found, d->syms, d->plt) < 0 ||
+		    cs_symtab_finish(d->plt)) {
+			cs_symtab_free(d->plt);
+			d->plt = NULL;
+			return;
+		}
+		if (keyed)
+			cs_symcache_store(key, d->plt);
+	}
+	if (!cs_symtab_count(d->plt)) {
 		cs_symtab_free(d->plt);
 		d->plt = NULL;
 	}
