@@ -62,6 +62,7 @@ struct u32map {
 
 struct known_id {			/* build ids from the file's header */
 	char *path;
+	size_t path_len;
 	uint8_t id[20];
 	uint8_t size;
 	bool kernel;			/* the kernel's or a module's */
@@ -300,6 +301,7 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 	k->path = strdup(path);
 	if (!k->path)
 		return -ENOMEM;
+	k->path_len = strlen(path);
 	memcpy(k->id, build_id, size);
 	k->size = (uint8_t)size;
 	k->kernel = kernel;
@@ -430,15 +432,25 @@ static int on_fork(struct cs_machine *m, const struct cs_event *ev)
 	return 0;
 }
 
-static void known_build_id(const struct cs_machine *m, const char *path,
-			   const uint8_t **id, size_t *size)
+/* The first build id the header lists for path (len bytes). Every MMAP
+ * asks (a system-wide profile has thousands), and the paths differ in
+ * length more often than in their first bytes, which are "/usr/lib/". */
+static void known_build_id_len(const struct cs_machine *m, const char *path,
+			       size_t len, const uint8_t **id, size_t *size)
 {
 	for (size_t i = 0; i < m->nr_ids; i++)
-		if (!strcmp(m->ids[i].path, path)) {
+		if (m->ids[i].path_len == len &&
+		    !memcmp(m->ids[i].path, path, len)) {
 			*id = m->ids[i].id;
 			*size = m->ids[i].size;
 			return;
 		}
+}
+
+static void known_build_id(const struct cs_machine *m, const char *path,
+			   const uint8_t **id, size_t *size)
+{
+	known_build_id_len(m, path, strlen(path), id, size);
 }
 
 /* perf's rule for anonymous and file-less executable maps */
@@ -467,7 +479,7 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 	uint64_t pgoff;
 	uint8_t mode = ev->misc & CS_MISC_CPUMODE_MASK;
 	const uint8_t *id = NULL;
-	size_t id_size = 0;
+	size_t id_size = 0, name_len;
 	struct cs_dso *dso;
 	struct proc *p;
 
@@ -501,13 +513,14 @@ static int on_mmap(struct cs_machine *m, const struct cs_event *ev)
 		name = jit;
 		pgoff = mm->start;
 	}
+	name_len = strlen(name);
 	if (mm->has_build_id) {
 		id = mm->build_id;
 		id_size = mm->build_id_size;
 	} else {
-		known_build_id(m, name, &id, &id_size);
+		known_build_id_len(m, name, name_len, &id, &id_size);
 	}
-	dso = cs_dso_findnew(m->dsos, name, strlen(name), id, id_size);
+	dso = cs_dso_findnew(m->dsos, name, name_len, id, id_size);
 	p = proc_findnew(m, mm->pid);
 	if (!dso || !p)
 		return -ENOMEM;
