@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #define DSO_HASH_BITS 10
+#define RECENT_BITS 6
 
 struct bid_file {			/* a file under symfs and its build id */
 	uint8_t id[20];
@@ -41,6 +42,7 @@ struct cs_dso_table {
 	struct cs_fetch_hooks hooks;
 	struct cs_debuginfod *debuginfod;	/* made on first use */
 	struct cs_dso *hash[1u << DSO_HASH_BITS];
+	struct cs_dso *recent[1u << RECENT_BITS];	/* by recent_slot() */
 	struct bid_file *index;		/* symfs files by build id, built once */
 	size_t nr_index, cap_index;
 	bool indexed;
@@ -138,20 +140,50 @@ static uint32_t hash_name(const char *s, size_t n)
 	return h >> (32 - DSO_HASH_BITS);
 }
 
+static bool dso_is(const struct cs_dso *d, const char *name, size_t name_len,
+		   const uint8_t *build_id, size_t build_id_size)
+{
+	return !strncmp(d->name, name, name_len) && !d->name[name_len] &&
+	       d->build_id_size == build_id_size &&
+	       (!build_id_size || !memcmp(d->build_id, build_id, build_id_size));
+}
+
+/*
+ * Where a name found lately is remembered, by its length and last bytes.
+ * The table's hash reads a name a byte at a time (and its bucket order is
+ * the order dsos are listed in, so it stays), and every process maps the
+ * same few files: on a system-wide profile of a build, thousands of
+ * MMAPs of a dozen paths.
+ */
+static struct cs_dso **recent_slot(struct cs_dso_table *t, const char *name,
+				   size_t name_len)
+{
+	uint64_t tail = 0;
+
+	memcpy(&tail, name + (name_len > 8 ? name_len - 8 : 0),
+	       name_len < 8 ? name_len : 8);
+	tail = (tail ^ name_len) * 0x9e3779b97f4a7c15ULL;
+	return &t->recent[tail >> (64 - RECENT_BITS)];
+}
+
 struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 			      size_t name_len, const uint8_t *build_id,
 			      size_t build_id_size)
 {
-	uint32_t h = hash_name(name, name_len);
+	struct cs_dso **r = recent_slot(t, name, name_len);
 	struct cs_dso *d;
+	uint32_t h;
 
 	if (build_id_size > 20)
 		build_id_size = 20;
+	if (*r && dso_is(*r, name, name_len, build_id, build_id_size))
+		return *r;
+	h = hash_name(name, name_len);
 	for (d = t->hash[h]; d; d = d->next)
-		if (!strncmp(d->name, name, name_len) && !d->name[name_len] &&
-		    d->build_id_size == build_id_size &&
-		    (!build_id_size || !memcmp(d->build_id, build_id, build_id_size)))
+		if (dso_is(d, name, name_len, build_id, build_id_size)) {
+			*r = d;
 			return d;
+		}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -165,6 +197,7 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 	d->build_id_size = (uint8_t)build_id_size;
 	d->next = t->hash[h];
 	t->hash[h] = d;
+	*r = d;
 	return d;
 }
 
