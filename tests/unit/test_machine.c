@@ -127,6 +127,34 @@ static void many_maps_are_found_by_binary_search(void **state)
 	cs_maps_clear(&m);
 }
 
+static void every_count_of_maps_finds_each_and_no_hole(void **state)
+{
+	(void)state;
+	/* the search halves what is left: each count from one map up, and
+	 * every address around each map (its start, last byte, the hole
+	 * after it), asked in an order that the last answer does not give */
+	for (int n = 1; n <= 17; n++) {
+		struct cs_maps m = { 0 };
+
+		for (int i = 0; i < n; i++)
+			assert_int_equal(cs_maps_insert(&m, 0x10000 + (uint64_t)i * 0x3000,
+							0x2000, 0, fake_dso(i + 1),
+							true), 0);
+		for (int i = n - 1; i >= 0; i--) {
+			uint64_t a = 0x10000 + (uint64_t)i * 0x3000;
+
+			assert_ptr_equal(cs_maps_find(&m, a)->dso, fake_dso(i + 1));
+			assert_null(cs_maps_find(&m, a - 1));
+			assert_ptr_equal(cs_maps_find(&m, a + 0x1fff)->dso,
+					 fake_dso(i + 1));
+			assert_null(cs_maps_find(&m, a + 0x2000));
+		}
+		assert_null(cs_maps_find(&m, UINT64_MAX));
+		assert_null(cs_maps_find(&m, 0));
+		cs_maps_clear(&m);
+	}
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static struct cs_event comm_event(uint32_t pid, uint32_t tid, const char *comm,
@@ -934,6 +962,7 @@ int main(void)
 		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
 		cmocka_unit_test(data_map_never_covers_code),
 		cmocka_unit_test(many_maps_are_found_by_binary_search),
+		cmocka_unit_test(every_count_of_maps_finds_each_and_no_hole),
 		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
 		cmocka_unit_test(synthesised_fork_copies_no_maps),
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),
