@@ -600,6 +600,16 @@ if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
 	c1=$(best "$cs" script -q --no-inline -j 1 -i "$B/plain.data")
 	c2=$(best "$cs" script -q --no-inline -j 2 -i "$B/plain.data")
 	line "  the same, plain, CPU seconds (both threads)" "$c1" "$c2" ""
+	# the default, inlined calls shown: the second thread names user
+	# addresses with them, and cuts stacks at --max-stack
+	read -r w1 w2 < <(wall_j "$cs" script -q -i "$real")
+	line "script (inlined functions), real profile" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	# pinned to one CPU, as on a machine whose others are busy: the two
+	# threads only take turns, and -j 2 gives its second one up
+	if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+		read -r w1 w2 < <(wall_j taskset -c 0 "$cs" script -q -i "$B/defer.data")
+		line "script, defer profile, on one CPU (taskset)" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	fi
 fi
 # the session reads the file and runs the order queue on a thread of its
 # own when one is left after the output's: the pipeline alone

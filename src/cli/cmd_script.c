@@ -32,8 +32,8 @@ static void usage(FILE *f)
 		"      --max-stack N     print at most N frames per stack, per part of one\n"
 		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
-		"  -j, --jobs N          threads: with 2 or more the text is made (with\n"
-		"                        --no-inline the addresses named too) and\n"
+		"  -j, --jobs N          threads: with 2 or more the text is made (the\n"
+		"                        addresses named too) and\n"
 		"                        written on a thread of its own (with 3 or more\n"
 		"                        written on a third), the file is read ahead on\n"
 		"                        another (a compressed one decompressed), and N\n"
@@ -59,7 +59,7 @@ int cmd_script(int argc, char **argv)
 	struct cs_script_opts so = { .out = stdout, .jobs = cs_jobs_default() };
 	struct cs_script *sc;
 	struct cs_session *s;
-	int c, rc;
+	int c, rc, err;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:qhF:j:", opts, NULL)) != -1) {
@@ -141,6 +141,11 @@ int cmd_script(int argc, char **argv)
 	}
 	/* stdout is written by the printer in 1 MiB chunks */
 	rc = cli_run(s, &in, &cs_script_ops, sc);
+	if (in.stats && cs_script_fmt_given_up(sc))
+		fprintf(stderr, "  formatting thread given up after %zu batches: the "
+			"threads took turns on one CPU (the others busy); the "
+			"rest made on the reading thread\n",
+			cs_script_fmt_given_up(sc));
 	if (!in.quiet) {
 		const char *first;
 		size_t n = cs_machine_build_id_mismatches(cs_session_machine(s), &first);
@@ -158,10 +163,9 @@ int cmd_script(int argc, char **argv)
 				 "has no format for their event (no tracing data), or "
 				 "their raw data is cut short", cs_script_unformatted(sc));
 	}
-	if (cs_script_flush(sc) && !rc) {
-		cli_error("script: writing the output: %s", strerror(EIO));
-		rc = 1;
-	}
+	err = cs_script_flush(sc);
+	if (err)
+		rc = cli_output_close(NULL, NULL, err, 1);
 	cs_script_free(sc);
 	cs_session_free(s);
 	return rc;

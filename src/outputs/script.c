@@ -81,6 +81,7 @@ int script_printer_new(const struct cs_script_opts *o, bool writer,
 	sc->user_fields = o->fields;
 	sc->fields = o->fields ? o->fields : CS_SCRIPT_DEFAULT;
 	sc->max_stack = o->max_stack ? o->max_stack : PERF_MAX_STACK;
+	sc->stack_left[0] = sc->stack_left[1] = SIZE_MAX;
 	*out = sc;
 	return 0;
 }
@@ -99,11 +100,6 @@ int cs_script_new(const struct cs_script_opts *o, struct cs_script **out)
 	if (!err && o->jobs >= 2 &&
 	    (err = script_formatter_start(*out, o)) == -EAGAIN)
 		err = 0;
-	if (!err && (*out)->fmt && o->no_inline)
-		err = script_fmt_names_start(*out);
-	/* otherwise the reading thread decides what is cached, and only it */
-	else if (!err)
-		err = cs_place_lines_new(&(*out)->places);
 	if (err) {
 		cs_script_free(*out);
 		*out = NULL;
@@ -184,7 +180,7 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 int cs_script_flush(struct cs_script *sc)
 {
 	script_out_drain(sc);
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error;
 }
 
 /* ---- samples -------------------------------------------------------------- */
@@ -427,6 +423,34 @@ static inline void line_keep(struct cs_script *sc, uint64_t space,
 	sc->arena_len += len;
 }
 
+/* The line cache's text, made on the formatting thread (printer c, idle:
+ * every batch sent is formatted), taken over by this thread: the arena
+ * as that thread made it, the same offsets, and the lines that thread
+ * named (LE_AT) appended to it - or forgotten, when they are not kept
+ * there or there is no room. */
+void script_lines_take(struct cs_script *sc, const struct cs_script *c)
+{
+	uint64_t space;
+
+	memcpy(sc->arena, c->arena, sc->arena_len);
+	for (size_t i = 0; i < LC_SLOTS; i++) {
+		struct line_ent *e = &sc->lines[i];
+		const struct at_text *t;
+
+		if (e->packed == UINT64_MAX || LE_LEN(e) != LE_AT)
+			continue;
+		t = c->at_texts ? &c->at_texts[i] : NULL;
+		if (!t || t->gen != c->at_gen || sc->arena_len + t->len > LC_ARENA) {
+			e->packed = UINT64_MAX;
+			continue;
+		}
+		space = e->packed & ((1ull << LE_SPACE_BITS) - 1);
+		memcpy(sc->arena + sc->arena_len, c->at_arena + t->off, t->len);
+		*e = line_ent_of(space, e->addr, sc->arena_len, t->len, t->lines);
+		sc->arena_len += t->len;
+	}
+}
+
 /* The first `lines` lines of text[0..len) (which has more). */
 size_t script_prefix_len(const char *text, size_t len, size_t lines)
 {
@@ -484,23 +508,15 @@ static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
  * resolved, formatted into the line cache and written from there by
  * reference. Returns how many lines it wrote (at most `left`), and in
  * *all how many it has. */
-static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
-			   struct cs_frame *f, uint64_t space, size_t left,
-			   size_t *all)
+/* The names of an address's lines (f resolved): its n inlined calls'
+ * (names[0..n), innermost first), then its own, into nm[0..n]. Returns
+ * a bound of their text's length (script_frame_to()'s rule). */
+size_t script_addr_names(const struct cs_script *sc, const struct cs_frame *f,
+			 const char *const *names, size_t n,
+			 struct line_names *nm)
 {
-	const char *names[INLINES_MAX];
-	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
-	size_t n = 0, bound, start, lines, len;
-	char *text, *p;
+	size_t bound;
 
-	/* the machine's cache would hold what the line cache holds */
-	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc);
-	if (!sc->no_inline && f->loc.sym && !f->loc.kernel) {
-		n = cs_machine_inlines(sc->machine, pid, f->addr, names,
-				       INLINES_MAX);
-		if (n > INLINES_MAX)
-			n = INLINES_MAX;
-	}
 	script_frame_names(sc, f, &nm[n]);
 	bound = 80 + nm[n].sym_len + nm[n].dso_len;
 	for (size_t i = 0; i < n; i++) {
@@ -515,25 +531,57 @@ static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
 		}
 		bound += 80 + nm[i].sym_len + nm[i].dso_len;
 	}
-	*all = n + 1;
+	return bound;
+}
+
+/* An address's lines whose names are too long to cache (bound from
+ * script_addr_names()), written as they are made: at most `left` of them
+ * (1 or more). Returns how many. */
+size_t script_put_long_lines(struct cs_script *sc, const struct cs_frame *f,
+			     const char *const *names, size_t n, size_t bound,
+			     size_t left)
+{
+	size_t start, lines;
+
 	if (bound > BUF_SIZE) {
-		/* absurd names: written piecewise, never cached */
+		/* absurd names: written piecewise */
 		if (n > left - 1)
 			n = left - 1;
 		return put_addr_lines(sc, f, names, n);
 	}
-	if (bound > LC_MAX_TEXT) {
-		/* long names: written, not cached */
-		room(sc, bound);
-		start = sc->len;
-		lines = put_addr_lines(sc, f, names, n);
-		if (lines > left) {
-			sc->len = start + script_prefix_len(sc->buf + start,
-						     sc->len - start, left);
-			lines = left;
-		}
-		return lines;
+	room(sc, bound);
+	start = sc->len;
+	lines = put_addr_lines(sc, f, names, n);
+	if (lines > left) {
+		sc->len = start + script_prefix_len(sc->buf + start,
+						    sc->len - start, left);
+		lines = left;
 	}
+	return lines;
+}
+
+static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
+			   struct cs_frame *f, uint64_t space, size_t left,
+			   size_t *all)
+{
+	const char *names[INLINES_MAX];
+	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
+	size_t n = 0, bound, lines, len;
+	char *text, *p;
+
+	/* the machine's cache would hold what the line cache holds */
+	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc);
+	if (!sc->no_inline && f->loc.sym && !f->loc.kernel) {
+		n = cs_machine_inlines(sc->machine, pid, f->addr, names,
+				       INLINES_MAX);
+		if (n > INLINES_MAX)
+			n = INLINES_MAX;
+	}
+	bound = script_addr_names(sc, f, names, n, nm);
+	*all = n + 1;
+	/* long names: written, never cached */
+	if (bound > LC_MAX_TEXT)
+		return script_put_long_lines(sc, f, names, n, bound, left);
 	line_cache_room(sc, bound);
 	if (sc->fmt)
 		return put_def_op(sc, f, space, nm, n + 1, left);
@@ -561,8 +609,8 @@ static inline size_t put_ref_op(struct cs_script *sc,
 	uint64_t *op = op_room(sc, 8);
 	size_t lines = LE_LINES(e), cut = lines > left ? left : 0;
 
-	*op = OP_REF | (uint64_t)cut << 8 | (uint64_t)LE_LEN(e) << 16 |
-	      (uint64_t)LE_OFF(e) << 32;
+	*op = OP_REF | (uint64_t)cut << 8 | (uint64_t)lines << 16 |
+	      (uint64_t)LE_LEN(e) << 24 | (uint64_t)LE_OFF(e) << 40;
 	sc->len += 8;
 	return cut ? cut : lines;
 }
@@ -626,8 +674,8 @@ static void put_at(struct cs_script *sc, uint64_t flags, uint32_t slot,
 
 /* Where addr is named with fmt_names, into *bin and *off (and
  * OP_AT_KERNEL into *flags), its symbols loaded; false when it is named
- * here: a user address in no map, a KSYMBOL's. fp: where a user address
- * lies, if looked up yet. */
+ * here: a user address in no map, a KSYMBOL's, a kernel address without
+ * fmt_kernel. fp: where a user address lies, if looked up yet. */
 static bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 		     bool kernel, const struct frame_place *fp,
 		     const void **bin, uint64_t *off, uint64_t *flags)
@@ -635,7 +683,8 @@ static bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 	bool outside;
 
 	if (kernel) {
-		if (!cs_machine_kernel_place(sc->machine, addr, bin, &outside))
+		if (!sc->fmt_kernel ||
+		    !cs_machine_kernel_place(sc->machine, addr, bin, &outside))
 			return false;
 		*off = outside;
 		*flags |= OP_AT_KERNEL;
@@ -649,7 +698,10 @@ static bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 	} else if (!cs_machine_user_place(sc->machine, pid, addr, bin, off)) {
 		return false;
 	}
-	cs_machine_place_load(sc->machine, *bin);
+	if (sc->no_inline)
+		cs_machine_place_load(sc->machine, *bin);
+	else
+		cs_machine_place_load_inlines(sc->machine, *bin);
 	return true;
 }
 
@@ -859,6 +911,40 @@ static size_t put_addr_slow(struct cs_script *sc, uint32_t pid,
 	return lines;
 }
 
+/* OP_STACK: flags say whether the counts start over, and which one the
+ * next lines count in. */
+static void stack_op(struct cs_script *sc, uint64_t flags)
+{
+	uint64_t *op = op_room(sc, 8);
+
+	*op = OP_STACK | flags | (uint64_t)sc->max_stack << 32;
+	sc->len += 8;
+	sc->stack_user = flags & OP_STACK_USER;
+}
+
+/* A frame line that is no address's, from a resolved frame. With
+ * stack_counts it goes as OP_LINE, that the formatting thread may count
+ * it (its names are a marker's: short texts of ours). */
+static void put_marker(struct cs_script *sc, const struct cs_frame *f)
+{
+	struct line_names nm;
+	uint64_t *op;
+	size_t len, bound;
+
+	script_frame_names(sc, f, &nm);
+	len = script_frame_len(f, &nm) + 1;
+	bound = nm.sym_len + nm.dso_len + 80;	/* script_frame_to()'s room */
+	if (!sc->stack_counts) {
+		script_put_frame(sc, f, '\t');
+		put_ch(sc, '\n');
+		return;
+	}
+	op = op_room(sc, 8 + bound);
+	*op = OP_LINE | (uint64_t)len << 8;
+	*script_frame_to((char *)(op + 1), f, '\t', &nm) = '\n';
+	sc->len += (8 + len + 7) & ~(size_t)7;
+}
+
 /* --max-stack, as perf applies it: to the whole chain, but a sample
  * unwound from its stack copy has two, the kernel's and the unwound user
  * part (perf resolves the first up to max_stack frames, then unwinds up to
@@ -893,18 +979,22 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 		if (f[i].kind == CS_FRAME_ADDR && !(slot[i] >> 31) &&
 		    !line_holds(&sc->lines[slot[i]], uspace, f[i].addr))
 			find_place(sc, pid, f[i].addr, &fp[i]);
+	if (sc->stack_counts)
+		stack_op(sc, OP_STACK_RESET);
 	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
-		size_t *lines = &used[unwound && !kernel];
+		bool user = unwound && !kernel;
+		size_t *lines = &used[user];
 		uint64_t space = kernel ? kspace : uspace;
 
 		if (*lines >= max)
 			continue;
+		if (sc->stack_counts && user != sc->stack_user)
+			stack_op(sc, user ? OP_STACK_USER : 0);
 		if (f[i].kind != CS_FRAME_ADDR) {
 			cs_frame_resolve(sc->machine, pid, &f[i]);
-			script_put_frame(sc, &f[i], '\t');
-			put_ch(sc, '\n');
+			put_marker(sc, &f[i]);
 			++*lines;
 			continue;
 		}
@@ -934,20 +1024,28 @@ static int script_begin(void *ctx, struct cs_session *s)
 		if (w > sc->name_width)
 			sc->name_width = w;
 	}
-	/* read there only after the first batch is handed over */
+	/* read there only after the first batch is handed over, as are
+	 * the tables script_fmt_names_start() gives that thread */
 	if (sc->fmt)
 		sc->fmt->out->name_width = sc->name_width;
-	/* a session that classifies stacks (--stats) resolves addresses on
-	 * this thread as they come: the symbol tables cannot be the
-	 * formatting thread's */
-	if (sc->fmt_names && cs_session_completeness(s))
-		return script_fmt_names_stop(sc);
-	return 0;
+	/* with a formatting thread addresses are named there - but for a
+	 * session that classifies stacks (--stats), which resolves them on
+	 * this thread as they come: the symbol tables cannot be that
+	 * thread's */
+	if (sc->fmt && !cs_session_completeness(s))
+		return script_fmt_names_start(sc);
+	/* otherwise this thread decides what is cached, and only it */
+	return cs_place_lines_new(&sc->places);
 }
 
 uint64_t cs_script_unformatted(const struct cs_script *sc)
 {
 	return sc->unformatted;
+}
+
+size_t cs_script_fmt_given_up(const struct cs_script *sc)
+{
+	return sc->fmt_given_up;
 }
 
 static bool is_tracepoint(const struct cs_evsel *e)
@@ -1016,7 +1114,10 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	struct sample_head sh = head_of(smp);
 	const char *comm;
 	size_t n;
+	int err;
 
+	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+		return err;
 	sc->fields = fields_for(sc, e);
 	comm = sc->fields & CS_SCRIPT_COMM ?
 	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
@@ -1029,7 +1130,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
-		return sc->io_error ? -EIO : 0;
+		return sc->io_error ? 1 : 0;
 	}
 	n = cs_frames_walk(s, sc->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
@@ -1045,7 +1146,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	} else {
 		put_ch(sc, '\n');
 	}
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error ? 1 : 0;
 }
 
 static int script_deferred(void *ctx, const struct cs_event *ev)
@@ -1060,9 +1161,12 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	};
 	struct cs_event fake;
 	size_t n;
+	int err;
 
 	if (!sc->no_merge)
 		return 0;
+	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+		return err;
 	sc->fields = fields_for(sc, ev->evsel);
 	script_put_start(sc, ev->evsel, sc->fields & CS_SCRIPT_COMM ?
 		  cs_machine_comm_at(sc->machine, ev->id.pid, ev->id.tid,
@@ -1073,7 +1177,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	script_put_mem(sc, "]\n", 2);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
-		return sc->io_error ? -EIO : 0;
+		return sc->io_error ? 1 : 0;
 	}
 	/* the ips are user addresses of the record's task, with or without a
 	 * leading marker: resolve them as a user-mode chain of that pid */
@@ -1087,13 +1191,13 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	put_frames(sc, ev->id.pid, sc->frames, n, false);
-	return sc->io_error ? -EIO : 0;
+	return sc->io_error ? 1 : 0;
 }
 
 static int script_end(void *ctx, struct cs_session *s)
 {
 	(void)s;
-	return cs_script_flush(ctx);
+	return cs_script_flush(ctx) ? 1 : 0;
 }
 
 const struct cs_output_ops cs_script_ops = {

@@ -71,7 +71,14 @@ extern const struct cs_output_ops cs_script_ops;
  * format for their event (or their raw data is shorter than it). */
 uint64_t cs_script_unformatted(const struct cs_script *sc);
 
-/* Writes out what is buffered; returns 0 or -EIO. */
+/* With jobs >= 2: how many batches of work the formatting thread had
+ * been sent when it was given up, the machine not running it beside the
+ * reading thread (the rest was made on that one); 0: it was not. */
+size_t cs_script_fmt_given_up(const struct cs_script *sc);
+
+/* Writes out what is buffered; returns 0, or the errno of the write that
+ * failed (this one or an earlier: the output's callbacks then returned 1,
+ * stopping the run). */
 int cs_script_flush(struct cs_script *sc);
 
 void cs_script_free(struct cs_script *sc);

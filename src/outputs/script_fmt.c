@@ -1,13 +1,21 @@
 /* script_fmt.c - script's formatting thread: it makes the text of the
  * batches of operations the reading thread sends (script_int.h, OP_TEXT),
- * naming addresses itself with --no-inline (OP_AT), and writes it. */
+ * naming addresses itself (OP_AT), and writes it. */
 #include "outputs/script_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
-/* With a formatting thread and --no-inline, addresses are named there
- * (OP_AT): it gets the tables for their lines. */
+#define JUDGE_NS (10 * 1000000ull)	/* a look at the threads this often */
+#define JUDGE_POOR 3			/* poor looks in a row: given up */
+
+/* With a formatting thread, addresses are named there (OP_AT): it gets
+ * the tables for their lines; with inlined calls, it also counts a
+ * stack's lines against --max-stack (OP_STACK). */
 int script_fmt_names_start(struct cs_script *sc)
 {
 	struct cs_script *c = sc->fmt->out;
@@ -21,37 +29,147 @@ int script_fmt_names_start(struct cs_script *sc)
 		return -ENOMEM;
 	c->at_gen = 1;
 	sc->fmt_names = true;
+	sc->stack_counts = !sc->no_inline;
+	/* with inlined calls, naming a user address is the more work (its
+	 * DWARF, more lines): kernel addresses, a third to a half of a
+	 * profile's, are named here, which evens the threads out */
+	sc->fmt_kernel = sc->no_inline;
 	return 0;
 }
 
-/* fmt_names given up before the first sample: the reading thread names
- * addresses and keeps the place table, as without a formatting thread
- * (which has not touched its tables yet). Returns 0 or -ENOMEM. */
-int script_fmt_names_stop(struct cs_script *sc)
+/* How many of an address's `lines` lines the stack being written may
+ * still show: no more than the reading thread's cut (0: none) nor, after
+ * OP_STACK, than are left of --max-stack in the count they are in. */
+static size_t stack_take(struct cs_script *c, size_t lines, size_t cut)
 {
-	struct cs_script *c = sc->fmt->out;
+	size_t *left = &c->stack_left[c->stack_user];
+	size_t n = cut && cut < lines ? cut : lines;
 
-	sc->fmt_names = false;
-	free(c->at_texts);
-	free(c->at_addrs);
-	free(c->at_arena);
-	cs_place_lines_free(c->at_places);
-	c->at_texts = NULL;
-	c->at_addrs = NULL;
-	c->at_arena = NULL;
-	c->at_places = NULL;
-	return cs_place_lines_new(&sc->places);
+	if (n > *left)
+		n = *left;
+	*left -= n;
+	return n;
 }
 
-/* Whether the formatting thread has a whole batch waiting besides the one
- * it formats: then this thread makes the sample's first line itself. The
- * text is the same whichever makes it; which one has time to depends on
- * the profile (with fmt_names, naming new addresses there can make it
- * the slower of the two) and on what else the machine runs. */
-bool script_fmt_lags(const struct formatter *f)
+/* The first n of the `lines` lines of text[0, len), by reference. */
+static void put_lines(struct cs_script *c, const char *text, size_t len,
+		      size_t lines, size_t n)
 {
-	return f->sent - atomic_load_explicit(&f->formatted,
-					      memory_order_relaxed) >= 2;
+	if (n)
+		put_ref(c, text, n < lines ? script_prefix_len(text, len, n) : len);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The time a thread ran and the time it waited for a CPU, in ns, from
+ * its schedstat file (fd). False if it cannot be read. */
+static bool schedstat_read(int fd, uint64_t *run, uint64_t *wait)
+{
+	char buf[96];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	unsigned long long r, w;
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return false;
+	*run = r;
+	*wait = w;
+	return true;
+}
+
+/* No more looks (no schedstat): the two threads go on as they are. */
+static void judge_stop(struct formatter *f)
+{
+	for (int i = 0; i < 2; i++) {
+		if (f->schedstat[i] >= 0)
+			close(f->schedstat[i]);
+		f->schedstat[i] = -1;
+	}
+}
+
+/* The formatting thread given up: everything sent to it is formatted
+ * and written, it ends, and this thread goes on as with -j 1 - the
+ * symbol tables its own again, the line cache's text taken over from
+ * that thread (naming every address again would cost as much as the
+ * thread saved). The bytes are the same. Returns 0, -ENOMEM, or 1 when
+ * the output could not be written (io_error says why). */
+static int fmt_give_up(struct cs_script *sc)
+{
+	const struct cs_script *c = sc->fmt->out;
+
+	script_ops_sync(sc);
+	/* a failed write: that thread formats no more, nothing goes on */
+	if (sc->io_error)
+		return 1;
+	sc->fmt_given_up = sc->fmt->sent;
+	judge_stop(sc->fmt);
+	/* both threads keep the same account of the arena (the other's
+	 * starts over at its next OP_DEF, until which this one's is empty) */
+	if (!sc->reset_pending && c->arena_len != sc->arena_len)
+		abort();		/* this file's bug */
+	script_lines_take(sc, c);
+	script_formatter_stop(sc);
+	sc->ops = NULL;
+	sc->fmt_names = sc->fmt_kernel = sc->stack_counts = false;
+	sc->reset_pending = false;
+	sc->buf = sc->filling->buf;
+	sc->len = 0;
+	sc->room_end = BUF_SIZE;
+	/* (with --stats this thread kept one, of that text's offsets) */
+	return sc->places ? 0 : cs_place_lines_new(&sc->places);
+}
+
+/* Whether the formatting thread pays, looked at every JUDGE_NS: on a
+ * machine whose other CPUs are busy the two threads take turns on one,
+ * and then the hand-over is all they add (+15% CPU time on a real
+ * profile, +50% on one of new addresses). By the scheduler's account
+ * over the last look's time: when together they ran little more than
+ * that time, and waited for a CPU much of it, twice in a row, the
+ * formatting thread is given up (fmt_give_up()). A thread starved of
+ * work sleeps, which is no wait for a CPU: that is left alone. Called
+ * between samples. Returns 0 or fmt_give_up()'s error. */
+int script_fmt_judge(struct cs_script *sc)
+{
+	struct formatter *f = sc->fmt;
+	uint64_t wall = now_ns(), run[2], wait[2];
+	pid_t tid = atomic_load(&f->tid);
+	char path[64];
+	double span, ran, waited;
+
+	f->judge_due = false;
+	if (f->schedstat[1] < 0) {
+		if (!tid)
+			return 0;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)tid);
+		if ((f->schedstat[1] = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			judge_stop(f);
+			return 0;
+		}
+	}
+	if (!schedstat_read(f->schedstat[0], &run[0], &wait[0]) ||
+	    !schedstat_read(f->schedstat[1], &run[1], &wait[1])) {
+		judge_stop(f);
+		return 0;
+	}
+	if (f->judged_wall) {
+		span = (double)(wall - f->judged_wall);
+		ran = (double)(run[0] - f->judged_run[0] + run[1] - f->judged_run[1]);
+		waited = (double)(wait[0] - f->judged_wait[0] +
+				  wait[1] - f->judged_wait[1]);
+		f->poor = ran < 1.05 * span && waited > 0.25 * span ? f->poor + 1 : 0;
+	}
+	f->judged_wall = wall;
+	memcpy(f->judged_run, run, sizeof(run));
+	memcpy(f->judged_wait, wait, sizeof(wait));
+	return f->poor >= JUDGE_POOR ? fmt_give_up(sc) : 0;
 }
 
 /* Room for n more bytes in at_arena. When it is full it starts over:
@@ -94,29 +212,30 @@ static bool at_copy(struct cs_script *c, const struct at_addr *a,
 	    (pl->addr != a->addr && c->at_len + pl->len > AT_ARENA))
 		return false;
 	*t = (struct at_text){ .off = pl->text, .len = pl->len,
-			       .gen = c->at_gen };
+			       .gen = c->at_gen, .lines = pl->lines };
 	if (pl->addr == a->addr)
 		return true;
 	text = memcpy(c->at_arena + c->at_len, c->at_arena + pl->text, pl->len);
-	script_readdress(text, pl->len, 1, a->addr);
+	script_readdress(text, pl->len, pl->lines, a->addr);
 	t->off = (uint32_t)c->at_len;
 	c->at_len += pl->len;
 	return true;
 }
 
-/* a's line made in at_arena - a copy of the line made at the same place
- * for another address, or named and formatted - and where it is, into t.
- * False when it is too long to keep (as put_addr_new() decides): it is
- * written as it is made. Kernel addresses share one space: nothing to
- * share by place. */
+/* a's lines made in at_arena - a copy of the lines made at the same
+ * place for another address, or named and formatted - and where they
+ * are, into t. False when they are too long to keep (as put_addr_new()
+ * decides): they are written as they are made, as many as the stack may
+ * show. Kernel addresses share one space: nothing to share by place. */
 static bool at_make(struct cs_script *c, const struct at_addr *a,
 		    struct at_text *t)
 {
+	const char *names[INLINES_MAX];
+	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
 	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
-	struct line_names nm;
 	char *text, *end;
-	size_t bound;
+	size_t n = 0, bound, left;
 
 	if (!a->kernel) {
 		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
@@ -124,28 +243,42 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 			return true;
 	}
 	at_resolve(a, &fr.loc);
-	script_frame_names(c, &fr, &nm);
-	bound = 80 + nm.sym_len + nm.dso_len;
+	if (!c->no_inline && fr.loc.sym && !fr.loc.kernel) {
+		n = cs_machine_place_inlines(a->bin, a->off, names, INLINES_MAX);
+		if (n > INLINES_MAX)
+			n = INLINES_MAX;
+	}
+	bound = script_addr_names(c, &fr, names, n, nm);
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
-		script_put_frame(c, &fr, '\t');
-		put_ch(c, '\n');
+		if ((left = stack_take(c, n + 1, 0)))
+			script_put_long_lines(c, &fr, names, n, bound, left);
 		return false;
 	}
 	at_room(c, bound);
-	text = c->at_arena + c->at_len;
-	end = script_frame_to(text, &fr, '\t', &nm);
-	*end++ = '\n';
+	text = end = c->at_arena + c->at_len;
+	for (size_t i = 0; i <= n; i++) {
+		end = script_frame_to(end, &fr, '\t', &nm[i]);
+		*end++ = '\n';
+	}
 	*t = (struct at_text){ .off = (uint32_t)c->at_len,
-			       .len = (uint16_t)(end - text), .gen = c->at_gen };
+			       .len = (uint16_t)(end - text), .gen = c->at_gen,
+			       .lines = (uint8_t)(n + 1) };
 	c->at_len += t->len;
 	if (pl)
 		*pl = (struct cs_place_line){
 			.bin = a->bin, .off = a->off, .addr = a->addr,
-			.text = t->off, .len = t->len, .lines = 1,
+			.text = t->off, .len = t->len, .lines = t->lines,
 			.gen = cs_place_lines_gen(c->at_places),
 		};
 	return true;
+}
+
+/* t's lines, as many as the stack may show. */
+static void at_put(struct cs_script *c, const struct at_text *t)
+{
+	put_lines(c, c->at_arena + t->off, t->len, t->lines,
+		  stack_take(c, t->lines, 0));
 }
 
 /* OP_AT and OP_SLOT: a line named on this thread. */
@@ -161,7 +294,7 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 		a = &c->at_addrs[slot];
 		t = &c->at_texts[slot];
 		if (t->gen == c->at_gen) {
-			put_ref(c, c->at_arena + t->off, t->len);
+			at_put(c, t);
 			return;
 		}
 	} else {
@@ -180,7 +313,7 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 		}
 	}
 	if (at_make(c, a, t))
-		put_ref(c, c->at_arena + t->off, t->len);
+		at_put(c, t);
 }
 
 /* The slots the OP_AT or OP_SLOT at p will read are asked for early: the
@@ -212,7 +345,7 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 		op_prefetch(c, b->buf + b->at_ops[i]);
 	while (p < end) {
 		const uint64_t *w = (const uint64_t *)p;
-		size_t cut, len;
+		size_t lines, len;
 		char *text, *q;
 
 		switch (*w & 0xff) {
@@ -234,10 +367,11 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			continue;
 		}
 		case OP_REF:
-			text = c->arena + (*w >> 32);
-			cut = (*w >> 8) & 0xff;
-			len = (*w >> 16) & 0xffff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			text = c->arena + (*w >> 40);
+			lines = (*w >> 16) & 0xff;
+			len = (*w >> 24) & 0xffff;
+			put_lines(c, text, len, lines,
+				  stack_take(c, lines, (*w >> 8) & 0xff));
 			p += 8;
 			continue;
 		case OP_COPY:
@@ -246,9 +380,21 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 				      c->arena + (*w >> 32), len);
 			script_readdress(text, len, w[2], w[1]);
 			c->arena_len += len;
-			cut = (*w >> 8) & 0xff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			put_lines(c, text, len, w[2],
+				  stack_take(c, w[2], (*w >> 8) & 0xff));
 			p += 24;
+			continue;
+		case OP_STACK:
+			if (*w & OP_STACK_RESET)
+				c->stack_left[0] = c->stack_left[1] = *w >> 32;
+			c->stack_user = *w & OP_STACK_USER;
+			p += 8;
+			continue;
+		case OP_LINE:
+			len = *w >> 8;
+			if (stack_take(c, 1, 0))
+				script_put_mem(c, p + 8, len);
+			p += (8 + len + 7) & ~(size_t)7;
 			continue;
 		case OP_AT:
 		case OP_SLOT:
@@ -259,8 +405,10 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			p += (*w & 0xff) == OP_AT ? 32 : 8;
 			continue;
 		case OP_UNK:
-			q = room(c, 64);
-			c->len += (size_t)(script_unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			if (stack_take(c, 1, 0)) {
+				q = room(c, 64);
+				c->len += (size_t)(script_unknown_to(q, w[1], (unsigned int)(*w >> 8)) - q);
+			}
 			p += 16;
 			continue;
 		case OP_DEF: {
@@ -284,8 +432,8 @@ static void ops_run(struct cs_script *c, const struct ops *b)
 			if (len != *w >> 32)
 				abort();
 			c->arena_len += len;
-			cut = (*w >> 16) & 0xff;
-			put_ref(c, text, cut ? script_prefix_len(text, len, cut) : len);
+			put_lines(c, text, len, d->lines,
+				  stack_take(c, d->lines, (*w >> 16) & 0xff));
 			p += (d->size + 7) & ~(size_t)7;
 			continue;
 		}
@@ -299,13 +447,14 @@ static void *formatter_main(void *arg)
 	struct formatter *f = arg;
 	struct ops *b;
 
+	atomic_store(&f->tid, gettid());
 	while ((b = cs_queue_pop(f->todo))) {
 		if (!atomic_load(&f->failed)) {
 			ops_run(f->out, b);
 			if (b->sync)
 				script_out_drain(f->out);
 			if (f->out->io_error)
-				atomic_store(&f->failed, true);
+				atomic_store(&f->failed, f->out->io_error);
 		}
 		b->len = 0;
 		b->nr_at_ops = 0;
@@ -325,6 +474,7 @@ static void formatter_free(struct formatter *f)
 		free(f->batches[i].buf);
 		free(f->batches[i].at_ops);
 	}
+	judge_stop(f);
 	free(f->name_lens);
 	cs_script_free(f->out);
 	cs_queue_free(f->todo);
@@ -341,6 +491,8 @@ int script_formatter_start(struct cs_script *sc,
 	struct formatter *f = calloc(1, sizeof(*f));
 	int err = -ENOMEM;
 
+	if (f)
+		f->schedstat[0] = f->schedstat[1] = -1;
 	if (!f || !(f->name_lens = calloc(1u << NAME_LEN_BITS,
 					  sizeof(*f->name_lens))) ||
 	    cs_queue_new(OPS_BATCHES + 1, &f->todo) ||
@@ -356,8 +508,12 @@ int script_formatter_start(struct cs_script *sc,
 	}
 	if ((err = script_printer_new(o, o->jobs >= 3, &f->out)))
 		goto fail;
-	atomic_init(&f->failed, false);
+	atomic_init(&f->failed, 0);
 	atomic_init(&f->formatted, 0);
+	atomic_init(&f->tid, 0);
+	/* this thread's account (the other's is opened at the first look);
+	 * without one, no look */
+	f->schedstat[0] = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	if (pthread_create(&f->thread, NULL, formatter_main, f)) {
 		err = -EAGAIN;
 		goto fail;
@@ -384,11 +540,14 @@ void script_ops_out(struct cs_script *sc)
 	sc->ops->len = sc->len;
 	cs_queue_push(f->todo, sc->ops);
 	f->sent++;
+	if (f->schedstat[0] >= 0 && !f->judge_due &&
+	    (!f->judged_wall || now_ns() - f->judged_wall >= JUDGE_NS))
+		f->judge_due = true;
 	sc->ops = cs_queue_pop(f->done);
 	sc->buf = sc->ops->buf;
 	sc->len = 0;
 	if (atomic_load(&f->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&f->failed);
 }
 
 /* script_out_drain() through the formatting thread: everything so far is
@@ -401,7 +560,7 @@ void script_ops_sync(struct cs_script *sc)
 	script_ops_out(sc);
 	ring_wait(f->done, OPS_BATCHES);
 	if (atomic_load(&f->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&f->failed);
 }
 
 void script_formatter_stop(struct cs_script *sc)

@@ -84,7 +84,7 @@ struct writer {
 	struct cs_queue *done;		/* written chunks, free to fill again */
 	struct chunk chunks[CHUNKS];
 	struct sink sink;
-	atomic_bool failed;
+	atomic_int failed;		/* the errno of a failed write; 0: none */
 };
 
 /* With a formatting thread, the reading thread sends it operations
@@ -96,7 +96,8 @@ struct writer {
  * byte says what it is:
  *   OP_TEXT  len << 8, then len bytes of text
  *   OP_HEAD  fields << 8, then the rest of struct head_op
- *   OP_REF   cut << 8 | len << 16 | off << 32: cached text, in the arena
+ *   OP_REF   cut << 8 | lines << 16 | len << 24 | off << 40: cached text,
+ *            in the arena
  *   OP_DEF   reset << 8 | cut << 16 | len << 32, then the rest of struct
  *            def_op: an address's lines, to be made into len bytes of
  *            text, appended to the arena (after starting it over, with
@@ -114,6 +115,14 @@ struct writer {
  *            when keep; with ip, the one frame of a sample without a
  *            callchain, not kept
  *   OP_SLOT  fields << 8 | slot << 32: the line kept under that slot
+ *   OP_STACK reset << 8 | user << 9 | max << 32: with lines named there
+ *            (fmt_names without --no-inline) a stack's frame lines are
+ *            counted there against --max-stack: with reset, both counts
+ *            (a stack unwound from its copy has a user one beside the
+ *            kernel's) start at max; the next lines count against the
+ *            user one or not
+ *   OP_LINE  len << 8, then len bytes of text: a frame line that is no
+ *            address's (a marker), written if the count allows
  * cut: write only that many of the lines (0: all), as --max-stack asks.
  * The reading thread keeps the line cache and decides every hit, miss
  * and reset, and it knows the length of each new text (script_frame_len()), so
@@ -122,11 +131,17 @@ struct writer {
  * (LE_AT), and that thread keeps them in an arena of its own (at_*).
  * Naming a new address is most of what a miss costs, and with
  * --no-inline its line is one line whatever the names are, which is all
- * this thread needs to know of it (--max-stack). */
-enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT };
+ * this thread needs to know of it (--max-stack). With inlined calls it
+ * is not: an address's lines are as many as its DWARF says, so this
+ * thread counts each as one, at least what it has, and the formatting
+ * thread cuts the stack where the count it keeps says (OP_STACK). */
+enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT,
+       OP_STACK, OP_LINE };
 #define OP_AT_KEEP (1ull << 20)
 #define OP_AT_IP (1ull << 21)
 #define OP_AT_KERNEL (1ull << 22)
+#define OP_STACK_RESET (1ull << 8)
+#define OP_STACK_USER (1ull << 9)
 #define AT_ARENA (4u << 20)		/* the formatting thread's own text */
 #define AT_AHEAD 16			/* OP_AT and OP_SLOT looked at ahead */
 
@@ -209,7 +224,7 @@ struct cs_script {
 	struct cs_session *session;
 	struct cs_machine *machine;
 	int name_width;			/* widest event name */
-	bool io_error;
+	int io_error;			/* the errno of a failed write; 0: none */
 	struct chunk *filling;		/* being filled, by this thread */
 	char *buf;			/* filling->buf */
 	size_t len;			/* of filling's own text so far */
@@ -246,6 +261,17 @@ struct cs_script {
 	size_t at_len;
 	uint8_t at_gen;			/* of at_arena's text; never 0 */
 	struct cs_place_lines *at_places; /* at_arena's text by place */
+	bool fmt_kernel;		/* with fmt_names: kernel addresses too */
+	bool stack_counts;		/* fmt_names with inlined calls: this
+					 * thread sends OP_STACK, and... */
+	size_t stack_left[2];		/* ... the formatting thread counts a
+					 * stack's lines: the kernel's (and all
+					 * of one not unwound), the user's
+					 * (SIZE_MAX: no OP_STACK yet) */
+	bool stack_user;		/* which of them the lines count in */
+	size_t fmt_given_up;		/* batches the formatting thread was
+					 * sent before it was given up; 0: it
+					 * was not (script_fmt_judge()) */
 };
 
 struct name_len {
@@ -259,7 +285,11 @@ struct at_text {
 	uint32_t off;			/* in at_arena */
 	uint16_t len;
 	uint8_t gen;			/* at_gen when made; 0: never */
+	uint8_t lines;			/* INLINES_MAX + 1 at most */
 };
+_Static_assert(INLINES_MAX + 1 <= UINT8_MAX && LC_ARENA <= 1u << 24 &&
+	       LC_MAX_TEXT < 1u << 16,
+	       "an address's lines, and OP_REF's fields, fit their bytes");
 
 /* ... and what the line is made of, read only when it is made again
  * (put_at()'s bin and off). */
@@ -300,8 +330,16 @@ struct formatter {
 	struct ops batches[OPS_BATCHES];
 	struct cs_script *out;		/* formats and writes them */
 	struct name_len *name_lens;	/* the reading thread's */
-	atomic_bool failed;
+	atomic_int failed;		/* its printer's io_error; 0: none */
 	size_t sent;			/* batches, by the reading thread */
+	/* whether the two threads run at once (script_fmt_judge()), by
+	 * the scheduler's account of each: time run, time waited for a
+	 * CPU (schedstat), in ns, at the last look */
+	int schedstat[2];		/* this thread's, that one's; -1: none */
+	uint64_t judged_wall, judged_run[2], judged_wait[2];
+	unsigned int poor;		/* looks in a row that found no overlap */
+	bool judge_due;			/* a look at the next sample */
+	_Atomic pid_t tid;		/* the formatting thread's; 0: not yet */
 	/* batches formatted: on a line of its own, which only the
 	 * formatting thread writes */
 	_Alignas(64) atomic_size_t formatted;
@@ -340,9 +378,19 @@ void script_put_start(struct cs_script *sc, const struct cs_evsel *e,
 
 /* ---- script_fmt.c: the formatting thread --------------------------------- */
 
+/* Whether the formatting thread has a whole batch waiting besides the one
+ * it formats: then this thread makes the sample's first line itself. The
+ * text is the same whichever makes it; which one has time to depends on
+ * the profile (with fmt_names, naming new addresses there can make it
+ * the slower of the two) and on what else the machine runs. */
+static inline bool script_fmt_lags(const struct formatter *f)
+{
+	return f->sent - atomic_load_explicit(&f->formatted,
+					      memory_order_relaxed) >= 2;
+}
+
 int script_fmt_names_start(struct cs_script *sc);
-int script_fmt_names_stop(struct cs_script *sc);
-bool script_fmt_lags(const struct formatter *f);
+int script_fmt_judge(struct cs_script *sc);
 int script_formatter_start(struct cs_script *sc,
 			   const struct cs_script_opts *o);
 void script_ops_out(struct cs_script *sc);
@@ -363,6 +411,13 @@ void script_put_frame(struct cs_script *sc, const struct cs_frame *f,
 size_t script_prefix_len(const char *text, size_t len, size_t lines);
 char *script_unknown_to(char *p, uint64_t addr, unsigned int fields);
 void script_readdress(char *text, size_t len, size_t lines, uint64_t addr);
+void script_lines_take(struct cs_script *sc, const struct cs_script *c);
+size_t script_addr_names(const struct cs_script *sc, const struct cs_frame *f,
+			 const char *const *names, size_t n,
+			 struct line_names *nm);
+size_t script_put_long_lines(struct cs_script *sc, const struct cs_frame *f,
+			     const char *const *names, size_t n, size_t bound,
+			     size_t left);
 
 /* ---- helpers every part writes with -------------------------------------- */
 

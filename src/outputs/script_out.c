@@ -9,7 +9,8 @@
 
 /* All of n pieces: writev() may take fewer bytes than it was given (a
  * signal, a pipe, a full disk). False on an error. */
-static bool writev_all(int fd, struct iovec *iov, int n)
+/* 0, or the errno of the failed write */
+static int writev_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
 		ssize_t w = writev(fd, iov, n);
@@ -17,7 +18,7 @@ static bool writev_all(int fd, struct iovec *iov, int n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return false;
+			return errno;
 		}
 		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
 			w -= (ssize_t)iov->iov_len;
@@ -26,35 +27,36 @@ static bool writev_all(int fd, struct iovec *iov, int n)
 			iov->iov_len -= (size_t)w;
 		}
 	}
-	return true;
+	return 0;
 }
 
-static bool sink_write(const struct sink *s, struct iovec *iov, int n)
+/* 0, or the errno of the failed write (EIO when the stream has none) */
+static int sink_write(const struct sink *s, struct iovec *iov, int n)
 {
 	if (s->fd >= 0)
 		return writev_all(s->fd, iov, n);
 	for (int i = 0; i < n; i++)
 		if (fwrite(iov[i].iov_base, 1, iov[i].iov_len, s->out) !=
 		    iov[i].iov_len)
-			return false;
-	return true;
+			return errno ? errno : EIO;
+	return 0;
 }
 
 /* Writes the chunk, its own text and the cached text it refers to in
- * order, and empties it. False on an error. */
-static bool chunk_write(const struct sink *s, struct chunk *c)
+ * order, and empties it. Returns 0 or the errno of the failed write. */
+static int chunk_write(const struct sink *s, struct chunk *c)
 {
 	struct iovec iov[PIECES];
 	size_t at = 0;
-	int n = 0;
-	bool ok = true;
+	int n = 0, err = 0;
 
 	for (size_t i = 0; i <= c->nr_refs; i++) {
 		const struct text_ref *r = i < c->nr_refs ? &c->refs[i] : NULL;
 		size_t to = r ? r->at : c->len;
 
 		if (n > PIECES - 2) {
-			ok = ok && sink_write(s, iov, n);
+			if (!err)
+				err = sink_write(s, iov, n);
 			n = 0;
 		}
 		if (to > at)
@@ -63,10 +65,11 @@ static bool chunk_write(const struct sink *s, struct chunk *c)
 			iov[n++] = (struct iovec){ (void *)r->text, r->len };
 		at = to;
 	}
-	ok = ok && sink_write(s, iov, n);
+	if (!err)
+		err = sink_write(s, iov, n);
 	c->len = 0;
 	c->nr_refs = 0;
-	return ok;
+	return err;
 }
 
 static void *writer_main(void *arg)
@@ -75,8 +78,10 @@ static void *writer_main(void *arg)
 	struct chunk *c;
 
 	while ((c = cs_queue_pop(w->todo))) {
-		if (!chunk_write(&w->sink, c))
-			atomic_store(&w->failed, true);
+		int err = chunk_write(&w->sink, c);
+
+		if (err)
+			atomic_store(&w->failed, err);
 		cs_queue_push(w->done, c);
 	}
 	return NULL;
@@ -125,7 +130,7 @@ int script_writer_start(struct cs_script *sc)
 			cs_queue_push(w->done, &w->chunks[i]);
 	}
 	w->sink = sc->sink;
-	atomic_init(&w->failed, false);
+	atomic_init(&w->failed, 0);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		err = -EAGAIN;
 		goto fail;
@@ -149,15 +154,17 @@ void script_chunk_out(struct cs_script *sc)
 	sc->filling->len = sc->len;
 	sc->len = 0;
 	if (!w) {
-		if (!chunk_write(&sc->sink, sc->filling))
-			sc->io_error = true;
+		int err = chunk_write(&sc->sink, sc->filling);
+
+		if (err)
+			sc->io_error = err;
 		return;
 	}
 	cs_queue_push(w->todo, sc->filling);
 	sc->filling = cs_queue_pop(w->done);
 	sc->buf = sc->filling->buf;
 	if (atomic_load(&w->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&w->failed);
 }
 
 void script_out_drain(struct cs_script *sc)
@@ -173,7 +180,7 @@ void script_out_drain(struct cs_script *sc)
 		return;
 	ring_wait(w->done, CHUNKS);
 	if (atomic_load(&w->failed))
-		sc->io_error = true;
+		sc->io_error = atomic_load(&w->failed);
 }
 
 void script_writer_stop(struct cs_script *sc)
@@ -240,9 +247,11 @@ void script_put_mem(struct cs_script *sc, const char *s, size_t n)
 	if (!p) {
 		struct iovec iov = { (void *)s, n };
 
+		int err;
+
 		script_out_drain(sc);		/* what came before goes first */
-		if (!sink_write(&sc->sink, &iov, 1))
-			sc->io_error = true;
+		if ((err = sink_write(&sc->sink, &iov, 1)))
+			sc->io_error = err;
 		return;
 	}
 	memcpy(p, s, n);

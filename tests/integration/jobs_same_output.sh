@@ -160,7 +160,7 @@ check "... each under its own name" \
 if "$CS" record -q -e cpu-clock -F 4000 -o "$T/ip.data" -- \
 	"$CS_WORKLOADS/fixedwork" >/dev/null 2>&1; then
 	bad=0
-	for v in "--no-inline" "--no-inline -F ip,sym,dso"; do
+	for v in "" "--no-inline" "--no-inline -F ip,sym,dso"; do
 		# shellcheck disable=SC2086
 		"$CS" script -q -j 1 $v -i "$T/ip.data" >"$T/one" 2>/dev/null
 		# shellcheck disable=SC2086

@@ -106,21 +106,38 @@ for pair in "$FIXTURES/$D/syswide-defer.data $T/defer.data" "$T/wide.data $T/pla
 done
 check "... a table of more than 32k lines" [ "$(wc -l <"$T/one")" -gt 32768 ]
 
-# script --no-inline names addresses on its formatting thread, to which
-# the symbol tables belong from then on; with --stats the session
-# resolves them too, on the reading thread, and the reading thread names
-# them as without --no-inline
+# script names addresses on its formatting thread, to which the symbol
+# tables belong from then on (with inlined calls: user addresses, and
+# their DWARF, opened on the reading thread; kernel addresses stay
+# there); with --stats the session resolves them too, on the reading
+# thread, and the reading thread names them all
 for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
-	for run in "-j 2" "-j 3" "-j 2 --stats"; do
-		args=(-q --no-inline -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+	for run in "-j 2 --no-inline" "-j 3 --no-inline" "-j 2 --stats --no-inline" \
+		   "-j 2 --max-stack 3" "-j 2 --stats"; do
+		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
 		# shellcheck disable=SC2086
 		"$CS" script ${run/-j [23]/-j 1} "${args[@]}" >"$T/one" 2>/dev/null
 		rc=0
 		# shellcheck disable=SC2086
 		"$TSN/callstitch" script $run "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
-		verdict "script --no-inline $run on $(basename "$p") under ThreadSanitizer" "$rc"
+		verdict "script $run on $(basename "$p") under ThreadSanitizer" "$rc"
 	done
 done
+
+# on one CPU script gives its formatting thread up and takes over the
+# line cache it made (script_jobs_one_cpu.sh)
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+	for v in "" "--no-inline"; do
+		args=(-q -i "$T/defer.data" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+		# shellcheck disable=SC2086
+		"$CS" script -j 1 $v "${args[@]}" >"$T/one" 2>/dev/null
+		rc=0
+		# shellcheck disable=SC2086
+		taskset -c 0 "$TSN/callstitch" script -j 2 $v "${args[@]}" >"$T/two" \
+			2>"$T/err" || rc=$?
+		verdict "script -j 2 $v on one CPU under ThreadSanitizer" "$rc"
+	done
+fi
 
 # symbols loaded ahead on worker threads (symbols_ahead.sh): first runs,
 # the symbol cache empty, of a recording made here - the kernel's list,

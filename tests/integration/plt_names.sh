@@ -23,7 +23,17 @@ check_eq "the entries are objdump's" "$(cut -d' ' -f1 labels.txt)" "$entries"
 resolvers=$(sed -n 's/^[0-9a-f]* \*ABS\*+0x\([0-9a-f]*\)@plt$/\1/p' labels.txt)
 check "libc's PLT has IFUNC entries (R_X86_64_IRELATIVE)" [ -n "$resolvers" ]
 "$CS_TOOLS/samples_at" probe.data "$LIBC" $entries $resolvers
+export XDG_CACHE_HOME=$T/cache
 $CS script -q --no-inline -F ip,sym,symoff -i probe.data | sed 's/^ *[0-9a-f]* //' >ours.txt
+# a PLT's names are kept in the symbol cache like a binary's symbols
+# (the file's key, after its 32-byte header, starts with "plt")
+plt_saved=0
+for f in "$XDG_CACHE_HOME"/callstitch/symtab-*; do
+	[ "$(tail -c +33 "$f" | head -c 3)" = plt ] && plt_saved=$((plt_saved + 1))
+done
+check "the PLT's names are saved in the symbol cache" [ "$plt_saved" -gt 0 ]
+$CS script -q --no-inline -F ip,sym,symoff -i probe.data | sed 's/^ *[0-9a-f]* //' >warm.txt
+same_file "and read back from it, the same names" ours.txt warm.txt
 check_eq "one name a sample" "$(($(wc -l <labels.txt) + $(wc -w <<<"$resolvers")))" \
 	"$(wc -l <ours.txt)"
 

@@ -127,6 +127,34 @@ static void many_maps_are_found_by_binary_search(void **state)
 	cs_maps_clear(&m);
 }
 
+static void every_count_of_maps_finds_each_and_no_hole(void **state)
+{
+	(void)state;
+	/* the search halves what is left: each count from one map up, and
+	 * every address around each map (its start, last byte, the hole
+	 * after it), asked in an order that the last answer does not give */
+	for (int n = 1; n <= 17; n++) {
+		struct cs_maps m = { 0 };
+
+		for (int i = 0; i < n; i++)
+			assert_int_equal(cs_maps_insert(&m, 0x10000 + (uint64_t)i * 0x3000,
+							0x2000, 0, fake_dso(i + 1),
+							true), 0);
+		for (int i = n - 1; i >= 0; i--) {
+			uint64_t a = 0x10000 + (uint64_t)i * 0x3000;
+
+			assert_ptr_equal(cs_maps_find(&m, a)->dso, fake_dso(i + 1));
+			assert_null(cs_maps_find(&m, a - 1));
+			assert_ptr_equal(cs_maps_find(&m, a + 0x1fff)->dso,
+					 fake_dso(i + 1));
+			assert_null(cs_maps_find(&m, a + 0x2000));
+		}
+		assert_null(cs_maps_find(&m, UINT64_MAX));
+		assert_null(cs_maps_find(&m, 0));
+		cs_maps_clear(&m);
+	}
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static struct cs_event comm_event(uint32_t pid, uint32_t tid, const char *comm,
@@ -216,6 +244,90 @@ static void fork_copies_comm_and_maps_threads_share_them(void **state)
 	assert_string_equal(cs_machine_comm(m, PID, PID), "parent");
 	assert_null(cs_machine_comm(m, 7, 7));
 	assert_string_equal(cs_machine_comm(m, 0, 0), "swapper");
+	cs_machine_free(m);
+}
+
+static struct cs_event exit_event(uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct cs_event ev = { .type = CS_RECORD_EXIT };
+
+	ev.fork.pid = pid;
+	ev.fork.ppid = pid;
+	ev.fork.tid = tid;
+	ev.fork.ptid = tid;
+	ev.fork.time = time;
+	return ev;
+}
+
+/* The machine remembers the processes and threads it was last asked
+ * about (a system-wide profile's samples take turns between CPUs): asked
+ * in turn about three, each answer is still its own, and a change made
+ * to one of them in between is seen. */
+static void processes_and_threads_asked_in_turn_answer_their_own(void **state)
+{
+	static const char *const comm[3] = { "one", "two", "three" };
+	static const char *const bin[3] = { "/bin/one", "/bin/two", "/bin/three" };
+	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_location loc;
+
+	(void)state;
+	for (uint32_t k = 0; k < 3; k++) {
+		feed(m, comm_event(PID + k, PID + k, comm[k], false));
+		feed(m, mmap_event(PID + k, 0x400000, 0x1000, 0, bin[k], NULL));
+	}
+	for (int round = 0; round < 4; round++)
+		for (uint32_t k = 0; k < 3; k++) {
+			uint32_t p = PID + (k + (uint32_t)round) % 3;
+
+			assert_string_equal(cs_machine_comm_at(m, p, p, 10),
+					    comm[p - PID]);
+			assert_int_not_equal(cs_machine_user_space(m, p), 0);
+			cs_machine_resolve_once(m, p, CS_MISC_USER, 0x400010, &loc);
+			assert_string_equal(loc.dso_name, bin[p - PID]);
+		}
+	/* the last two asked about change: the next answers say so */
+	feed(m, comm_event(PID + 2, PID + 2, "renamed", false));
+	feed(m, mmap_event(PID + 2, 0x400000, 0x1000, 0, "/bin/new", NULL));
+	feed(m, exit_event(PID + 1, PID + 1, 20));
+	assert_string_equal(cs_machine_comm_at(m, PID + 2, PID + 2, 30), "renamed");
+	assert_null(cs_machine_comm_at(m, PID + 1, PID + 1, 30));
+	assert_string_equal(cs_machine_comm_at(m, PID + 1, PID + 1, 15), "two");
+	cs_machine_resolve_once(m, PID + 2, CS_MISC_USER, 0x400010, &loc);
+	assert_string_equal(loc.dso_name, "/bin/new");
+	/* never seen: no name, no space */
+	assert_null(cs_machine_comm_at(m, 7, 7, 10));
+	assert_int_equal(cs_machine_user_space(m, 7), 0);
+	cs_machine_free(m);
+}
+
+/* A dso is found again by its name and build id; names that share their
+ * length and last bytes, or one name with two build ids, are each their
+ * own, however they come in turn. */
+static void paths_alike_in_length_and_tail_are_dsos_of_their_own(void **state)
+{
+	static const char *const path[3] = {
+		"/usr/lib/libaa.so.6", "/usr/lbb/libaa.so.6", "/usr/lib/libaa.so.6",
+	};
+	uint8_t id[3][20] = { { 1 }, { 1 }, { 2 } };
+	const void *bin[3], *again;
+	struct cs_machine *m = new_machine(NULL, NULL);
+	uint64_t off;
+
+	(void)state;
+	for (int round = 0; round < 3; round++)
+		for (uint32_t k = 0; k < 3; k++) {
+			uint32_t pid = PID + 3 * (uint32_t)round + k;
+
+			feed(m, mmap_event(pid, 0x400000, 0x1000, 0, path[k], id[k]));
+			assert_true(cs_machine_user_place(m, pid, 0x400010,
+							  round ? &again : &bin[k],
+							  &off));
+			if (round)
+				assert_ptr_equal(again, bin[k]);
+		}
+	assert_ptr_not_equal(bin[0], bin[1]);
+	assert_ptr_not_equal(bin[0], bin[2]);
+	assert_ptr_not_equal(bin[1], bin[2]);
 	cs_machine_free(m);
 }
 
@@ -934,6 +1046,9 @@ int main(void)
 		cmocka_unit_test(overlapping_mmap_splits_and_replaces),
 		cmocka_unit_test(data_map_never_covers_code),
 		cmocka_unit_test(many_maps_are_found_by_binary_search),
+		cmocka_unit_test(every_count_of_maps_finds_each_and_no_hole),
+		cmocka_unit_test(processes_and_threads_asked_in_turn_answer_their_own),
+		cmocka_unit_test(paths_alike_in_length_and_tail_are_dsos_of_their_own),
 		cmocka_unit_test(fork_copies_comm_and_maps_threads_share_them),
 		cmocka_unit_test(synthesised_fork_copies_no_maps),
 		cmocka_unit_test(exec_keeps_maps_until_the_new_image_replaces_them),

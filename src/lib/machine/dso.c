@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #define DSO_HASH_BITS 10
+#define RECENT_BITS 6
 
 struct bid_file {			/* a file under symfs and its build id */
 	uint8_t id[20];
@@ -41,6 +42,7 @@ struct cs_dso_table {
 	struct cs_fetch_hooks hooks;
 	struct cs_debuginfod *debuginfod;	/* made on first use */
 	struct cs_dso *hash[1u << DSO_HASH_BITS];
+	struct cs_dso *recent[1u << RECENT_BITS];	/* by recent_slot() */
 	struct bid_file *index;		/* symfs files by build id, built once */
 	size_t nr_index, cap_index;
 	bool indexed;
@@ -138,20 +140,50 @@ static uint32_t hash_name(const char *s, size_t n)
 	return h >> (32 - DSO_HASH_BITS);
 }
 
+static bool dso_is(const struct cs_dso *d, const char *name, size_t name_len,
+		   const uint8_t *build_id, size_t build_id_size)
+{
+	return !strncmp(d->name, name, name_len) && !d->name[name_len] &&
+	       d->build_id_size == build_id_size &&
+	       (!build_id_size || !memcmp(d->build_id, build_id, build_id_size));
+}
+
+/*
+ * Where a name found lately is remembered, by its length and last bytes.
+ * The table's hash reads a name a byte at a time (and its bucket order is
+ * the order dsos are listed in, so it stays), and every process maps the
+ * same few files: on a system-wide profile of a build, thousands of
+ * MMAPs of a dozen paths.
+ */
+static struct cs_dso **recent_slot(struct cs_dso_table *t, const char *name,
+				   size_t name_len)
+{
+	uint64_t tail = 0;
+
+	memcpy(&tail, name + (name_len > 8 ? name_len - 8 : 0),
+	       name_len < 8 ? name_len : 8);
+	tail = (tail ^ name_len) * 0x9e3779b97f4a7c15ULL;
+	return &t->recent[tail >> (64 - RECENT_BITS)];
+}
+
 struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 			      size_t name_len, const uint8_t *build_id,
 			      size_t build_id_size)
 {
-	uint32_t h = hash_name(name, name_len);
+	struct cs_dso **r = recent_slot(t, name, name_len);
 	struct cs_dso *d;
+	uint32_t h;
 
 	if (build_id_size > 20)
 		build_id_size = 20;
+	if (*r && dso_is(*r, name, name_len, build_id, build_id_size))
+		return *r;
+	h = hash_name(name, name_len);
 	for (d = t->hash[h]; d; d = d->next)
-		if (!strncmp(d->name, name, name_len) && !d->name[name_len] &&
-		    d->build_id_size == build_id_size &&
-		    (!build_id_size || !memcmp(d->build_id, build_id, build_id_size)))
+		if (dso_is(d, name, name_len, build_id, build_id_size)) {
+			*r = d;
 			return d;
+		}
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -165,6 +197,7 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 	d->build_id_size = (uint8_t)build_id_size;
 	d->next = t->hash[h];
 	t->hash[h] = d;
+	*r = d;
 	return d;
 }
 
@@ -1102,16 +1135,54 @@ void cs_dso_load(struct cs_dso_table *t, struct cs_dso *d)
 	load_symbols(t, d, from);
 }
 
+/* The symbol cache's key of d's PLT names into buf: what they are made
+ * of, the binary's relocations and (for an ifunc's entry) the symbols of
+ * the file they were read from. False when either cannot be keyed; our
+ * [vdso]'s copy has a new name every run. */
+static bool plt_key(const struct cs_dso *d, char *buf, size_t len)
+{
+	char bin[4096], syms[4096];
+	int r;
+
+	if (d->found_is_copy || cs_symcache_file_key(d->found, bin, sizeof(bin)))
+		return false;
+	if (!d->syms)
+		syms[0] = '\0';
+	else if (!d->dwarf_path ||
+		 cs_symcache_file_key(d->dwarf_path, syms, sizeof(syms)))
+		return false;
+	r = snprintf(buf, len, "plt\n%s\nsymbols %zu\n%s", bin,
+		     d->syms ? cs_symtab_count(d->syms) : 0, syms);
+	return r > 0 && (size_t)r < len;
+}
+
 /* PLT entries have no symbols: they are named from the running binary's
  * relocations (which a debug file does not carry), and only for a dso with
- * an address in its PLT - most never have one. */
+ * an address in its PLT - most never have one. Reading them parses the
+ * binary's ELF headers and relocations again every run: the table is
+ * kept in the symbol cache like a binary's own (an empty one too). */
 static void load_plt(struct cs_dso *d)
 {
+	char key[8400];
+	bool keyed;
+
 	d->plt_tried = true;
-	if (!d->found || cs_symtab_new(&d->plt))
+	if (!d->found)
 		return;
-	if (cs_elf_load_plt(d->found, d->syms, d->plt) < 0 ||
-	    cs_symtab_finish(d->plt) || !cs_symtab_count(d->plt)) {
+	keyed = plt_key(d, key, sizeof(key));
+	if (!keyed || cs_symcache_open(key, &d->plt)) {
+		if (cs_symtab_new(&d->plt))
+			return;
+		if (cs_elf_load_plt(d->found, d->syms, d->plt) < 0 ||
+		    cs_symtab_finish(d->plt)) {
+			cs_symtab_free(d->plt);
+			d->plt = NULL;
+			return;
+		}
+		if (keyed)
+			cs_symcache_store(key, d->plt);
+	}
+	if (!cs_symtab_count(d->plt)) {
 		cs_symtab_free(d->plt);
 		d->plt = NULL;
 	}
@@ -1147,26 +1218,36 @@ static bool prep_inlines(struct cs_dso_table *t, struct cs_dso *d)
 	return true;
 }
 
+void cs_dso_inlines_open(struct cs_dso_table *t, struct cs_dso *d)
+{
+	if (d->inlines_tried)
+		return;
+	d->inlines_tried = true;
+	if (prep_inlines(t, d)) {
+		/* taken as a worker made it */
+	} else if (!t->tasks) {
+		if (d->dwarf_path && cs_inlines_open(d->dwarf_path, &d->inlines))
+			d->inlines = NULL;
+	} else if (d->dwarf_path) {
+		/* opened here, saved on a worker */
+		if (cs_inlines_open_unsaved(d->dwarf_path, &d->inlines))
+			d->inlines = NULL;
+		else
+			save_table(t, NULL, d->inlines, NULL);
+	}
+}
+
+size_t cs_dso_inlines_at(const struct cs_dso *d, uint64_t vaddr,
+			 const char **names, size_t cap)
+{
+	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
+}
+
 size_t cs_dso_inlines(struct cs_dso_table *t, struct cs_dso *d, uint64_t vaddr,
 		      const char **names, size_t cap)
 {
-	if (!d->inlines_tried) {
-		d->inlines_tried = true;
-		if (prep_inlines(t, d)) {
-			/* taken as a worker made it */
-		} else if (!t->tasks) {
-			if (d->dwarf_path &&
-			    cs_inlines_open(d->dwarf_path, &d->inlines))
-				d->inlines = NULL;
-		} else if (d->dwarf_path) {
-			/* opened here, saved on a worker */
-			if (cs_inlines_open_unsaved(d->dwarf_path, &d->inlines))
-				d->inlines = NULL;
-			else
-				save_table(t, NULL, d->inlines, NULL);
-		}
-	}
-	return d->inlines ? cs_inlines_at(d->inlines, vaddr, names, cap) : 0;
+	cs_dso_inlines_open(t, d);
+	return cs_dso_inlines_at(d, vaddr, names, cap);
 }
 
 int cs_dso_table_for_each_file(const struct cs_dso_table *t,

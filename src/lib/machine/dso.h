@@ -125,6 +125,14 @@ bool cs_dso_find_sym(struct cs_dso *d, uint64_t vaddr, struct cs_sym *out);
 size_t cs_dso_inlines(struct cs_dso_table *t, struct cs_dso *d, uint64_t vaddr,
 		      const char **names, size_t cap);
 
+/* cs_dso_inlines() in two steps, for a caller that looks up on another
+ * thread: opening d's DWARF once (in stream order, as the first lookup
+ * would), then lookups that touch nothing but d's inline table - no
+ * other thread may look up in d meanwhile. */
+void cs_dso_inlines_open(struct cs_dso_table *t, struct cs_dso *d);
+size_t cs_dso_inlines_at(const struct cs_dso *d, uint64_t vaddr,
+			 const char **names, size_t cap);
+
 /* Worker threads for the table (the machine's; none by default). With
  * them, finished tables are written to the cache on a worker, and
  * cs_dso_preload() loads ahead. The caller ends them (cs_tasks_finish())

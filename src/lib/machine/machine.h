@@ -103,6 +103,11 @@ bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
  * messages, counts and cache writes happen now. */
 void cs_machine_place_load(struct cs_machine *m, const void *bin);
 
+/* cs_machine_place_load(), and bin's inlined functions made ready for
+ * cs_machine_place_inlines(), as the first cs_machine_inlines() of an
+ * address in it would. */
+void cs_machine_place_load_inlines(struct cs_machine *m, const void *bin);
+
 /* What cs_machine_resolve() gives a user address at (bin, off) but the
  * map's fields (map_start, map_end, map_pgoff), without the machine: for
  * a thread of the caller's that names addresses the reading thread
@@ -112,6 +117,11 @@ void cs_machine_place_load(struct cs_machine *m, const void *bin);
  * machine. */
 void cs_machine_place_resolve(const void *bin, uint64_t off,
 			      struct cs_location *loc);
+
+/* What cs_machine_inlines() gives a user address at (bin, off), under
+ * the same rules, once cs_machine_place_load_inlines() made bin ready. */
+size_t cs_machine_place_inlines(const void *bin, uint64_t off,
+				const char **names, size_t cap);
 
 /* The same for kernel addresses: false when a KSYMBOL (a BPF program, a
  * trampoline) holds addr, whose name a later record may free - resolve

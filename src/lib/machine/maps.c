@@ -7,20 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* first index whose end is above addr */
+/* First index whose end is above addr. Every user address a profile
+ * resolves searches its process's maps, and which half holds it is as
+ * likely as not at each step: the halving is a conditional move, not a
+ * branch to mispredict. */
 static size_t first_above(const struct cs_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->nr;
+	const struct cs_map *base = m->map;
+	size_t n = m->nr;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (m->map[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = base[half].end <= addr ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return (size_t)(base - m->map) + (base->end <= addr);
 }
 
 static int reserve(struct cs_maps *m, size_t n)
