@@ -557,10 +557,10 @@ wall_j() {
 	echo "$w1 $w2"
 }
 printf '\n%-50s %10s %14s %12s\n' "threads (wall seconds, best of $runs)" "-j 1" "-j 2" "gain"
-for c in report script folded flame pprof; do
+for c in report script folded flame pprof speedscope; do
 	"$cs" "$c" -h 2>&1 | grep -q -- '-j, --jobs' || continue
 	out=()
-	case $c in flame|pprof) out=(-o /dev/null) ;; esac
+	case $c in flame|pprof|speedscope) out=(-o /dev/null) ;; esac
 	read -r w1 w2 < <(wall_j "$cs" "$c" -q "${out[@]}" -i "$B/distinct.data")
 	line "$c, 500k samples, stacks nearly all distinct" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
 done
@@ -568,6 +568,20 @@ done
 if "$cs" flame -h 2>&1 | grep -q -- '-j, --jobs'; then
 	read -r w1 w2 < <(wall_j "$cs" flame -q -o /dev/null -i "$real")
 	line "flame, real profile" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+fi
+# pprof and speedscope count the samples on a second thread too
+for c in pprof speedscope; do
+	"$cs" "$c" -h 2>&1 | grep -q -- '-j, --jobs' || continue
+	read -r w1 w2 < <(wall_j "$cs" "$c" -q -o /dev/null -i "$real")
+	line "$c, real profile" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+done
+# diff reads OLD and NEW at once, a thread each, and writes its table
+# in parts
+if "$cs" diff -h 2>&1 | grep -q -- '-j, --jobs'; then
+	read -r w1 w2 < <(wall_j "$cs" diff -q "$B/distinct.data" "$B/defer.data")
+	line "diff, 500k distinct against ${n} deferred" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	read -r w1 w2 < <(wall_j "$cs" diff -q "$real" "$real")
+	line "diff, real profile against itself" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
 fi
 # report counts the samples on a second thread while the first reads them
 if "$cs" report -h 2>&1 | grep -q -- '-j, --jobs'; then

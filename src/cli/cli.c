@@ -17,22 +17,26 @@ void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	flockfile(stderr);	/* one line, whichever thread says it */
 	fputs("callstitch: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	flockfile(stderr);	/* one line, whichever thread says it */
 	fputs("callstitch: warning: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 int cli_input_option(struct cli_input *in, int opt, const char *arg)
@@ -249,9 +253,10 @@ struct cs_session *cli_open(const struct cli_input *in)
 
 	o.read_ahead = o.jobs >= in->output_threads + 2;
 	progress_state.tty = isatty(STDERR_FILENO);
-	if (!in->quiet)
+	if (!in->quiet && !in->concurrent)
 		o.fetch_progress = fetch_line;
-	if (progress_state.tty && !in->quiet && !in->no_progress)
+	if (progress_state.tty && !in->quiet && !in->no_progress &&
+	    !in->concurrent)
 		o.progress = progress_line;
 	err = cs_session_open(&o, &s);
 	if (err < 0) {
@@ -265,8 +270,11 @@ struct cs_session *cli_open(const struct cli_input *in)
 int cli_run(struct cs_session *s, const struct cli_input *in,
 	    const struct cs_output_ops *ops, void *ctx)
 {
-	int err = cs_session_run(s, ops, ctx);
+	return cli_run_done(s, in, cs_session_run(s, ops, ctx));
+}
 
+int cli_run_done(struct cs_session *s, const struct cli_input *in, int err)
+{
 	if (progress_state.shown) {
 		fputs("\r\033[K", stderr);
 		progress_state.shown = false;

@@ -37,6 +37,9 @@ struct cli_input {
 	bool completeness;		/* classify user stacks (report's header) */
 	bool no_progress;		/* no progress line even on a terminal */
 	bool name_input;		/* the summary names the profile (of two) */
+	bool concurrent;		/* another session runs at the same time:
+					 * no progress or download lines, which
+					 * share one line on the terminal */
 	unsigned int jobs;		/* the command's -j (0: the CPUs available) */
 	unsigned int output_threads;	/* threads the output starts itself
 					 * at that -j: the records are read
@@ -163,6 +166,11 @@ struct cs_session *cli_open(const struct cli_input *in);
  * status: 0, or 1 after printing the error. */
 int cli_run(struct cs_session *s, const struct cli_input *in,
 	    const struct cs_output_ops *ops, void *ctx);
+
+/* cli_run()'s end, for a session run elsewhere (cs_session_run() on
+ * another thread) that returned err: the error, or the warnings and the
+ * summary, printed on the caller's thread. Returns the exit status. */
+int cli_run_done(struct cs_session *s, const struct cli_input *in, int err);
 
 /* Opens path (in's other options apply) and runs it through ops, as
  * cli_open() and cli_run() do; for commands that read two profiles, so

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "outputs/diff.h"
+#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch diff [OPTIONS] [OLD NEW]\n\n"
@@ -22,11 +23,85 @@ static const char usage_text[] =
 	"                        (default dso,sym)\n"
 	"      --percent-limit N\n"
 	"                        hide entries below N percent in both profiles\n"
+	"  -j, --jobs N          threads: with 2 or more OLD and NEW are read at\n"
+	"                        the same time, each on a thread of its own (with\n"
+	"                        4 or more each reads ahead, decompresses and\n"
+	"                        loads symbols on half of them), and the table is\n"
+	"                        sorted and formatted in parts on N threads; the\n"
+	"                        same table (default: the CPUs available)\n"
 	CLI_OFF_CPU_HELP
 	CLI_SOURCES_HELP
 	"  -h, --help            this help\n";
 
 enum { OPT_PERCENT_LIMIT = 0x2000 };
+
+/* One of the two profiles read at the same time: its session, counted
+ * into a comparison of its own. */
+struct diff_side {
+	struct cli_input in;
+	struct cs_session *s;
+	struct cs_diff_run run;
+	int err;			/* what cs_session_run() returned */
+};
+
+static int side_run(void *ctx)
+{
+	struct diff_side *d = ctx;
+
+	d->err = cs_session_run(d->s, &cs_diff_ops, &d->run);
+	return 0;
+}
+
+/* Reads OLD on a thread of its own while this one reads NEW, each with
+ * half the jobs, then prints what -j 1 prints: OLD's summary (or error)
+ * first, and NEW's counts merged after OLD's, as one comparison counts
+ * them. Returns the exit status. */
+static int diff_both(const struct cli_input *in, const char *old,
+		     const char *new, const struct cs_diff_opts *o,
+		     struct cs_diff *diff)
+{
+	struct diff_side side[2];
+	struct cs_diff *mine = NULL;
+	struct cs_job job;
+	int rc = 1;
+
+	for (int i = 0; i < 2; i++) {
+		side[i] = (struct diff_side){ .in = *in, .run = { .which = i,
+					     .view = in->view } };
+		side[i].in.input = i ? new : old;
+		side[i].in.name_input = true;
+		side[i].in.concurrent = true;
+		/* OLD takes the odd one */
+		side[i].in.jobs = i ? in->jobs / 2 : (in->jobs + 1) / 2;
+	}
+	side[0].run.diff = diff;
+	if (cs_diff_new(o, &mine)) {	/* the same keys: the same texts */
+		cli_error("diff: %s", strerror(ENOMEM));
+		return 1;
+	}
+	side[1].run.diff = mine;
+	side[0].s = cli_open(&side[0].in);
+	if (!side[0].s)
+		goto out;
+	side[1].s = cli_open(&side[1].in);
+	if (!side[1].s)
+		goto out;
+	cs_job_start(&job, 2, side_run, &side[0]);
+	side_run(&side[1]);
+	cs_job_wait(&job);
+	rc = cli_run_done(side[0].s, &side[0].in, side[0].err);
+	if (!rc)
+		rc = cli_run_done(side[1].s, &side[1].in, side[1].err);
+	if (!rc && cs_diff_merge(diff, mine)) {
+		cli_error("diff: %s", strerror(ENOMEM));
+		rc = 1;
+	}
+out:
+	cs_session_free(side[0].s);
+	cs_session_free(side[1].s);
+	cs_diff_free(mine);
+	return rc;
+}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -36,6 +111,7 @@ int cmd_diff(int argc, char **argv)
 		{ "output",        required_argument, NULL, 'o' },
 		{ "sort",          required_argument, NULL, 's' },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "jobs",          required_argument, NULL, 'j' },
 		{ "help",          no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -49,7 +125,7 @@ int cmd_diff(int argc, char **argv)
 	int c, rc = 129;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -62,6 +138,10 @@ int cmd_diff(int argc, char **argv)
 			}
 			memcpy(o.sort, sort.sort, sizeof(o.sort));
 			o.nr_sort = sort.nr_sort;
+			break;
+		case 'j':
+			if (!cli_jobs_option("diff", optarg, &in.jobs))
+				return 129;
 			break;
 		case OPT_PERCENT_LIMIT:
 			o.percent_limit = strtod(optarg, &end);
@@ -93,15 +173,21 @@ int cmd_diff(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 129;
 	}
+	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	o.jobs = in.jobs;
 	if (cs_diff_new(&o, &run.diff)) {
 		cli_error("diff: %s", strerror(ENOMEM));
 		return 1;
 	}
 	run.view = in.view;
-	rc = cli_run_path(&in, old, &cs_diff_ops, &run);
-	if (!rc) {
-		run.which = 1;
-		rc = cli_run_path(&in, new, &cs_diff_ops, &run);
+	if (in.jobs >= 2) {
+		rc = diff_both(&in, old, new, &o, run.diff);
+	} else {
+		rc = cli_run_path(&in, old, &cs_diff_ops, &run);
+		if (!rc) {
+			run.which = 1;
+			rc = cli_run_path(&in, new, &cs_diff_ops, &run);
+		}
 	}
 	if (!rc) {
 		out = cli_output_open(output);

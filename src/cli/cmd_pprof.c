@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "outputs/pprof.h"
 #include "outputs/report_opts.h"
+#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch pprof [OPTIONS] -o FILE\n\n"
@@ -26,6 +27,14 @@ static const char usage_text[] =
 	"      --inline          list the functions inlined at each address\n"
 	"                        (from DWARF) as extra lines of its location;\n"
 	"                        pprof then charges samples to them\n"
+	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
+	"                        on a thread of their own while the next are read,\n"
+	"                        the file is compressed on another as it is encoded,\n"
+	"                        a compressed profile is decompressed on another,\n"
+	"                        and N threads load the symbols of the sampled\n"
+	"                        binaries ahead of their first use (with 3 or\n"
+	"                        more the file is read ahead on another); the\n"
+	"                        same profile (default: the CPUs available)\n"
 	"  -h, --help            this help\n";
 
 enum {
@@ -52,6 +61,7 @@ int cmd_pprof(int argc, char **argv)
 		CLI_FILTER_OPTIONS,
 		CLI_OFF_CPU_OPTIONS,
 		{ "inline", no_argument,       NULL, OPT_INLINE },
+		{ "jobs",   required_argument, NULL, 'j' },
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -64,7 +74,7 @@ int cmd_pprof(int argc, char **argv)
 	int c, rc = 129;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -76,6 +86,10 @@ int cmd_pprof(int argc, char **argv)
 			break;
 		case OPT_INLINE:
 			run.inline_lines = true;
+			break;
+		case 'j':
+			if (!cli_jobs_option("pprof", optarg, &in.jobs))
+				goto out;
 			break;
 		default:
 			if (cli_option(&in, c, optarg, usage_text, &rc))
@@ -101,6 +115,14 @@ int cmd_pprof(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &now);
 		o.end_nanos = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 	}
+	o.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	in.jobs = o.jobs;
+	in.output_threads = o.jobs >= 2;	/* the counting thread */
+	/* without a filter every sample's stack is resolved (whole): its
+	 * binaries may load ahead */
+	if (!run.pids && !run.tids && run.view == CS_VIEW_ALL)
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (run.inline_lines ? CS_PRELOAD_INLINES : 0);
 	if (cs_pprof_new(&o, &run.pprof)) {
 		cli_error("pprof: %s", strerror(ENOMEM));
 		goto out;
@@ -114,9 +136,11 @@ int cmd_pprof(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_pprof_ops, &run);
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
+	/* before the session: a run stopped by an error may have samples
+	 * still being counted, whose frames name the session's strings */
+	cs_pprof_free(run.pprof);
 	cs_session_free(s);
 	cs_pprof_run_release(&run);
-	cs_pprof_free(run.pprof);
 	cli_filter_free(&filt);
 	return rc;
 }

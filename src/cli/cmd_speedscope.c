@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "outputs/report_opts.h"
 #include "outputs/speedscope.h"
+#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch speedscope [OPTIONS] [-o FILE]\n\n"
@@ -24,6 +25,13 @@ static const char usage_text[] =
 	"  -o, --output FILE     where to write (default speedscope.json; - for stdout)\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	CLI_FILTER_HELP
+	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
+	"                        on a thread of their own while the next are read,\n"
+	"                        a compressed profile is decompressed on another,\n"
+	"                        and N threads load the symbols of the sampled\n"
+	"                        binaries ahead of their first use (with 3 or\n"
+	"                        more the file is read ahead on another); the\n"
+	"                        same file (default: the CPUs available)\n"
 	"  -h, --help            this help\n";
 
 enum {
@@ -37,6 +45,7 @@ int cmd_speedscope(int argc, char **argv)
 		{ "output",    required_argument, NULL, 'o' },
 		{ "no-inline", no_argument,       NULL, OPT_NO_INLINE },
 		CLI_FILTER_OPTIONS,
+		{ "jobs",      required_argument, NULL, 'j' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -48,13 +57,17 @@ int cmd_speedscope(int argc, char **argv)
 	int c, rc = 129;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
 			break;
 		case OPT_NO_INLINE:
 			run.no_inline = true;
+			break;
+		case 'j':
+			if (!cli_jobs_option("speedscope", optarg, &in.jobs))
+				goto out;
 			break;
 		case CLI_OPT_PID:
 		case CLI_OPT_TID:
@@ -78,7 +91,14 @@ int cmd_speedscope(int argc, char **argv)
 	if (base)
 		run.name = base + 1;
 	run.exporter = "callstitch " CS_VERSION;
-	if (cs_speedscope_new(&run.speedscope)) {
+	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
+	in.output_threads = in.jobs >= 2;	/* the counting thread */
+	/* without a filter every sample's stack is resolved (whole): its
+	 * binaries may load ahead */
+	if (!run.pids && !run.tids)
+		in.preload = CS_PRELOAD_SYMBOLS |
+			     (run.no_inline ? 0 : CS_PRELOAD_INLINES);
+	if (cs_speedscope_new(in.jobs, &run.speedscope)) {
 		cli_error("speedscope: %s", strerror(ENOMEM));
 		goto out;
 	}
@@ -91,9 +111,11 @@ int cmd_speedscope(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_speedscope_ops, &run);
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
+	/* before the session: a run stopped by an error may have samples
+	 * still being counted, whose keys name the session's strings */
+	cs_speedscope_free(run.speedscope);
 	cs_session_free(s);
 	cs_speedscope_run_release(&run);
-	cs_speedscope_free(run.speedscope);
 	cli_filter_free(&filt);
 	return rc;
 }

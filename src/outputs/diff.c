@@ -9,6 +9,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/util/grow.h"
+#include "lib/util/jobs.h"
 #include "outputs/out_names.h"
 
 #define NO_EVENT UINT32_MAX
@@ -170,21 +171,19 @@ static int grow_slots(struct cs_diff *d)
 	return 0;
 }
 
-int cs_diff_add(struct cs_diff *d, int which, const char *event,
-		const struct cs_diff_key *key, uint64_t period)
+/* Adds period to the entry (ev, text[0, len)) of profile `which`, made
+ * on first sight (text copied). Returns 0 or -ENOMEM. */
+static int entry_add(struct cs_diff *d, uint32_t ev, const char *text,
+		     size_t len, int which, uint64_t period)
 {
-	uint32_t ev = event_index(d, event ? event : "[unknown]");
-	size_t len, k;
-	uint32_t h;
+	uint32_t h = hash_of(ev, text, len);
 	struct entry *e;
+	size_t k;
 
-	if (ev == NO_EVENT || !(len = key_text(d, key)))
-		return -ENOMEM;
-	h = hash_of(ev, d->scratch, len);
 	for (k = h & (d->cap_slots - 1); d->slots[k]; k = (k + 1) & (d->cap_slots - 1)) {
 		e = &d->e[d->slots[k] - 1];
 		if (e->hash == h && e->event == ev && e->len == len &&
-		    !memcmp(e->text, d->scratch, len))
+		    !memcmp(e->text, text, len))
 			goto found;
 	}
 	if (cs_grow((void **)&d->e, &d->cap_e, d->nr_e + 1, sizeof(*d->e)))
@@ -194,7 +193,7 @@ int cs_diff_add(struct cs_diff *d, int which, const char *event,
 	e->text = malloc(len);
 	if (!e->text)
 		return -ENOMEM;
-	memcpy(e->text, d->scratch, len);
+	memcpy(e->text, text, len);
 	e->len = len;
 	e->event = ev;
 	e->hash = h;
@@ -206,6 +205,40 @@ found:
 	e->seen[which] = true;
 	d->total[ev][which] += period;
 	return 0;
+}
+
+int cs_diff_add(struct cs_diff *d, int which, const char *event,
+		const struct cs_diff_key *key, uint64_t period)
+{
+	uint32_t ev = event_index(d, event ? event : "[unknown]");
+	size_t len;
+
+	if (ev == NO_EVENT || !(len = key_text(d, key)))
+		return -ENOMEM;
+	return entry_add(d, ev, d->scratch, len, which, period);
+}
+
+int cs_diff_merge(struct cs_diff *d, const struct cs_diff *from)
+{
+	uint32_t *ev = malloc((from->nr_events ? from->nr_events : 1) * sizeof(*ev));
+	int err = ev ? 0 : -ENOMEM;
+
+	/* the events first, in from's order: d's table order is theirs */
+	for (size_t i = 0; !err && i < from->nr_events; i++) {
+		ev[i] = event_index(d, from->events[i]);
+		if (ev[i] == NO_EVENT)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < from->nr_e; i++) {
+		const struct entry *e = &from->e[i];
+
+		for (int which = 0; !err && which < 2; which++)
+			if (e->seen[which])
+				err = entry_add(d, ev[e->event], e->text, e->len,
+						which, e->period[which]);
+	}
+	free(ev);
+	return err;
 }
 
 /* ---- the tables ----------------------------------------------------------- */
@@ -266,47 +299,73 @@ static const char *col(const struct entry *e, size_t i)
 	return s;
 }
 
-static int write_event(struct cs_diff *d, uint32_t ev, FILE *out)
+/* The parts one event's entries are sorted and measured in, at most
+ * this many: they are merged by picking the least of their heads */
+#define SORT_PARTS 8
+
+/* One event's table on its way out: the entries shown, the parts they
+ * were sorted in, the columns' widths. */
+struct table {
+	struct cs_diff *d;
+	uint32_t *order;		/* entries shown, sorted by part */
+	size_t begin[SORT_PARTS], end[SORT_PARTS];
+	size_t part_width[SORT_PARTS][CS_REPORT__NR_KEYS];
+	size_t width[CS_REPORT__NR_KEYS];	/* the widest of the parts' */
+};
+
+/* A part of the entries: sorted (as one qsort_r() of them all would
+ * order them: cmp_entry() is a total order), and its columns measured. */
+static int sort_part(void *ctx, unsigned int part, size_t begin, size_t end)
 {
-	size_t n = 0, width[CS_REPORT__NR_KEYS];
-	uint32_t *order = malloc((d->nr_e ? d->nr_e : 1) * sizeof(*order));
-	char text[32];
+	struct table *t = ctx;
+	struct cs_diff *d = t->d;
 
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->nr_e; i++) {
-		const struct entry *e = &d->e[i];
-
-		if (e->event != ev)
-			continue;
-		if (share(d, e, 0) < d->o.percent_limit &&
-		    share(d, e, 1) < d->o.percent_limit)
-			continue;
-		order[n++] = (uint32_t)i;
-	}
-	qsort_r(order, n, sizeof(*order), cmp_entry, d);
-
+	t->begin[part] = begin;
+	t->end[part] = end;
+	qsort_r(t->order + begin, end - begin, sizeof(*t->order), cmp_entry, d);
 	for (size_t k = 0; k < d->o.nr_sort; k++) {
-		width[k] = strlen(key_header[d->o.sort[k]]);
-		for (size_t i = 0; i < n; i++) {
-			size_t w = strlen(col(&d->e[order[i]], k));
+		t->part_width[part][k] = 0;
+		for (size_t i = begin; i < end; i++) {
+			size_t w = strlen(col(&d->e[t->order[i]], k));
 
-			if (w > width[k])
-				width[k] = w;
+			if (w > t->part_width[part][k])
+				t->part_width[part][k] = w;
 		}
 	}
-	fprintf(out, "# Event '%s'\n#\n# Baseline  Delta Abs", d->events[ev]);
-	for (size_t k = 0; k < d->o.nr_sort; k++)
-		fprintf(out, "  %-*s", (int)width[k], key_header[d->o.sort[k]]);
-	fputs("\n# ........  .........", out);
-	for (size_t k = 0; k < d->o.nr_sort; k++) {
-		fputs("  ", out);
-		for (size_t j = 0; j < width[k]; j++)
-			fputc('.', out);
+	return 0;
+}
+
+/* The sorted parts into one order (into tmp, then back). */
+static void merge_parts(struct table *t, unsigned int parts, uint32_t *tmp)
+{
+	size_t at[SORT_PARTS], n = 0;
+
+	for (unsigned int p = 0; p < parts; p++)
+		at[p] = t->begin[p];
+	for (;;) {
+		unsigned int best = parts;
+
+		for (unsigned int p = 0; p < parts; p++)
+			if (at[p] < t->end[p] &&
+			    (best == parts ||
+			     cmp_entry(&t->order[at[p]], &t->order[at[best]], t->d) < 0))
+				best = p;
+		if (best == parts)
+			break;
+		tmp[n++] = t->order[at[best]++];
 	}
-	fputs("\n#\n", out);
-	for (size_t i = 0; i < n; i++) {
-		const struct entry *e = &d->e[order[i]];
+	memcpy(t->order, tmp, n * sizeof(*tmp));
+}
+
+/* Entries [begin, end) of the table, a line each. */
+static int write_lines(void *ctx, size_t begin, size_t end, FILE *out)
+{
+	const struct table *t = ctx;
+	const struct cs_diff *d = t->d;
+	char text[32];
+
+	for (size_t i = begin; i < end; i++) {
+		const struct entry *e = &d->e[t->order[i]];
 
 		if (e->seen[0])
 			snprintf(text, sizeof(text), "%.2f%%", share(d, e, 0));
@@ -322,12 +381,68 @@ static int write_event(struct cs_diff *d, uint32_t ev, FILE *out)
 			if (k + 1 == d->o.nr_sort)
 				fprintf(out, "  %s", col(e, k));
 			else
-				fprintf(out, "  %-*s", (int)width[k], col(e, k));
+				fprintf(out, "  %-*s", (int)t->width[k], col(e, k));
 		}
 		fputc('\n', out);
 	}
-	free(order);
 	return 0;
+}
+
+/* One event's table. With jobs, its entries are sorted and measured in
+ * parts on threads and its lines formatted in chunks on threads, written
+ * in order: the bytes one thread writes. */
+static int write_event(struct cs_diff *d, uint32_t ev, FILE *out)
+{
+	struct table t = { .d = d };
+	size_t n = 0, *width = t.width;
+	unsigned int jobs = d->o.jobs > SORT_PARTS ? SORT_PARTS : d->o.jobs;
+	uint32_t *tmp = NULL;
+	int parts, err;
+
+	t.order = malloc((d->nr_e ? d->nr_e : 1) * sizeof(*t.order));
+	if (!t.order)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr_e; i++) {
+		const struct entry *e = &d->e[i];
+
+		if (e->event != ev)
+			continue;
+		if (share(d, e, 0) < d->o.percent_limit &&
+		    share(d, e, 1) < d->o.percent_limit)
+			continue;
+		t.order[n++] = (uint32_t)i;
+	}
+	/* parts of at least 16k entries: below that a thread costs more
+	 * than it saves */
+	parts = cs_jobs_split(n, 16384, jobs, sort_part, &t);
+	if (parts > 1) {
+		tmp = malloc(n * sizeof(*tmp));
+		if (!tmp) {
+			free(t.order);
+			return -ENOMEM;
+		}
+		merge_parts(&t, (unsigned int)parts, tmp);
+		free(tmp);
+	}
+	for (size_t k = 0; k < d->o.nr_sort; k++) {
+		width[k] = strlen(key_header[d->o.sort[k]]);
+		for (int p = 0; p < parts; p++)
+			if (t.part_width[p][k] > width[k])
+				width[k] = t.part_width[p][k];
+	}
+	fprintf(out, "# Event '%s'\n#\n# Baseline  Delta Abs", d->events[ev]);
+	for (size_t k = 0; k < d->o.nr_sort; k++)
+		fprintf(out, "  %-*s", (int)width[k], key_header[d->o.sort[k]]);
+	fputs("\n# ........  .........", out);
+	for (size_t k = 0; k < d->o.nr_sort; k++) {
+		fputs("  ", out);
+		for (size_t j = 0; j < width[k]; j++)
+			fputc('.', out);
+	}
+	fputs("\n#\n", out);
+	err = cs_jobs_ordered(n, 4096, d->o.jobs, write_lines, &t, out);
+	free(t.order);
+	return err;
 }
 
 int cs_diff_write(struct cs_diff *d, FILE *out)

@@ -32,6 +32,9 @@ struct cs_diff_opts {
 	enum cs_report_key sort[CS_REPORT__NR_KEYS];
 	size_t nr_sort;			/* 0: dso,sym */
 	double percent_limit;		/* hide entries whose shares are both below */
+	unsigned int jobs;		/* 2 or more: the table is sorted,
+					 * measured and formatted in parts on
+					 * threads. Same output. */
 };
 
 /* Returns 0 and an empty comparison in *out (the caller frees it), or
@@ -50,6 +53,13 @@ struct cs_diff_key {
  * baseline, 1: the new one). Strings are copied. Returns 0 or -ENOMEM. */
 int cs_diff_add(struct cs_diff *d, int which, const char *event,
 		const struct cs_diff_key *key, uint64_t period);
+
+/* Adds every entry of `from` to d, as if from's samples had been added
+ * to d after d's own: its events that d lacks come after d's, in the
+ * order from saw them. Two profiles can so be counted at once, each into
+ * a comparison of its own, and give the table one comparison gives.
+ * Returns 0 or -ENOMEM. */
+int cs_diff_merge(struct cs_diff *d, const struct cs_diff *from);
 
 /* Writes one table per event of either profile. Returns 0, -ENOMEM or
  * -EIO. */

@@ -12,6 +12,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/util/grow.h"
+#include "lib/util/handoff.h"
 #include "outputs/out_names.h"
 #include "outputs/protobuf.h"
 #include "outputs/stack_agg.h"
@@ -70,6 +71,10 @@ struct cs_pprof {
 	uint64_t first_time, last_time;
 	unsigned int nr_ev;		/* highest event index seen + 1 */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
+	/* to the counting thread: everything above but o is its own until
+	 * cs_pprof_flush() */
+	struct cs_handoff *handoff;
+	bool flushed;			/* no hand-off (any more) */
 };
 
 int cs_pprof_new(const struct cs_pprof_opts *o, struct cs_pprof **out)
@@ -94,6 +99,7 @@ void cs_pprof_free(struct cs_pprof *p)
 {
 	if (!p)
 		return;
+	cs_pprof_flush(p);
 	cs_agg_free(p->locs);
 	cs_agg_free(p->threads);
 	free(p->ids);
@@ -167,11 +173,13 @@ int cs_pprof_add_inlined(struct cs_pprof *p, unsigned int evsel, uint32_t pid,
 				    time, frames, inlined, nr, period);
 }
 
-int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
-			 enum cs_off_cpu_state state, uint32_t pid,
-			 uint32_t tid, const char *comm, uint64_t time,
-			 const struct cs_frame *frames, const uint8_t *inlined,
-			 size_t nr, uint64_t period)
+/* Counts a sample into the tables: on the counting thread, if there is
+ * one. evsel and nr are within bounds. */
+static int pprof_count(struct cs_pprof *p, unsigned int evsel,
+		       enum cs_off_cpu_state state, uint32_t pid, uint32_t tid,
+		       const char *comm, uint64_t time,
+		       const struct cs_frame *frames, const uint8_t *inlined,
+		       size_t nr, uint64_t period)
 {
 	struct cs_agg_key k = {
 		.sym = comm ? comm : "[unknown]",
@@ -179,14 +187,8 @@ int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
 		.flags = THREAD_FLAGS(evsel, state),
 	};
 	uint32_t thread, n = 0;
-	int err;
+	int err = cs_agg_frame_copy(p->threads, &k, &thread);
 
-	if (evsel > THREAD_EVSEL(UINT32_MAX))
-		return -EINVAL;
-	/* room for the off-CPU leaf */
-	if (nr > CS_FRAMES_MAX - 1)
-		nr = CS_FRAMES_MAX - 1;
-	err = cs_agg_frame_copy(p->threads, &k, &thread);
 	if (!err && state != CS_OFF_CPU_NONE) {
 		k = (struct cs_agg_key){ .flags = F_OFF_CPU | (uint32_t)state << 8 };
 		err = cs_agg_frame(p->locs, &k, NULL, &p->ids[n]);
@@ -229,6 +231,111 @@ int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
 	return 0;
 }
 
+/* A sample on its way to the counting thread: this header, its frames
+ * (struct cs_frame, copied: the caller reuses its array), with has_inlined
+ * the frames' cs_out_inline kinds (a byte each), then the comm and its
+ * NUL. The frames' strings are the session's, which outlives p. */
+struct pprof_rec {
+	uint64_t time, period;
+	uint32_t evsel, state, pid, tid;
+	uint32_t nr;
+	uint32_t comm_len;
+	uint8_t has_comm, has_inlined;
+};
+
+static size_t rec_size(size_t nr, bool has_inlined, size_t comm_len)
+{
+	return cs_handoff_record_size(sizeof(struct pprof_rec) +
+				      nr * sizeof(struct cs_frame) +
+				      (has_inlined ? nr : 0) + comm_len + 1);
+}
+
+/* The counting thread: the samples of a batch, in the order they came. */
+static int count_batch(void *ctx, const void *buf, size_t len)
+{
+	const char *at = buf, *end = at + len;
+	int err = 0;
+
+	while (at < end && !err) {
+		const struct pprof_rec *r = (const void *)at;
+		const struct cs_frame *frames = (const void *)(r + 1);
+		const uint8_t *inlined = (const uint8_t *)(frames + r->nr);
+		const char *comm = (const char *)inlined +
+				   (r->has_inlined ? r->nr : 0);
+
+		err = pprof_count(ctx, r->evsel, (enum cs_off_cpu_state)r->state,
+				  r->pid, r->tid, r->has_comm ? comm : NULL,
+				  r->time, frames, r->has_inlined ? inlined : NULL,
+				  r->nr, r->period);
+		at += rec_size(r->nr, r->has_inlined, r->comm_len);
+	}
+	return err;
+}
+
+/* Copies the sample into the hand-off's batch. Returns 0, -ENOMEM or the
+ * counting thread's error. */
+static int pprof_send(struct cs_pprof *p, unsigned int evsel,
+		      enum cs_off_cpu_state state, uint32_t pid, uint32_t tid,
+		      const char *comm, uint64_t time,
+		      const struct cs_frame *frames, const uint8_t *inlined,
+		      size_t nr, uint64_t period)
+{
+	size_t comm_len = comm ? strlen(comm) : 0;
+	struct pprof_rec *r;
+	char *at;
+
+	r = cs_handoff_append(p->handoff, rec_size(nr, inlined, comm_len));
+	if (!r)
+		return -ENOMEM;
+	*r = (struct pprof_rec){
+		.time = time, .period = period, .evsel = evsel,
+		.state = (uint32_t)state, .pid = pid, .tid = tid,
+		.nr = (uint32_t)nr, .comm_len = (uint32_t)comm_len,
+		.has_comm = !!comm, .has_inlined = !!inlined,
+	};
+	at = (char *)(r + 1);
+	if (nr)		/* frames may be NULL then */
+		memcpy(at, frames, nr * sizeof(*frames));
+	at += nr * sizeof(*frames);
+	if (inlined && nr) {
+		memcpy(at, inlined, nr);
+		at += nr;
+	}
+	memcpy(at, comm ? comm : "", comm_len + 1);
+	return cs_handoff_error(p->handoff);
+}
+
+int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint32_t pid,
+			 uint32_t tid, const char *comm, uint64_t time,
+			 const struct cs_frame *frames, const uint8_t *inlined,
+			 size_t nr, uint64_t period)
+{
+	if (evsel > THREAD_EVSEL(UINT32_MAX))
+		return -EINVAL;
+	/* room for the off-CPU leaf */
+	if (nr > CS_FRAMES_MAX - 1)
+		nr = CS_FRAMES_MAX - 1;
+	/* with jobs to spare, the tables are filled on a thread of their own
+	 * while this one reads and resolves the next samples */
+	if (p->o.jobs > 1 && !p->handoff && !p->flushed)
+		p->flushed = cs_handoff_new(count_batch, p, &p->handoff) != 0;
+	if (p->handoff)
+		return pprof_send(p, evsel, state, pid, tid, comm, time, frames,
+				  inlined, nr, period);
+	return pprof_count(p, evsel, state, pid, tid, comm, time, frames,
+			   inlined, nr, period);
+}
+
+int cs_pprof_flush(struct cs_pprof *p)
+{
+	int err = cs_handoff_finish(p->handoff);
+
+	p->handoff = NULL;
+	p->flushed = true;
+	return err;
+}
+
 uint64_t cs_pprof_samples(const struct cs_pprof *p)
 {
 	return p->samples;
@@ -247,6 +354,11 @@ struct enc {
 	uint32_t *map_order;		/* mappings in the order written */
 	uint32_t *map_rank;		/* mapping -> its id in the file - 1 */
 	int err;
+	/* with a compressing thread: where the bytes written so far go as
+	 * soon as they are final (whole top-level messages), and how many
+	 * went */
+	struct cs_handoff *sink;
+	size_t sent;
 };
 
 static int64_t str_index(struct enc *e, const char *s, bool copy)
@@ -421,6 +533,29 @@ out:
 	free(frames);
 }
 
+/* What the encoder hands the compressing thread at a time: a copy, in a
+ * batch of the hand-off (the buffer it is written into moves as it grows) */
+#define SINK_CHUNK	(64 * 1024)
+
+/* The bytes encoded since the last call, all final, to the sink. */
+static void sink_send(struct enc *e)
+{
+	size_t n = e->b.len - e->sent;
+	void *room;
+
+	if (!n || e->err || e->b.err)
+		return;
+	/* a record: its length, then the bytes (records are padded) */
+	room = cs_handoff_append(e->sink, sizeof(uint64_t) + n);
+	if (!room || cs_handoff_error(e->sink)) {
+		e->err = room ? cs_handoff_error(e->sink) : -ENOMEM;
+		return;
+	}
+	*(uint64_t *)room = n;
+	memcpy((uint64_t *)room + 1, e->b.p + e->sent, n);
+	e->sent += n;
+}
+
 static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 {
 	struct cs_agg *locs = e->p->locs;
@@ -476,6 +611,8 @@ static void put_samples(struct enc *e, const int *value_of, size_t nr_values)
 		pb_int64(&e->b, LABEL_NUM, (int64_t)(uint32_t)t->addr);
 		pb_end(&e->b, SAMPLE_LABEL, packed);
 		pb_end(&e->b, PROFILE_SAMPLE, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 	free(values);
 	free(frames);
@@ -534,6 +671,8 @@ static void put_locations(struct enc *e)
 			pb_end(&e->b, LOCATION_LINE, line);
 		}
 		pb_end(&e->b, PROFILE_LOCATION, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 }
 
@@ -549,22 +688,33 @@ static void put_functions(struct enc *e)
 		pb_int64(&e->b, FUNCTION_SYSTEM_NAME, name);
 		pb_int64_opt(&e->b, FUNCTION_FILENAME, str_index(e, k->dso, false));
 		pb_end(&e->b, PROFILE_FUNCTION, at);
+		if (e->sink && e->b.len - e->sent >= SINK_CHUNK)
+			sink_send(e);
 	}
 }
 
-int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
-		    size_t nr_events, uint8_t **data, size_t *len)
+/* cs_pprof_encode(), handing the bytes over to sink (if not NULL) as
+ * they become final: *sent of them went there. */
+static int encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		  size_t nr_events, struct cs_handoff *sink, uint8_t **data,
+		  size_t *len, size_t *sent)
 {
-	struct enc e = { .p = p };
+	struct enc e = { .p = p, .sink = sink };
 	const struct cs_pprof_event *first = NULL;
 	bool first_off_cpu = false;
-	int *value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
-	bool *used = calloc(p->nr_ev + 1, sizeof(*used));
+	int *value_of = NULL;
+	bool *used = NULL;
 	struct cs_pprof_event unnamed = { 0 };
 	size_t nr_values = 1;
 
 	*data = NULL;
 	*len = 0;
+	/* every sample counted first: the events seen are known then */
+	e.err = cs_pprof_flush(p);
+	if (e.err)
+		goto out;
+	value_of = calloc(p->nr_ev + 1, sizeof(*value_of));
+	used = calloc(p->nr_ev + 1, sizeof(*used));
 	if (!value_of || !used || cs_agg_new(&e.strings) || cs_agg_new(&e.maps) ||
 	    cs_agg_new(&e.funcs)) {
 		e.err = -ENOMEM;
@@ -630,6 +780,7 @@ out:
 	} else {
 		pb_free(&e.b);
 	}
+	*sent = e.sent;
 	free(e.loc_map);
 	free(e.loc_func);
 	free(e.inl_func);
@@ -643,46 +794,105 @@ out:
 	return e.err;
 }
 
+int cs_pprof_encode(struct cs_pprof *p, const struct cs_pprof_event *events,
+		    size_t nr_events, uint8_t **data, size_t *len)
+{
+	size_t sent;
+
+	return encode(p, events, nr_events, NULL, data, len, &sent);
+}
+
+/* The gzip stream being written: on the compressing thread until its
+ * hand-off is finished, then on the caller's. */
+struct gz {
+	z_stream z;
+	FILE *out;
+	int write_errno;		/* of a failed write: errno is per thread */
+	uint8_t chunk[65536];
+};
+
+/* Compresses in[0, n) and writes what comes out; with Z_FINISH, to the
+ * end of the stream. Returns 0 or -EIO. */
+static int gz_feed(struct gz *g, const uint8_t *in, size_t n, int flush)
+{
+	int zr;
+
+	g->z.next_in = (Bytef *)in;
+	g->z.avail_in = (uInt)n;
+	do {
+		size_t have;
+
+		g->z.next_out = g->chunk;
+		g->z.avail_out = sizeof(g->chunk);
+		zr = deflate(&g->z, flush);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(g->chunk) - g->z.avail_out;
+		if (fwrite(g->chunk, 1, have, g->out) != have) {
+			g->write_errno = errno;
+			return -EIO;
+		}
+	} while (flush == Z_FINISH ? zr != Z_STREAM_END : g->z.avail_out == 0);
+	return 0;
+}
+
+/* The compressing thread: a batch of encoded bytes. deflate() makes the
+ * same stream whichever pieces its input comes in, without a flush. */
+static int gz_batch(void *ctx, const void *buf, size_t len)
+{
+	const char *at = buf, *end = at + len;
+	int err = 0;
+
+	while (at < end && !err) {
+		uint64_t n = *(const uint64_t *)at;
+
+		err = gz_feed(ctx, (const uint8_t *)at + sizeof(n), n, Z_NO_FLUSH);
+		at += cs_handoff_record_size(sizeof(n) + n);
+	}
+	return err;
+}
+
 int cs_pprof_write(struct cs_pprof *p, const struct cs_pprof_event *events,
 		   size_t nr_events, FILE *out)
 {
-	uint8_t *data, chunk[65536];
-	size_t len;
-	z_stream z = { 0 };
-	int err = cs_pprof_encode(p, events, nr_events, &data, &len);
-	int zr;
+	struct gz *g = calloc(1, sizeof(*g));
+	struct cs_handoff *sink = NULL;
+	uint8_t *data = NULL;
+	size_t len = 0, sent = 0;
+	int err;
 
-	if (err)
-		return err;
-	if (len > UINT32_MAX) {		/* one deflate() call takes it all */
-		free(data);
-		return -EFBIG;
-	}
+	if (!g)
+		return -ENOMEM;
+	g->out = out;
 	/* windowBits 15 + 16: a gzip wrapper, as pprof expects. Level 1 by
 	 * default, as Go's runtime/pprof writes its own (gzip.BestSpeed):
 	 * on a system-wide profile it takes half of level 6's time for a
 	 * file a tenth larger. */
-	if (deflateInit2(&z, p->o.compression ? p->o.compression : 1, Z_DEFLATED,
-			 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(data);
+	if (deflateInit2(&g->z, p->o.compression ? p->o.compression : 1,
+			 Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
 		return -ENOMEM;
 	}
-	z.next_in = data;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		zr = deflate(&z, Z_FINISH);
-		if (zr == Z_STREAM_ERROR) {
-			err = -EIO;
-			break;
-		}
-		if (fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out) !=
-		    sizeof(chunk) - z.avail_out)
-			err = -EIO;
-	} while (!err && zr != Z_STREAM_END);
-	deflateEnd(&z);
+	/* with jobs to spare, what is encoded is compressed and written on
+	 * a thread of its own while the rest is encoded */
+	if (p->o.jobs > 1 && cs_handoff_new(gz_batch, g, &sink))
+		sink = NULL;
+	err = encode(p, events, nr_events, sink, &data, &len, &sent);
+	if (sink) {
+		int e = cs_handoff_finish(sink);
+
+		if (!err)
+			err = e;
+	}
+	if (!err && len - sent > UINT32_MAX)	/* one deflate() call takes it */
+		err = -EFBIG;
+	if (!err)
+		err = gz_feed(g, data + sent, len - sent, Z_FINISH);
+	if (err == -EIO && g->write_errno)
+		errno = g->write_errno;
+	deflateEnd(&g->z);
 	free(data);
+	free(g);
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 	return err;

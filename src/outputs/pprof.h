@@ -47,6 +47,8 @@ struct cs_pprof_opts {
 					 * ended, or 0; time_nanos is this less
 					 * the span of the samples */
 	int compression;		/* zlib level; 0 means the default (1) */
+	unsigned int jobs;		/* 2 or more: samples are counted on a
+					 * thread of their own. Same output. */
 };
 
 /* Returns 0 and a new profile in *out (the caller frees it), or -ENOMEM. */
@@ -78,6 +80,14 @@ int cs_pprof_add_off_cpu(struct cs_pprof *p, unsigned int evsel,
 			 const struct cs_frame *frames, const uint8_t *inlined,
 			 size_t nr, uint64_t period);
 
+/* With jobs > 1, the samples added are counted on a thread of their own
+ * while the caller reads the next ones (the frames and the comm are
+ * copied to it): waits until every one is counted and ends that thread;
+ * later samples are counted at once. Returns 0 or the first error of
+ * counting (-ENOMEM, -EINVAL). cs_pprof_encode() flushes first. */
+int cs_pprof_flush(struct cs_pprof *p);
+
+/* Samples counted (every one added, after a flush). */
 uint64_t cs_pprof_samples(const struct cs_pprof *p);
 
 /* Encodes the profile (uncompressed) into *data and *len (the caller frees

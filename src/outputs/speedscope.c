@@ -7,6 +7,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/util/grow.h"
+#include "lib/util/handoff.h"
 #include "outputs/json.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
@@ -39,17 +40,25 @@ struct cs_speedscope {
 	uint32_t *slots;		/* (evsel, tid) -> profile index + 1 */
 	size_t nr_slots;		/* a power of two, at least 2 * nr */
 	size_t last;			/* the profile of the last sample */
+	struct cs_agg_key *keys;	/* CS_FRAMES_MAX, reused */
+	unsigned int jobs;
+	/* to the counting thread: everything above but keys and jobs is
+	 * its own until cs_speedscope_flush() */
+	struct cs_handoff *handoff;
+	bool flushed;			/* no hand-off (any more) */
 };
 
-int cs_speedscope_new(struct cs_speedscope **out)
+int cs_speedscope_new(unsigned int jobs, struct cs_speedscope **out)
 {
 	struct cs_speedscope *p = calloc(1, sizeof(*p));
 
 	*out = NULL;
 	if (!p)
 		return -ENOMEM;
+	p->jobs = jobs;
 	p->ids = malloc(CS_FRAMES_MAX * sizeof(*p->ids));
-	if (!p->ids || cs_agg_new(&p->agg)) {
+	p->keys = malloc(CS_FRAMES_MAX * sizeof(*p->keys));
+	if (!p->ids || !p->keys || cs_agg_new(&p->agg)) {
 		cs_speedscope_free(p);
 		return -ENOMEM;
 	}
@@ -62,6 +71,7 @@ void cs_speedscope_free(struct cs_speedscope *p)
 {
 	if (!p)
 		return;
+	cs_speedscope_flush(p);
 	for (size_t i = 0; i < p->nr; i++) {
 		free(p->prof[i].comm);
 		free(p->prof[i].e);
@@ -70,6 +80,7 @@ void cs_speedscope_free(struct cs_speedscope *p)
 	free(p->slots);
 	cs_agg_free(p->agg);
 	free(p->ids);
+	free(p->keys);
 	free(p);
 }
 
@@ -178,33 +189,39 @@ static void frame_key(const struct cs_frame *fr, struct cs_agg_key *k)
 	k->dso = fr->loc.dso_name;
 }
 
-int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
-		      uint32_t tid, const char *comm,
-		      const struct cs_frame *frames, size_t nr, uint64_t period)
+/* A sample's frames as keys into keys[] (room for CS_FRAMES_MAX), a
+ * marker when it has none. Returns how many. */
+static uint32_t speedscope_keys(const struct cs_frame *frames, size_t nr,
+				struct cs_agg_key *keys)
+{
+	uint32_t n = 0;
+
+	if (nr > CS_FRAMES_MAX)
+		nr = CS_FRAMES_MAX;
+	for (size_t i = 0; i < nr; i++)
+		frame_key(&frames[i], &keys[n++]);
+	if (!n)
+		keys[n++] = (struct cs_agg_key){ .flags = F_EMPTY };
+	return n;
+}
+
+/* Counts a sample (its keys) in its thread's profile: on the counting
+ * thread, if there is one. */
+static int speedscope_count(struct cs_speedscope *p,
+			    const struct cs_evsel *evsel, uint32_t tid,
+			    const char *comm, const struct cs_agg_key *keys,
+			    uint32_t n, uint64_t period)
 {
 	struct profile *pr = profile_of(p, evsel, tid, comm);
 	uint64_t weight = period ? period : 1;
-	struct cs_agg_key k;
-	uint32_t n = 0, stack;
+	uint32_t stack;
 	int err;
 
 	if (!pr)
 		return -ENOMEM;
-	if (nr > CS_FRAMES_MAX)
-		nr = CS_FRAMES_MAX;
-	for (size_t i = 0; i < nr; i++) {
-		frame_key(&frames[i], &k);
-		err = cs_agg_frame(p->agg, &k, NULL, &p->ids[n++]);
-		if (err)
-			return err;
-	}
-	if (!n) {
-		k = (struct cs_agg_key){ .flags = F_EMPTY };
-		err = cs_agg_frame(p->agg, &k, NULL, &p->ids[n++]);
-		if (err)
-			return err;
-	}
-	err = cs_agg_add(p->agg, 0, p->ids, n, 1, weight, &stack);
+	err = cs_agg_frames(p->agg, keys, n, p->ids);
+	if (!err)
+		err = cs_agg_add(p->agg, 0, p->ids, n, 1, weight, &stack);
 	if (err)
 		return err;
 	pr->total += weight;
@@ -218,6 +235,82 @@ int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
 	pr->e[pr->n].weight = weight;
 	pr->n++;
 	return 0;
+}
+
+/* A sample on its way to the counting thread: this header, nr keys (their
+ * strings are the session's, which outlives p), then the comm and its
+ * NUL (the caller's buffer may be reused). */
+struct speedscope_rec {
+	const struct cs_evsel *evsel;
+	uint64_t period;
+	uint32_t tid, nr, comm_len;
+	uint8_t has_comm;
+};
+
+static size_t rec_size(size_t nr, size_t comm_len)
+{
+	return cs_handoff_record_size(sizeof(struct speedscope_rec) +
+				      nr * sizeof(struct cs_agg_key) +
+				      comm_len + 1);
+}
+
+/* The counting thread: the samples of a batch, in the order they came. */
+static int count_batch(void *ctx, const void *buf, size_t len)
+{
+	const char *at = buf, *end = at + len;
+	int err = 0;
+
+	while (at < end && !err) {
+		const struct speedscope_rec *r = (const void *)at;
+		const struct cs_agg_key *keys = (const void *)(r + 1);
+		const char *comm = (const char *)(keys + r->nr);
+
+		err = speedscope_count(ctx, r->evsel, r->tid,
+				       r->has_comm ? comm : NULL, keys, r->nr,
+				       r->period);
+		at += rec_size(r->nr, r->comm_len);
+	}
+	return err;
+}
+
+int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
+		      uint32_t tid, const char *comm,
+		      const struct cs_frame *frames, size_t nr, uint64_t period)
+{
+	size_t room = (nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr) + !nr;
+	size_t comm_len = comm ? strlen(comm) : 0;
+	struct speedscope_rec *r;
+	struct cs_agg_key *keys;
+
+	/* with jobs to spare, the tables are filled on a thread of their own
+	 * while this one reads and resolves the next samples */
+	if (p->jobs > 1 && !p->handoff && !p->flushed)
+		p->flushed = cs_handoff_new(count_batch, p, &p->handoff) != 0;
+	if (!p->handoff)
+		return speedscope_count(p, evsel, tid, comm, p->keys,
+					speedscope_keys(frames, nr, p->keys),
+					period);
+	/* the keys are made in the batch */
+	r = cs_handoff_append(p->handoff, rec_size(room, comm_len));
+	if (!r)
+		return -ENOMEM;
+	keys = (struct cs_agg_key *)(r + 1);
+	*r = (struct speedscope_rec){
+		.evsel = evsel, .period = period, .tid = tid,
+		.nr = speedscope_keys(frames, nr, keys),
+		.comm_len = (uint32_t)comm_len, .has_comm = !!comm,
+	};
+	memcpy(keys + r->nr, comm ? comm : "", comm_len + 1);
+	return cs_handoff_error(p->handoff);
+}
+
+int cs_speedscope_flush(struct cs_speedscope *p)
+{
+	int err = cs_handoff_finish(p->handoff);
+
+	p->handoff = NULL;
+	p->flushed = true;
+	return err;
 }
 
 /* ---- writing ---- */
@@ -310,15 +403,16 @@ static void put_profile(FILE *out, const struct cs_speedscope *p,
 int cs_speedscope_write(struct cs_speedscope *p, const char *name,
 			const char *exporter, FILE *out)
 {
+	int err = cs_speedscope_flush(p);
 	const struct profile **order = malloc((p->nr ? p->nr : 1) * sizeof(*order));
 	uint32_t *frames = malloc((cs_agg_max_depth(p->agg) + 1) * sizeof(*frames));
 	size_t nr_frames = cs_agg_nr_frames(p->agg);
 	bool several = false;
 
-	if (!order || !frames) {
+	if (err || !order || !frames) {
 		free(order);
 		free(frames);
-		return -ENOMEM;
+		return err ? err : -ENOMEM;
 	}
 	for (size_t i = 0; i < p->nr; i++) {
 		order[i] = &p->prof[i];

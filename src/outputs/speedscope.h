@@ -31,8 +31,9 @@
 struct cs_speedscope;			/* opaque */
 
 /* Returns 0 and an empty profile in *out (the caller frees it), or
- * -ENOMEM. */
-int cs_speedscope_new(struct cs_speedscope **out);
+ * -ENOMEM. With jobs 2 or more the samples are counted on a thread of
+ * their own while the caller reads the next ones: the same file. */
+int cs_speedscope_new(unsigned int jobs, struct cs_speedscope **out);
 void cs_speedscope_free(struct cs_speedscope *p);
 
 /* Adds a sample of event evsel (which must outlive p; NULL for none) by
@@ -42,6 +43,12 @@ void cs_speedscope_free(struct cs_speedscope *p);
 int cs_speedscope_add(struct cs_speedscope *p, const struct cs_evsel *evsel,
 		      uint32_t tid, const char *comm,
 		      const struct cs_frame *frames, size_t nr, uint64_t period);
+
+/* With jobs > 1: waits until every sample added is counted and ends the
+ * counting thread; later samples are counted at once. Returns 0 or the
+ * first error of counting (-ENOMEM). cs_speedscope_write() flushes
+ * first. */
+int cs_speedscope_flush(struct cs_speedscope *p);
 
 /* Writes the file: name is the file's name (the input), exporter the
  * program that wrote it. Returns 0, -ENOMEM or -EIO. */

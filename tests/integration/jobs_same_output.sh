@@ -30,9 +30,22 @@ script_variants=("" "--no-merge-callchains" "--no-inline" "--max-stack 3"
 folded_variants=("" "--comm" "--no-kernel --annotate" "--no-user --period")
 # flame counts them the same way: frames left out, inlined ones
 flame_variants=("" "--no-kernel" "--no-inline")
+# pprof and speedscope count them too, pprof with its inlined lines;
+# the filters leave samples out on the reading thread (@PID@ and @TID@:
+# the process and the thread with the most samples in the profile)
+pprof_variants=("" "--inline" "--pid @PID@" "--tid @TID@ --inline")
+speedscope_variants=("" "--no-inline" "--pid @PID@" "--tid @TID@")
+
+# busiest pid|tid P: the one with the most samples in profile P
+busiest() {
+	"$CS" script -q -F pid,tid -i "$2" --kallsyms /dev/null 2>/dev/null |
+		tr '/' ' ' | awk -v f="$1" '{ n[f == "pid" ? $1 : $2]++ }
+			END { for (i in n) if (n[i] > m || (n[i] == m && i < b)) { m = n[i]; b = i }
+			      print b }'
+}
 
 cmds=()
-for c in report script folded flame pprof; do
+for c in report script folded flame pprof speedscope; do
 	"$CS" "$c" -h 2>&1 | grep -q -- '-j, --jobs' && cmds+=("$c")
 done
 if [ "${#cmds[@]}" -eq 0 ]; then
@@ -49,12 +62,14 @@ for c in "${cmds[@]}"; do
 	[ "$c" = script ] && vs=("${script_variants[@]}")
 	[ "$c" = folded ] && vs=("${folded_variants[@]}")
 	[ "$c" = flame ] && vs=("${flame_variants[@]}")
+	[ "$c" = pprof ] && vs=("${pprof_variants[@]}")
+	[ "$c" = speedscope ] && vs=("${speedscope_variants[@]}")
 	out=()
-	[ "$c" = flame ] && out=(-o -)
+	[ "$c" = flame ] || [ "$c" = pprof ] || [ "$c" = speedscope ] && out=(-o -)
 	for p in "${ps[@]}"; do
+		pid=$(busiest pid "$p") tid=$(busiest tid "$p")
 		for v in "${vs[@]}"; do
-			[ "$c" = report ] || [ "$c" = script ] || [ "$c" = folded ] ||
-				[ "$c" = flame ] || [ -z "$v" ] || continue
+			v=${v//@PID@/$pid} v=${v//@TID@/$tid}
 			# shellcheck disable=SC2086
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
@@ -166,6 +181,79 @@ if [[ " ${cmds[*]} " == *" flame "* ]]; then
 	check "flame --diff -j 2 draws what -j 1 draws" cmp -s "$T/diff1.html" "$T/diff2.html"
 fi
 
+# off-CPU time, recorded here: pprof --off-cpu counts it on its thread
+if "$CS" record -q --off-cpu -o "$T/off.data" -- "$CS_WORKLOADS/offcpu" 200 100 10 \
+	>/dev/null 2>&1; then
+	off=$T/off.data
+	bad=0
+	for v in "--off-cpu" "--off-cpu --inline" "--no-off-cpu" ""; do
+		# shellcheck disable=SC2086
+		"$CS" pprof -q -j 1 $v -i "$off" -o "$T/one" 2>/dev/null
+		for j in 2 5; do
+			# shellcheck disable=SC2086
+			"$CS" pprof -q -j "$j" $v -i "$off" -o "$T/many" 2>/dev/null
+			cmp -s "$T/one" "$T/many" || { bad=1; echo "# pprof -j $j $v differs"; }
+		done
+	done
+	check "pprof: off-CPU time, with more threads as with one" [ "$bad" = 0 ]
+else
+	off=
+	skip "pprof --off-cpu with more threads" "callstitch record --off-cpu failed"
+fi
+
+# diff reads OLD and NEW at once, each on a thread, and writes its table
+# in parts: OLD's events first, each profile's summary in order, every
+# sort key; a table of 100k+ lines (sorted in parts), off-CPU time
+if "$CS" diff -h 2>&1 | grep -q -- '-j, --jobs'; then
+	pairs=("$T/plain.data $T/defer.data" "$FIXTURES/$D/syswide-defer.data $T/defer.data"
+	       "$FIXTURES/$D/task-defer.data $FIXTURES/$D/syswide-defer.data"
+	       "$T/wide.data $T/plain.data")
+	[ -n "$off" ] && pairs+=("$off $T/plain.data")
+	# NEW with two events OLD lacks: they follow OLD's, in NEW's order
+	if "$CS" record -q -e task-clock,page-faults -F 2000 -o "$T/two-ev.data" -- \
+		"$CS_WORKLOADS/fixedwork" >/dev/null 2>&1; then
+		pairs+=("$T/plain.data $T/two-ev.data")
+	else
+		notok "callstitch record -e task-clock,page-faults"
+	fi
+	diff_variants=("" "-s comm,pid,tid" "-s sym --percent-limit 0.5" "-s dso"
+		       "-s state,sym" "--off-cpu")
+	bad=0 runs=0 lines=0
+	for pair in "${pairs[@]}"; do
+		for v in "${diff_variants[@]}"; do
+			# shellcheck disable=SC2086
+			"$CS" diff -j 1 $v --kallsyms "$KALLSYMS" --symfs "$SYMFS" $pair \
+				>"$T/one" 2>"$T/one.err" ||
+				{ bad=1; echo "# diff -j 1 $v $pair failed"; }
+			n=$(wc -l <"$T/one")
+			[ "$n" -gt "$lines" ] && lines=$n
+			for j in 2 3 5; do
+				# shellcheck disable=SC2086
+				"$CS" diff -j "$j" $v --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
+					$pair >"$T/many" 2>"$T/many.err"
+				runs=$((runs + 1))
+				if ! cmp -s "$T/one" "$T/many" || ! cmp -s "$T/one.err" "$T/many.err"; then
+					bad=1
+					echo "# diff -j $j $v $pair differs from -j 1"
+				fi
+			done
+		done
+	done
+	check "diff: more threads print what -j 1 prints, on stdout and stderr ($runs runs)" \
+		[ "$bad" = 0 ]
+	check "... a table of more than 32k lines among them ($lines)" [ "$lines" -gt 32768 ]
+	# one profile missing: the same error, the same exit status
+	for j in 1 2; do
+		rc=0
+		"$CS" diff -q -j "$j" "$T/plain.data" "$T/nonexistent.data" >/dev/null \
+			2>"$T/err$j" || rc=$?
+		check_eq "diff -j $j with NEW missing exits 1" 1 "$rc"
+	done
+	check "... saying the same" cmp -s "$T/err1" "$T/err2"
+else
+	notok "diff takes -j"
+fi
+
 # inject reads the records ahead on a thread of its own with -j 2: the
 # same file as with one, stitched or passed through, compressed or not
 bad=0
@@ -181,8 +269,8 @@ for p in "${profiles[@]}" "$T/defer-z.data"; do
 	done
 done
 check "inject -j 2 writes what -j 1 writes" [ "$bad" = 0 ]
-# pprof and speedscope have no -j: they read ahead when the process may
-# use two CPUs, not when it may use one
+# pprof and speedscope without -j take the CPUs the process may use: on
+# two they count the samples on a second thread, on one they do not
 if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	for c in pprof speedscope; do
 		bad=0
@@ -214,6 +302,15 @@ for j in 1 2; do
 	check_eq "script -j $j to a full device says so in one line" 1 \
 		"$(grep -c . "$T/err")"
 done
+# pprof -j 2 compresses and writes on a thread of its own: its failure
+# too is the command's, one line naming the file
+for j in 1 2; do
+	rc=0
+	"$CS" pprof -q -j "$j" -i "$T/plain.data" -o /dev/full 2>"$T/err$j" || rc=$?
+	check_eq "pprof -j $j to a full device fails" 1 "$rc"
+done
+check "... saying the same, in one line" \
+	eval 'cmp -s "$T/err1" "$T/err2" && [ "$(grep -c . "$T/err2")" = 1 ]'
 # through a pipe, read slowly, the same bytes as into a file
 "$CS" script -q -j 2 -i "$T/defer.data" >"$T/file" 2>/dev/null
 "$CS" script -q -j 2 -i "$T/defer.data" 2>/dev/null | dd bs=4096 status=none >"$T/piped"

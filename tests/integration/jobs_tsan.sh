@@ -42,11 +42,11 @@ verdict() {
 	fi
 }
 
-for c in report script folded flame pprof; do
+for c in report script folded flame pprof speedscope; do
 	"$CS" "$c" -h 2>&1 | grep -q -- '-j, --jobs' || continue
 	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data" "$T/plain-z.data"; do
 		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
-		[ "$c" = flame ] && args+=(-o -)
+		case $c in flame|pprof|speedscope) args+=(-o -) ;; esac
 		"$CS" "$c" -j 1 "${args[@]}" >"$T/one" 2>/dev/null
 		rc=0
 		"$TSN/callstitch" "$c" -j 2 "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
@@ -57,10 +57,12 @@ done
 # the records read ahead on a thread of their own: with a core left over
 # after the output's threads (report 3; script's 2 above, with its writer
 # at 3), and inject's -j 2
-for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2"; do
+for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2" "pprof -j 3" \
+	"speedscope -j 3"; do
 	read -r c j n <<<"$run"
 	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
 		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
+		case $c in pprof|speedscope) args+=(-o -) ;; esac
 		rc=0
 		if [ "$c" = inject ]; then
 			"$CS" inject -j 1 -q -i "$p" -o "$T/one" 2>/dev/null
@@ -72,6 +74,37 @@ for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2"; do
 		verdict "$c $j $n (reading ahead) on $(basename "$p") under ThreadSanitizer" "$rc"
 	done
 done
+
+# pprof with its inlined lines, and pprof and speedscope filtered: the
+# counting thread takes fewer samples than the reading thread reads
+for run in "pprof --inline" "pprof --tid 80" "speedscope --no-inline" \
+	"speedscope --pid 80"; do
+	p=$FIXTURES/$D/syswide-defer.data
+	args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" -o -)
+	# shellcheck disable=SC2086
+	"$CS" $run -j 1 "${args[@]}" >"$T/one" 2>/dev/null
+	rc=0
+	# shellcheck disable=SC2086
+	"$TSN/callstitch" $run -j 2 "${args[@]}" >"$T/two" 2>"$T/err" || rc=$?
+	verdict "$run -j 2 under ThreadSanitizer" "$rc"
+done
+
+# diff reads OLD and NEW at once (-j 2: a thread each; -j 3: OLD's reads
+# ahead too) and sorts and formats a table of 40k lines in parts
+"$CS_TOOLS/gen_synth" --no-defer -n 40000 -s 9 -o "$T/wide.data" >/dev/null
+for pair in "$FIXTURES/$D/syswide-defer.data $T/defer.data" "$T/wide.data $T/plain-z.data"; do
+	for j in 2 3; do
+		# shellcheck disable=SC2086
+		"$CS" diff -j 1 --kallsyms "$KALLSYMS" --symfs "$SYMFS" $pair \
+			>"$T/one" 2>/dev/null
+		rc=0
+		# shellcheck disable=SC2086
+		"$TSN/callstitch" diff -j "$j" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
+			$pair >"$T/two" 2>"$T/err" || rc=$?
+		verdict "diff -j $j on $(basename "${pair% *}") and $(basename "${pair#* }") under ThreadSanitizer" "$rc"
+	done
+done
+check "... a table of more than 32k lines" [ "$(wc -l <"$T/one")" -gt 32768 ]
 
 # script names addresses on its formatting thread, to which the symbol
 # tables belong from then on (with inlined calls: user addresses, and
@@ -123,6 +156,14 @@ if [ -x "$W" ] && "$PERF" record -q -N -e cpu-clock -F 1000 --call-graph dwarf \
 			-q -j 2 -i "$T/dwarf.data" >"$T/two" 2>"$T/err" || rc=$?
 		verdict "$c -j 2, a first run (symbols loaded ahead), under ThreadSanitizer" "$rc"
 	done
+	# diff's two sessions at once, each loading the same binaries and
+	# writing their cache files
+	XDG_CACHE_HOME=$(mktemp -d "$T/cache.XXXXXX") "$CS" diff -q -j 1 -s dso,sym \
+		"$T/dwarf.data" "$T/dwarf.data" >"$T/one" 2>/dev/null
+	rc=0
+	XDG_CACHE_HOME=$(mktemp -d "$T/cache.XXXXXX") "$TSN/callstitch" diff -q -j 2 \
+		-s dso,sym "$T/dwarf.data" "$T/dwarf.data" >"$T/two" 2>"$T/err" || rc=$?
+	verdict "diff -j 2 of one recording, a first run, under ThreadSanitizer" "$rc"
 else
 	skip "symbols loaded ahead under ThreadSanitizer" "perf record --call-graph dwarf failed"
 fi

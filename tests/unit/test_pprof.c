@@ -543,6 +543,115 @@ static void inlined_functions_are_lines_of_one_location(void **state)
 	cs_pprof_free(p);
 }
 
+/* Adds the same samples to p: a comm in a buffer changed after each,
+ * none, inlined functions, off-CPU time, a stack of no frames and one of
+ * CS_FRAMES_MAX (larger than a batch of the hand-off), a third event. */
+static void add_every_kind(struct cs_pprof *p, struct cs_frame *deep)
+{
+	struct cs_frame a[] = { uf("inner", 0x5100), uf("outer", 0x5100),
+				uf("main", 0x5200) };
+	struct cs_frame k[] = { kf("schedule", 0xffffffff81000100ULL), uf("main", 0x5200) };
+	uint8_t kinds[] = { CS_OUT_INLINED, 0, 0 };
+	char comm[16];
+
+	for (int i = 0; i < 3000; i++) {
+		snprintf(comm, sizeof(comm), "w%d", i % 7);
+		assert_int_equal(cs_pprof_add_inlined(p, (unsigned int)i % 2, 1,
+						      (uint32_t)i % 5, comm, (uint64_t)i,
+						      a, i % 3 ? kinds : NULL, 3, 10), 0);
+		strcpy(comm, "changed");
+		assert_int_equal(cs_pprof_add(p, 0, 2, 3, NULL, (uint64_t)i, a + 2,
+					      (size_t)i % 2, 1), 0);
+		assert_int_equal(cs_pprof_add_off_cpu(p, 1, CS_OFF_CPU_SLEEPING, 1, 1,
+						      "s", (uint64_t)i, k, NULL, 2, 700), 0);
+	}
+	assert_int_equal(cs_pprof_add(p, 0, 4, 4, "deep", 5000, deep, CS_FRAMES_MAX, 1), 0);
+	/* an event first seen in the last sample, still in the last batch */
+	assert_int_equal(cs_pprof_add(p, 5, 4, 4, "late", 5001, a, 1, 1), 0);
+}
+
+/* -j: the samples counted on a thread of their own make the same bytes */
+static void counted_on_a_thread_the_same_profile(void **state)
+{
+	struct cs_pprof_opts one = { .end_nanos = 1 }, two = { .end_nanos = 1, .jobs = 2 };
+	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 },
+				       { .name = "sched:sched_switch" } };
+	struct cs_frame *deep = malloc(CS_FRAMES_MAX * sizeof(*deep));
+	struct cs_pprof *p1, *p2;
+	uint8_t *d1, *d2;
+	size_t l1, l2;
+
+	(void)state;
+	assert_non_null(deep);
+	for (size_t i = 0; i < CS_FRAMES_MAX; i++)
+		deep[i] = uf("deep", 0x6000 + i);
+	assert_int_equal(cs_pprof_new(&one, &p1), 0);
+	assert_int_equal(cs_pprof_new(&two, &p2), 0);
+	add_every_kind(p1, deep);
+	add_every_kind(p2, deep);
+	/* encoding waits for the last sample (of the second event) first */
+	assert_int_equal(cs_pprof_encode(p2, ev, 2, &d2, &l2), 0);
+	assert_int_equal(cs_pprof_encode(p1, ev, 2, &d1, &l1), 0);
+	assert_int_equal(cs_pprof_samples(p2), cs_pprof_samples(p1));
+	assert_int_equal(cs_pprof_samples(p2), 3 * 3000 + 2);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(d1, d2, l1);
+	free(d1);
+	free(d2);
+	cs_pprof_free(p1);
+	cs_pprof_free(p2);
+	free(deep);
+}
+
+/* -j: the file compressed on a thread of its own as it is encoded, in
+ * pieces of 64 KiB, is the file compressed in one piece */
+static void written_on_a_thread_the_same_file(void **state)
+{
+	struct cs_pprof_opts one = { .end_nanos = 1 }, two = { .end_nanos = 1, .jobs = 2 };
+	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 } };
+	struct cs_pprof *p[2];
+	char *text[2];
+	size_t len[2];
+
+	(void)state;
+	assert_int_equal(cs_pprof_new(&one, &p[0]), 0);
+	assert_int_equal(cs_pprof_new(&two, &p[1]), 0);
+	for (int k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&text[k], &len[k]);
+
+		assert_non_null(f);
+		/* distinct stacks: a few hundred KiB of samples */
+		for (uint64_t i = 0; i < 20000; i++) {
+			struct cs_frame a[] = { uf("leaf", 0x5000 + i), uf("main", 0x5200) };
+
+			assert_int_equal(cs_pprof_add(p[k], 0, 1, 1, "w", i, a, 2, 1), 0);
+		}
+		assert_int_equal(cs_pprof_write(p[k], ev, 1, f), 0);
+		fclose(f);
+	}
+	assert_true(len[0] > 64 * 1024);
+	assert_int_equal(len[0], len[1]);
+	assert_memory_equal(text[0], text[1], len[0]);
+	for (int k = 0; k < 2; k++) {
+		free(text[k]);
+		cs_pprof_free(p[k]);
+	}
+}
+
+/* a profile freed while samples are still on their way is not leaked */
+static void freed_while_counting(void **state)
+{
+	struct cs_pprof_opts o = { .jobs = 2 };
+	struct cs_frame a[] = { uf("main", 0x5200) };
+	struct cs_pprof *p;
+
+	(void)state;
+	assert_int_equal(cs_pprof_new(&o, &p), 0);
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 1, a, 1, 1), 0);
+	cs_pprof_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +662,9 @@ int main(void)
 		cmocka_unit_test(written_file_is_gzip),
 		cmocka_unit_test(program_mapping_comes_before_libraries_and_kernel),
 		cmocka_unit_test(inlined_functions_are_lines_of_one_location),
+		cmocka_unit_test(counted_on_a_thread_the_same_profile),
+		cmocka_unit_test(written_on_a_thread_the_same_file),
+		cmocka_unit_test(freed_while_counting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
