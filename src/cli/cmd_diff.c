@@ -173,6 +173,11 @@ int cmd_diff(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 129;
 	}
+	/* one stream cannot be read twice, nor by two readers at once */
+	if (old && new && !strcmp(old, "-") && !strcmp(new, "-")) {
+		cli_error("diff: OLD and NEW cannot both be standard input");
+		return 129;
+	}
 	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
 	o.jobs = in.jobs;
 	if (cs_diff_new(&o, &run.diff)) {

@@ -83,6 +83,9 @@ check_eq "a missing profile is an error" 1 $?
 check "... naming it" grep -q "only-one-missing.data" err.txt
 $CS diff -q a b c >/dev/null 2>err.txt
 check_eq "three profiles are refused" 129 $?
+$CS diff -q - - <cnew.data >/dev/null 2>err.txt
+check_eq "OLD and NEW both standard input are refused" 129 $?
+check "... in one line saying so" grep -q "cannot both be standard input" err.txt
 
 # bash completion: diff's options and sort keys, flame --diff's profiles
 if [ -f /usr/share/bash-completion/bash_completion ]; then
