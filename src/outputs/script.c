@@ -676,7 +676,7 @@ static void put_at(struct cs_script *sc, uint64_t flags, uint32_t slot,
  * OP_AT_KERNEL into *flags), its symbols loaded; false when it is named
  * here: a user address in no map, a KSYMBOL's, a kernel address without
  * fmt_kernel. fp: where a user address lies, if looked up yet. */
-static bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
+static inline bool at_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
 		     bool kernel, const struct frame_place *fp,
 		     const void **bin, uint64_t *off, uint64_t *flags)
 {

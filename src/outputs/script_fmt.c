@@ -40,7 +40,8 @@ int script_fmt_names_start(struct cs_script *sc)
 /* How many of an address's `lines` lines the stack being written may
  * still show: no more than the reading thread's cut (0: none) nor, after
  * OP_STACK, than are left of --max-stack in the count they are in. */
-static size_t stack_take(struct cs_script *c, size_t lines, size_t cut)
+static inline __attribute__((always_inline)) size_t
+stack_take(struct cs_script *c, size_t lines, size_t cut)
 {
 	size_t *left = &c->stack_left[c->stack_user];
 	size_t n = cut && cut < lines ? cut : lines;
@@ -52,11 +53,14 @@ static size_t stack_take(struct cs_script *c, size_t lines, size_t cut)
 }
 
 /* The first n of the `lines` lines of text[0, len), by reference. */
-static void put_lines(struct cs_script *c, const char *text, size_t len,
-		      size_t lines, size_t n)
+static inline __attribute__((always_inline)) void
+put_lines(struct cs_script *c, const char *text, size_t len, size_t lines,
+	  size_t n)
 {
-	if (n)
-		put_ref(c, text, n < lines ? script_prefix_len(text, len, n) : len);
+	if (n == lines)			/* nearly always: all of them */
+		put_ref(c, text, len);
+	else if (n)
+		put_ref(c, text, script_prefix_len(text, len, n));
 }
 
 static uint64_t now_ns(void)
@@ -248,7 +252,13 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 		if (n > INLINES_MAX)
 			n = INLINES_MAX;
 	}
-	bound = script_addr_names(c, &fr, names, n, nm);
+	/* (one line, the usual case, without the inlined calls' loop) */
+	if (!n) {
+		script_frame_names(c, &fr, &nm[0]);
+		bound = 80 + nm[0].sym_len + nm[0].dso_len;
+	} else {
+		bound = script_addr_names(c, &fr, names, n, nm);
+	}
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
 		if ((left = stack_take(c, n + 1, 0)))
@@ -274,8 +284,9 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 	return true;
 }
 
-/* t's lines, as many as the stack may show. */
-static void at_put(struct cs_script *c, const struct at_text *t)
+/* t's lines, as many as the stack may show (for every hit: inline). */
+static inline __attribute__((always_inline)) void
+at_put(struct cs_script *c, const struct at_text *t)
 {
 	put_lines(c, c->at_arena + t->off, t->len, t->lines,
 		  stack_take(c, t->lines, 0));
