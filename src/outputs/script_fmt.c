@@ -226,6 +226,55 @@ static bool at_copy(struct cs_script *c, const struct at_addr *a,
 	return true;
 }
 
+/* The lines made at the arena's end, text[0, end), are a's from now on:
+ * where they are into t, and into the place table's slot pl. */
+static void at_keep(struct cs_script *c, const struct at_addr *a,
+		    struct cs_place_line *pl, struct at_text *t,
+		    const char *text, const char *end, size_t lines)
+{
+	*t = (struct at_text){ .off = (uint32_t)c->at_len,
+			       .len = (uint16_t)(end - text), .gen = c->at_gen,
+			       .lines = (uint8_t)lines };
+	c->at_len += t->len;
+	if (pl)
+		*pl = (struct cs_place_line){
+			.bin = a->bin, .off = a->off, .addr = a->addr,
+			.text = t->off, .len = t->len, .lines = t->lines,
+			.gen = cs_place_lines_gen(c->at_places),
+		};
+}
+
+/* at_make() for a user address with a symbol, without --no-inline: its
+ * inlined calls' lines, then its own. */
+static bool at_make_lines(struct cs_script *c, const struct at_addr *a,
+			  const struct cs_frame *fr, struct cs_place_line *pl,
+			  struct at_text *t)
+{
+	const char *names[INLINES_MAX];
+	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
+	size_t n, bound, left;
+	char *text, *end;
+
+	n = cs_machine_place_inlines(a->bin, a->off, names, INLINES_MAX);
+	if (n > INLINES_MAX)
+		n = INLINES_MAX;
+	bound = script_addr_names(c, fr, names, n, nm);
+	if (bound > LC_MAX_TEXT) {
+		t->gen = 0;
+		if ((left = stack_take(c, n + 1, 0)))
+			script_put_long_lines(c, fr, names, n, bound, left);
+		return false;
+	}
+	at_room(c, bound);
+	text = end = c->at_arena + c->at_len;
+	for (size_t i = 0; i <= n; i++) {
+		end = script_frame_to(end, fr, '\t', &nm[i]);
+		*end++ = '\n';
+	}
+	at_keep(c, a, pl, t, text, end, n + 1);
+	return true;
+}
+
 /* a's lines made in at_arena - a copy of the lines made at the same
  * place for another address, or named and formatted - and where they
  * are, into t. False when they are too long to keep (as put_addr_new()
@@ -234,12 +283,11 @@ static bool at_copy(struct cs_script *c, const struct at_addr *a,
 static bool at_make(struct cs_script *c, const struct at_addr *a,
 		    struct at_text *t)
 {
-	const char *names[INLINES_MAX];
-	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
 	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
+	struct line_names nm;
 	char *text, *end;
-	size_t n = 0, bound, left;
+	size_t bound;
 
 	if (!a->kernel) {
 		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
@@ -247,40 +295,24 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 			return true;
 	}
 	at_resolve(a, &fr.loc);
-	if (!c->no_inline && fr.loc.sym && !fr.loc.kernel) {
-		n = cs_machine_place_inlines(a->bin, a->off, names, INLINES_MAX);
-		if (n > INLINES_MAX)
-			n = INLINES_MAX;
-	}
-	/* (one line, the usual case, without the inlined calls' loop) */
-	if (!n) {
-		script_frame_names(c, &fr, &nm[0]);
-		bound = 80 + nm[0].sym_len + nm[0].dso_len;
-	} else {
-		bound = script_addr_names(c, &fr, names, n, nm);
-	}
+	if (!c->no_inline && fr.loc.sym && !fr.loc.kernel)
+		return at_make_lines(c, a, &fr, pl, t);
+	/* one line: most addresses, every one with --no-inline */
+	script_frame_names(c, &fr, &nm);
+	bound = 80 + nm.sym_len + nm.dso_len;
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
-		if ((left = stack_take(c, n + 1, 0)))
-			script_put_long_lines(c, &fr, names, n, bound, left);
+		if (stack_take(c, 1, 0)) {
+			script_put_frame(c, &fr, '\t');
+			put_ch(c, '\n');
+		}
 		return false;
 	}
 	at_room(c, bound);
-	text = end = c->at_arena + c->at_len;
-	for (size_t i = 0; i <= n; i++) {
-		end = script_frame_to(end, &fr, '\t', &nm[i]);
-		*end++ = '\n';
-	}
-	*t = (struct at_text){ .off = (uint32_t)c->at_len,
-			       .len = (uint16_t)(end - text), .gen = c->at_gen,
-			       .lines = (uint8_t)(n + 1) };
-	c->at_len += t->len;
-	if (pl)
-		*pl = (struct cs_place_line){
-			.bin = a->bin, .off = a->off, .addr = a->addr,
-			.text = t->off, .len = t->len, .lines = t->lines,
-			.gen = cs_place_lines_gen(c->at_places),
-		};
+	text = c->at_arena + c->at_len;
+	end = script_frame_to(text, &fr, '\t', &nm);
+	*end++ = '\n';
+	at_keep(c, a, pl, t, text, end, 1);
 	return true;
 }
 
