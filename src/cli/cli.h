@@ -142,6 +142,19 @@ enum {
 	"      --pid PID[,PID]   only these processes\n" \
 	"      --tid TID[,TID]   only these threads\n"
 
+/* -j of a command whose samples are counted on a thread of their own:
+ * EXTRA, a line of what else runs on one ("" for none), and SAME, what
+ * comes out the same */
+#define CLI_JOBS_COUNTING_HELP(EXTRA, SAME) \
+	"  -j, --jobs N          threads: with 2 or more the samples are counted\n" \
+	"                        on a thread of their own while the next are read,\n" \
+	EXTRA \
+	"                        a compressed profile is decompressed on another,\n" \
+	"                        and N threads load the symbols of the sampled\n" \
+	"                        binaries ahead of their first use (with 3 or\n" \
+	"                        more the file is read ahead on another); the\n" \
+	"                        same " SAME " (default: the CPUs available)\n"
+
 /* Appends arg to the list opt names. Returns 0, or -1 after printing
  * "CMD: --pid 'ARG': expected ..." */
 int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,

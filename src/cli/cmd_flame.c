@@ -28,13 +28,7 @@ static const char usage_text[] =
 	"      --no-kernel       leave kernel frames out (user stacks only)\n"
 	"      --no-inline       no frames for functions inlined at user addresses\n"
 	"      --diff            compare two profiles, OLD and NEW\n"
-	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
-	"                        on a thread of their own while the next are read,\n"
-	"                        a compressed profile is decompressed on another,\n"
-	"                        and N threads load the symbols of the sampled\n"
-	"                        binaries ahead of their first use (with 3 or\n"
-	"                        more the file is read ahead on another); the\n"
-	"                        same page (default: the CPUs available)\n"
+	CLI_JOBS_COUNTING_HELP("", "page")
 	CLI_OFF_CPU_HELP
 	"                        (the default draws the on-CPU samples)\n"
 	CLI_INPUT_HELP

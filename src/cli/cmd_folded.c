@@ -27,13 +27,7 @@ static const char usage_text[] =
 	"      --annotate        append _[k] to kernel frames\n"
 	"      --period          count the sample period, not samples\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
-	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
-	"                        on a thread of their own while the next are read,\n"
-	"                        a compressed profile is decompressed on another,\n"
-	"                        and N threads load the symbols of the sampled\n"
-	"                        binaries ahead of their first use (with 3 or\n"
-	"                        more the file is read ahead on another); the\n"
-	"                        same output (default: the CPUs available)\n"
+	CLI_JOBS_COUNTING_HELP("", "output")
 	CLI_OFF_CPU_HELP
 	"                        (--off-cpu counts microseconds; the default\n"
 	"                        folds the on-CPU samples)\n"

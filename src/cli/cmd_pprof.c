@@ -27,14 +27,9 @@ static const char usage_text[] =
 	"      --inline          list the functions inlined at each address\n"
 	"                        (from DWARF) as extra lines of its location;\n"
 	"                        pprof then charges samples to them\n"
-	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
-	"                        on a thread of their own while the next are read,\n"
-	"                        the file is compressed on another as it is encoded,\n"
-	"                        a compressed profile is decompressed on another,\n"
-	"                        and N threads load the symbols of the sampled\n"
-	"                        binaries ahead of their first use (with 3 or\n"
-	"                        more the file is read ahead on another); the\n"
-	"                        same profile (default: the CPUs available)\n"
+	CLI_JOBS_COUNTING_HELP(
+	"                        the file is compressed on another as it is encoded,\n",
+	"profile")
 	"  -h, --help            this help\n";
 
 enum {

@@ -25,13 +25,7 @@ static const char usage_text[] =
 	"  -o, --output FILE     where to write (default speedscope.json; - for stdout)\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	CLI_FILTER_HELP
-	"  -j, --jobs N          threads: with 2 or more the samples are counted\n"
-	"                        on a thread of their own while the next are read,\n"
-	"                        a compressed profile is decompressed on another,\n"
-	"                        and N threads load the symbols of the sampled\n"
-	"                        binaries ahead of their first use (with 3 or\n"
-	"                        more the file is read ahead on another); the\n"
-	"                        same file (default: the CPUs available)\n"
+	CLI_JOBS_COUNTING_HELP("", "file")
 	"  -h, --help            this help\n";
 
 enum {

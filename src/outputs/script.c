@@ -504,10 +504,6 @@ static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
 	return cut ? cut : lines;
 }
 
-/* An address's lines when not cached nor made for its place before:
- * resolved, formatted into the line cache and written from there by
- * reference. Returns how many lines it wrote (at most `left`), and in
- * *all how many it has. */
 /* The names of an address's lines (f resolved): its n inlined calls'
  * (names[0..n), innermost first), then its own, into nm[0..n]. Returns
  * a bound of their text's length (script_frame_to()'s rule). */
@@ -560,6 +556,10 @@ size_t script_put_long_lines(struct cs_script *sc, const struct cs_frame *f,
 	return lines;
 }
 
+/* An address's lines when not cached nor made for its place before:
+ * resolved, formatted into the line cache and written from there by
+ * reference. Returns how many lines it wrote (at most `left`), and in
+ * *all how many it has. */
 static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
 			   struct cs_frame *f, uint64_t space, size_t left,
 			   size_t *all)
@@ -931,14 +931,14 @@ static void put_marker(struct cs_script *sc, const struct cs_frame *f)
 	uint64_t *op;
 	size_t len, bound;
 
-	script_frame_names(sc, f, &nm);
-	len = script_frame_len(f, &nm) + 1;
-	bound = nm.sym_len + nm.dso_len + 80;	/* script_frame_to()'s room */
 	if (!sc->stack_counts) {
 		script_put_frame(sc, f, '\t');
 		put_ch(sc, '\n');
 		return;
 	}
+	script_frame_names(sc, f, &nm);
+	len = script_frame_len(f, &nm) + 1;
+	bound = nm.sym_len + nm.dso_len + 80;	/* script_frame_to()'s room */
 	op = op_room(sc, 8 + bound);
 	*op = OP_LINE | (uint64_t)len << 8;
 	*script_frame_to((char *)(op + 1), f, '\t', &nm) = '\n';
@@ -1116,7 +1116,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	size_t n;
 	int err;
 
-	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+	if ((err = script_fmt_look(sc)))
 		return err;
 	sc->fields = fields_for(sc, e);
 	comm = sc->fields & CS_SCRIPT_COMM ?
@@ -1165,7 +1165,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 
 	if (!sc->no_merge)
 		return 0;
-	if (sc->fmt && sc->fmt->judge_due && (err = script_fmt_judge(sc)))
+	if ((err = script_fmt_look(sc)))
 		return err;
 	sc->fields = fields_for(sc, ev->evsel);
 	script_put_start(sc, ev->evsel, sc->fields & CS_SCRIPT_COMM ?

@@ -114,14 +114,12 @@ static int fmt_give_up(struct cs_script *sc)
 	if (sc->io_error)
 		return 1;
 	sc->fmt_given_up = sc->fmt->sent;
-	judge_stop(sc->fmt);
 	/* both threads keep the same account of the arena (the other's
 	 * starts over at its next OP_DEF, until which this one's is empty) */
 	if (!sc->reset_pending && c->arena_len != sc->arena_len)
 		abort();		/* this file's bug */
 	script_lines_take(sc, c);
 	script_formatter_stop(sc);
-	sc->ops = NULL;
 	sc->fmt_names = sc->fmt_kernel = sc->stack_counts = false;
 	sc->reset_pending = false;
 	sc->buf = sc->filling->buf;
@@ -136,8 +134,8 @@ static int fmt_give_up(struct cs_script *sc)
  * and then the hand-over is all they add (+15% CPU time on a real
  * profile, +50% on one of new addresses). By the scheduler's account
  * over the last look's time: when together they ran little more than
- * that time, and waited for a CPU much of it, twice in a row, the
- * formatting thread is given up (fmt_give_up()). A thread starved of
+ * that time, and waited for a CPU much of it, JUDGE_POOR looks in a row,
+ * the formatting thread is given up (fmt_give_up()). A thread starved of
  * work sleeps, which is no wait for a CPU: that is left alone. Called
  * between samples. Returns 0 or fmt_give_up()'s error. */
 int script_fmt_judge(struct cs_script *sc)
@@ -589,8 +587,7 @@ void script_ops_out(struct cs_script *sc)
 	sc->ops = cs_queue_pop(f->done);
 	sc->buf = sc->ops->buf;
 	sc->len = 0;
-	if (atomic_load(&f->failed))
-		sc->io_error = atomic_load(&f->failed);
+	take_failure(sc, &f->failed);
 }
 
 /* script_out_drain() through the formatting thread: everything so far is
@@ -602,8 +599,7 @@ void script_ops_sync(struct cs_script *sc)
 	sc->ops->sync = true;
 	script_ops_out(sc);
 	ring_wait(f->done, OPS_BATCHES);
-	if (atomic_load(&f->failed))
-		sc->io_error = atomic_load(&f->failed);
+	take_failure(sc, &f->failed);
 }
 
 void script_formatter_stop(struct cs_script *sc)
@@ -614,6 +610,7 @@ void script_formatter_stop(struct cs_script *sc)
 	pthread_join(sc->fmt->thread, NULL);
 	formatter_free(sc->fmt);
 	sc->fmt = NULL;
+	sc->ops = NULL;
 	sc->name_lens = NULL;
 	sc->buf = NULL;
 }

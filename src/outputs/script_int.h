@@ -435,6 +435,23 @@ static inline void ring_wait(struct cs_queue *done, size_t n)
 }
 _Static_assert(CHUNKS <= 8 && OPS_BATCHES <= 8, "ring_wait() holds them all");
 
+/* A thread's failed write (the errno it keeps in *failed; 0: none) is
+ * this printer's from now on. */
+static inline void take_failure(struct cs_script *sc, atomic_int *failed)
+{
+	int err = atomic_load(failed);
+
+	if (err)
+		sc->io_error = err;
+}
+
+/* With a formatting thread, a look at whether it pays, when one is due:
+ * between samples (script_fmt_judge()). Returns 0 or its error. */
+static inline int script_fmt_look(struct cs_script *sc)
+{
+	return sc->fmt && sc->fmt->judge_due ? script_fmt_judge(sc) : 0;
+}
+
 /* len bytes of cached text go out next, by reference: they stay in the
  * arena until the chunk is written (script_out_drain() before the arena is
  * reused). */

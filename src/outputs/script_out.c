@@ -163,8 +163,7 @@ void script_chunk_out(struct cs_script *sc)
 	cs_queue_push(w->todo, sc->filling);
 	sc->filling = cs_queue_pop(w->done);
 	sc->buf = sc->filling->buf;
-	if (atomic_load(&w->failed))
-		sc->io_error = atomic_load(&w->failed);
+	take_failure(sc, &w->failed);
 }
 
 void script_out_drain(struct cs_script *sc)
@@ -179,8 +178,7 @@ void script_out_drain(struct cs_script *sc)
 	if (!w)
 		return;
 	ring_wait(w->done, CHUNKS);
-	if (atomic_load(&w->failed))
-		sc->io_error = atomic_load(&w->failed);
+	take_failure(sc, &w->failed);
 }
 
 void script_writer_stop(struct cs_script *sc)
