@@ -31,13 +31,7 @@ struct cs_tree {
 
 static uint64_t node_hash(uint32_t parent, uint32_t frame)
 {
-	uint64_t x = (uint64_t)parent << 32 | frame;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
+	return cs_hash_u64((uint64_t)parent << 32 | frame);
 }
 
 int cs_tree_new(struct cs_tree **out)

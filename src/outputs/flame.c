@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/util/grow.h"
+#include "lib/util/hash.h"
 #include "outputs/flame_template.inc"
 
 #define NONE UINT32_MAX
@@ -46,16 +47,6 @@ struct cs_flame {
 					 * until cs_flame_add_base() */
 	size_t values_cap;
 };
-
-static uint32_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return (uint32_t)x;
-}
 
 static uint32_t hash_str(const char *s)
 {
@@ -158,7 +149,7 @@ static long intern(struct cs_flame *f, const char *s)
 
 static uint32_t frame_hash(uint32_t name, uint32_t dso, uint32_t kind)
 {
-	return mix64(((uint64_t)name << 32 | dso) ^ ((uint64_t)kind << 61));
+	return (uint32_t)cs_hash_u64(((uint64_t)name << 32 | dso) ^ ((uint64_t)kind << 61));
 }
 
 static uint32_t frame_hash_of(const struct cs_flame *f, uint32_t id)

@@ -1,6 +1,8 @@
-/* report_int.h - what report.c, report_ranks.c and report_graph.c share:
- * the report's tables, the view of one event built at write time, and the
- * helpers that name an entry's columns. Internal to the report output;
+/* report_int.h - what report.c (samples in), report_view.c (entries),
+ * report_ranks.c (their order), report_table.c (the text) and
+ * report_graph.c (call graphs) share: the report's tables, the view of
+ * one event built at write time, and the helpers that name an entry's
+ * columns. Internal to the report output;
  * its interface is report.h. */
 #ifndef CS_REPORT_INT_H
 #define CS_REPORT_INT_H
@@ -185,6 +187,22 @@ size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
 			     char *buf, size_t len);
 size_t report_entry_col_text(const struct view *v, const struct entry *e,
 			     enum cs_report_key key, char *buf, size_t len);
+
+/* report_view.c: the event's entries, their counts and, for those that
+ * draw a call graph, their occurrences, into v (whose r and evsel are
+ * set); report_view_free() frees them, whatever this returned. 0 or
+ * -ENOMEM. */
+int report_view_entries(struct view *v);
+void report_view_free(struct view *v);
+/* r->inlined, once every frame is added. 0 or -ENOMEM. */
+int report_mark_inlined(struct cs_report *r);
+/* The entry is weighty enough for a call graph under it. */
+bool report_draws_graph(const struct view *v, const struct entry *e);
+
+/* report_table.c: event evsel's section of the report, named name, to
+ * out. 0, -ENOMEM or -EIO. */
+int report_write_event(struct cs_report *r, unsigned int evsel,
+		       const char *name, FILE *out);
 
 /* report_ranks.c: every key ranked once (a job: ctx is the struct ranks,
  * whose r is set; freed by report_ranks_free()), a column's width for an

@@ -1,6 +1,6 @@
-/* hash.h - the string hash the lookup tables share (FNV-1a, 64 bit, with
- * the high bits folded down so that masking by a power of two sees them),
- * and slots that carry hash bits. */
+/* hash.h - the hashes the lookup tables share: of a string (FNV-1a, 64
+ * bit, with the high bits folded down so that masking by a power of two
+ * sees them) and of a u64; and slots that carry hash bits. */
 #ifndef CS_HASH_H
 #define CS_HASH_H
 
@@ -14,6 +14,18 @@ static inline uint64_t cs_hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
 	return h ^ (h >> 29);
+}
+
+/* A u64's bits mixed into all of the result's (the finalizer of
+ * MurmurHash3): for keys made of ids and addresses, whose low bits alone
+ * would crowd a table's slots */
+static inline uint64_t cs_hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
 }
 
 /*

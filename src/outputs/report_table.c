@@ -1,0 +1,504 @@
+/* report_table.c - an event's section of the report: its header, the
+ * columns' texts and widths, and the table of entries in their sorted
+ * order with a call graph under those that draw one, formatted in chunks
+ * on threads and written in order (see report_int.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util/jobs.h"
+#include "outputs/report_int.h"
+
+/* ---- text --------------------------------------------------------------- */
+
+const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
+				  char *buf, size_t len)
+{
+	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
+
+	if (k->flags & F_MISSING)
+		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
+	if (k->flags & F_COOKIE) {
+		snprintf(buf, len, "[cookie %#" PRIx64 "]", k->addr);
+		return buf;
+	}
+	if (k->flags & F_INLINED) {
+		snprintf(buf, len, "%s (inlined)", k->sym);
+		return buf;
+	}
+	if (k->sym)
+		return k->sym;
+	snprintf(buf, len, "%#" PRIx64, k->addr);
+	return buf;
+}
+
+/* Copies s (n bytes) into buf as snprintf("%s") would: at most len - 1
+ * bytes and a NUL. Returns the bytes copied. */
+static size_t copy_text(char *buf, size_t len, const char *s, size_t n)
+{
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return n;
+}
+
+static size_t dec_text(char *buf, size_t len, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return copy_text(buf, len, tmp + sizeof(tmp) - n, n);
+}
+
+/* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
+ * text's length. */
+size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
+			     char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
+	char text[40], *p = text;
+	const char *name;
+
+	*p++ = '[';
+	*p++ = k->flags & F_KERNEL ? 'k' : '.';
+	*p++ = ']';
+	*p++ = ' ';
+	if (k->sym || (k->flags & (F_MISSING | F_COOKIE))) {
+		char tmp[64];
+		size_t n;
+
+		name = report_frame_sym_text(r, frame, tmp, sizeof(tmp));
+		n = copy_text(buf + 4, len - 4, name, strlen(name));
+		memcpy(buf, text, 4);
+		return n + 4;
+	}
+	/* perf's "%-#.*llx": 16 digits, and no 0x before a zero */
+	if (k->addr) {
+		*p++ = '0';
+		*p++ = 'x';
+	}
+	for (int i = 15; i >= 0; i--)
+		*p++ = hex[(k->addr >> (4 * i)) & 15];
+	return copy_text(buf, len, text, (size_t)(p - text));
+}
+
+/* A key column's text into buf (as snprintf would cut it); returns its
+ * length. */
+size_t report_entry_col_text(const struct view *v, const struct entry *e,
+			     enum cs_report_key key, char *buf, size_t len)
+{
+	const struct cs_report *r = v->r;
+	const char *s;
+
+	switch (key) {
+	case CS_REPORT_COMM:
+		s = report_thread_comm(r, e->thread);
+		return copy_text(buf, len, s, strlen(s));
+	case CS_REPORT_PID:
+		return dec_text(buf, len,
+				(uint32_t)(report_thread_pidtid(r, e->thread) >> 32));
+	case CS_REPORT_TID:
+		return dec_text(buf, len, (uint32_t)report_thread_pidtid(r, e->thread));
+	case CS_REPORT_DSO:
+		s = report_dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso);
+		return copy_text(buf, len, s, strlen(s));
+	case CS_REPORT_SYM:
+		return report_entry_sym_text(r, e->frame, buf, len);
+	case CS_REPORT_STATE:
+		s = report_state_text(report_thread_state(r, e->thread));
+		return copy_text(buf, len, s, strlen(s));
+	case CS_REPORT__NR_KEYS:
+		break;
+	}
+	buf[0] = '\0';
+	return 0;
+}
+
+/* One line of the table, built whole and written at once. */
+struct line {
+	char text[8192];
+	size_t len;
+};
+
+static void line_put(struct line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->text) - l->len)
+		n = sizeof(l->text) - l->len;
+	memcpy(l->text + l->len, s, n);
+	l->len += n;
+}
+
+static void line_pad(struct line *l, size_t n)
+{
+	if (n > sizeof(l->text) - l->len)
+		n = sizeof(l->text) - l->len;
+	memset(l->text + l->len, ' ', n);
+	l->len += n;
+}
+
+/* "%*s" and "%-*s" */
+static void line_right(struct line *l, const char *s, size_t n, size_t width)
+{
+	if (n < width)
+		line_pad(l, width - n);
+	line_put(l, s, n);
+}
+
+static void line_left(struct line *l, const char *s, size_t n, size_t width)
+{
+	line_put(l, s, n);
+	if (n < width)
+		line_pad(l, width - n);
+}
+
+/* "%.2f%%" of part, remembered: neighbours in the table mostly weigh the
+ * same */
+struct pct_text {
+	uint64_t part;
+	bool valid;
+	size_t len;
+	char text[32];
+};
+
+static const struct pct_text *pct_text(struct pct_text *c, uint64_t part,
+				       uint64_t total)
+{
+	if (!c->valid || c->part != part) {
+		int n = snprintf(c->text, sizeof(c->text), "%.2f%%", report_pct(part, total));
+
+		c->len = n > 0 ? (size_t)n : 0;
+		c->part = part;
+		c->valid = true;
+	}
+	return c;
+}
+
+static const char *const key_header[CS_REPORT__NR_KEYS] = {
+	[CS_REPORT_COMM] = "Command", [CS_REPORT_PID] = "Pid",
+	[CS_REPORT_TID] = "Tid", [CS_REPORT_DSO] = "Shared Object",
+	[CS_REPORT_SYM] = "Symbol", [CS_REPORT_STATE] = "State",
+};
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define MAX_COLS (CS_REPORT__NR_KEYS + 3)
+
+/* Entries are written in their sorted order, scattered over memory: the
+ * one AHEAD places on and, once that is in, its frame's key are asked
+ * for early, so that their cache misses overlap. */
+#define AHEAD 16
+
+static void prefetch_entry(const struct view *v, const uint32_t *order,
+			   size_t i, size_t end)
+{
+	if (i + AHEAD < end)
+		__builtin_prefetch(&v->e[order[i + AHEAD]]);
+	if (i + AHEAD / 2 < end)
+		__builtin_prefetch(cs_agg_frame_key(v->r->stacks,
+						    v->e[order[i + AHEAD / 2]].frame));
+}
+
+/* The table's lines (and graphs) for entries order[begin, end): a chunk of
+ * cs_jobs_ordered(), so it only reads what they share. */
+struct table {
+	const struct view *v;
+	const uint32_t *order;
+	const size_t *width;
+	size_t nc;
+	bool children;
+	bool off_cpu;			/* a Seconds column */
+};
+
+static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
+{
+	const struct table *t = ctx;
+	const struct view *v = t->v;
+	const struct cs_report *r = v->r;
+	const size_t *width = t->width;
+	struct pct_text pct_child = { 0 }, pct_self = { 0 };
+	struct line l;
+	char text[1024];
+	int err = 0;
+
+	for (size_t i = begin; i < end && !err; i++) {
+		const struct entry *e = &v->e[t->order[i]];
+		uint64_t total = v->total_period;
+		uint64_t weight = t->children ? e->child_period : e->self_period;
+		const struct pct_text *pt;
+		size_t c = 0;
+
+		prefetch_entry(v, t->order, i, end);
+		l.len = 0;
+		line_put(&l, " ", 1);
+		if (t->children) {
+			pt = pct_text(&pct_child, e->child_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, "  ", 2);
+			line_right(&l, pt->text, pt->len, width[c++]);
+		} else {
+			pt = pct_text(&pct_self, e->self_period, total);
+			line_put(&l, " ", 1);
+			line_right(&l, pt->text, pt->len, width[c++]);
+		}
+		if (t->off_cpu) {
+			int n = snprintf(text, sizeof(text), "%.6f", weight / 1e9);
+
+			line_put(&l, "  ", 2);
+			line_right(&l, text, (size_t)n, width[c++]);
+		}
+		if (r->o.show_nr_samples) {
+			size_t n = dec_text(text, sizeof(text), t->children ?
+					    e->child_count : e->self_count);
+
+			line_put(&l, "  ", 2);
+			line_right(&l, text, n, width[c++]);
+		}
+		for (size_t k = 0; k < r->o.nr_sort; k++) {
+			size_t n = report_entry_col_text(v, e, r->o.sort[k], text,
+						  sizeof(text));
+
+			line_put(&l, "  ", 2);
+			if (k + 1 == r->o.nr_sort)
+				line_put(&l, text, n);
+			else
+				line_left(&l, text, n, width[t->nc + k]);
+		}
+		line_put(&l, "\n", 1);
+		fwrite(l.text, 1, l.len, out);
+		if (report_draws_graph(v, e))
+			err = report_graph_print(v, e, weight, out);
+	}
+	return err;
+}
+
+/* An entry is shown unless it weighs too little, or nothing at all: the
+ * table ends at the first that does not, in sorted order */
+static bool entry_shown(const struct view *v, const struct entry *e,
+			bool children)
+{
+	uint64_t p = children ? e->child_period : e->self_period;
+
+	if (!p && !e->self_count && !(children && e->child_count))
+		return false;
+	return report_pct(p, v->total_period) >= v->r->o.percent_limit;
+}
+
+/* The columns' widths over the entries shown: a part of cs_jobs_split()
+ * each, widened from the headers' in width[part]. With order, over
+ * order[begin, end); without, over the entries [begin, end) that
+ * entry_shown(), counted in shown[part], and in odd[part] whether one
+ * of them weighs nothing. */
+struct widths {
+	const struct view *v;
+	const struct ranks *rk;
+	const uint32_t *order;
+	size_t nc;
+	bool children, off_cpu;
+	size_t width[CS_JOBS_MAX_PARTS][MAX_COLS];
+	size_t shown[CS_JOBS_MAX_PARTS];
+	bool odd[CS_JOBS_MAX_PARTS];
+};
+
+static void widen(struct widths *w, size_t *width, const struct entry *e)
+{
+	const struct view *v = w->v;
+	const struct cs_report *r = v->r;
+	size_t nc = w->nc;
+	char text[64];
+
+	if (w->off_cpu) {
+		int n = snprintf(text, sizeof(text), "%.6f",
+				 (w->children ? e->child_period :
+				  e->self_period) / 1e9);
+		if ((size_t)n > width[w->children ? 2 : 1])
+			width[w->children ? 2 : 1] = (size_t)n;
+	}
+	if (r->o.show_nr_samples) {
+		int n = snprintf(text, sizeof(text), "%" PRIu64,
+				 w->children ? e->child_count : e->self_count);
+		if ((size_t)n > width[nc - 1])
+			width[nc - 1] = (size_t)n;
+	}
+	for (size_t k = 0; k < r->o.nr_sort; k++) {
+		size_t n = report_col_width(v, w->rk, e, r->o.sort[k]);
+
+		if (n > width[nc + k])
+			width[nc + k] = n;
+	}
+}
+
+static int widths_part(void *ctx, unsigned int part, size_t begin, size_t end)
+{
+	struct widths *w = ctx;
+	const struct view *v = w->v;
+	size_t *width = w->width[part];
+
+	for (size_t i = begin; i < end; i++) {
+		const struct entry *e;
+
+		if (w->order) {
+			e = &v->e[w->order[i]];
+			prefetch_entry(v, w->order, i, end);
+		} else {
+			e = &v->e[i];
+			if (!entry_shown(v, e, w->children))
+				continue;
+			w->shown[part]++;
+			if (!(w->children ? e->child_period : e->self_period))
+				w->odd[part] = true;
+		}
+		if (i + AHEAD / 2 < end) {
+			uint32_t f = v->e[w->order ? w->order[i + AHEAD / 2] :
+					  i + AHEAD / 2].frame;
+
+			__builtin_prefetch(&w->rk->sym_len[f]);
+			__builtin_prefetch(&w->rk->dso_len[f]);
+		}
+		widen(w, width, e);
+	}
+	return 0;
+}
+
+/* How many entries the table shows, in *nr_show (the first of order),
+ * and the columns' widths over them, widened from width[0, MAX_COLS).
+ * The order sorts by weight first: the entries shown are those that
+ * entry_shown(), found - and measured - in the entries' own order, where
+ * the sorted one would read them scattered over memory. Only entries of
+ * no weight may be shown and not (no samples) in any order: with one of
+ * them shown, the sorted order is walked as the table is. */
+static void shown_widths(const struct view *v, const struct ranks *rk,
+			 const uint32_t *order, size_t nc, bool children,
+			 bool off_cpu, size_t *width, size_t *nr_show)
+{
+	struct widths w = { .v = v, .rk = rk, .nc = nc, .children = children,
+			    .off_cpu = off_cpu };
+	size_t n = 0;
+	bool odd = false;
+	int parts;
+
+	for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
+		memcpy(w.width[p], width, sizeof(w.width[p]));
+	parts = cs_jobs_split(v->nr_e, 65536, v->r->o.jobs, widths_part, &w);
+	for (int p = 0; p < parts; p++) {
+		n += w.shown[p];
+		odd |= w.odd[p];
+	}
+	if (odd) {
+		for (n = 0; n < v->nr_e && entry_shown(v, &v->e[order[n]], children);)
+			n++;
+		w.order = order;
+		for (size_t p = 0; p < CS_JOBS_MAX_PARTS; p++)
+			memcpy(w.width[p], width, sizeof(w.width[p]));
+		parts = cs_jobs_split(n, 65536, v->r->o.jobs, widths_part, &w);
+	}
+	for (int p = 0; p < parts; p++)
+		for (size_t c = 0; c < MAX_COLS; c++)
+			if (w.width[p][c] > width[c])
+				width[c] = w.width[p][c];
+	*nr_show = n;
+}
+
+int report_write_event(struct cs_report *r, unsigned int evsel,
+		       const char *name, FILE *out)
+{
+	struct view v = { .r = r, .evsel = evsel };
+	bool children = !r->o.no_children;
+	bool off_cpu = r->ev_off_cpu[evsel];
+	uint32_t *order = NULL;
+	struct ranks rk = { 0 };
+	struct cs_job ranks;
+	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
+	int err, rk_err;
+
+	/* the keys' ranks and the entries both only read the tables: with
+	 * jobs to spare, the ranks are worked out beside the entries */
+	rk.r = r;
+	cs_job_start(&ranks, r->o.jobs, report_ranks_make, &rk);
+	err = report_view_entries(&v);
+	rk_err = cs_job_wait(&ranks);
+	if (!err)
+		err = rk_err;
+	if (err)
+		goto out;
+	err = report_entries_sort(&v, &rk, &order);
+	if (err)
+		goto out;
+	if (off_cpu) {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s': off-CPU time "
+			"(each switch-out weighted by the time until its task ran "
+			"again)\n", v.total_count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 " ns, %.6f s off "
+			"the CPU\n#\n", v.total_period, v.total_period / 1e9);
+	} else {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n",
+			v.total_count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n",
+			v.total_period);
+	}
+
+	/* columns: percentages (seconds off the CPU, samples), then the sort
+	 * keys */
+	if (children) {
+		width[nc++] = 8;
+		width[nc++] = 8;
+	} else {
+		width[nc++] = 8;
+	}
+	if (off_cpu)
+		width[nc++] = 10;
+	if (r->o.show_nr_samples)
+		width[nc++] = 7;
+	for (size_t k = 0; k < r->o.nr_sort; k++)
+		width[nc + k] = strlen(key_header[r->o.sort[k]]);
+	shown_widths(&v, &rk, order, nc, children, off_cpu, width, &nr_show);
+	fputs("#", out);
+	{
+		size_t c = 0;
+
+		if (children) {
+			fprintf(out, " %*s  %*s", (int)width[0], "Children",
+				(int)width[1], "Self");
+			c = 2;
+		} else {
+			fprintf(out, " %-*s", (int)width[0], "Overhead");
+			c = 1;
+		}
+		if (off_cpu)
+			fprintf(out, "  %*s", (int)width[c++], "Seconds");
+		if (r->o.show_nr_samples)
+			fprintf(out, "  %*s", (int)width[c++], "Samples");
+		for (size_t k = 0; k < r->o.nr_sort; k++)
+			fprintf(out, "  %-*s", (int)width[nc + k],
+				key_header[r->o.sort[k]]);
+		fputs("\n#", out);
+		for (size_t i = 0; i < nc + r->o.nr_sort; i++) {
+			fputs(i ? "  " : " ", out);
+			for (size_t j = 0; j < width[i]; j++)
+				fputc('.', out);
+		}
+		fputs("\n#\n", out);
+	}
+	{
+		struct table t = { .v = &v, .order = order, .width = width,
+				   .nc = nc, .children = children, .off_cpu = off_cpu };
+
+		/* a few hundred entries per chunk: graphs make some long */
+		err = cs_jobs_ordered(nr_show, 256, r->o.jobs, table_lines, &t, out);
+	}
+	fputs("\n\n", out);
+out:
+	report_ranks_free(&rk);
+	free(order);
+	report_view_free(&v);
+	return err;
+}
