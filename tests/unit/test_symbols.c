@@ -144,6 +144,45 @@ static void aliases_at_one_address_follow_perfs_choice(void **state)
 	assert_string_equal(alias_winner("same", CS_SYM_GLOBAL, 16, "also", CS_SYM_GLOBAL, 16), "same");
 }
 
+/* A binary's table comes in no order: sorted, it must answer as a sorted
+ * one would, aliases chosen among by the same rules, ties by the order
+ * they were added in (not by where the sort left them). */
+static void unsorted_tables_are_sorted_stably(void **state)
+{
+	enum { N = 5000 };
+	struct cs_symtab *t;
+	char name[32];
+
+	(void)state;
+	assert_int_equal(cs_symtab_new(&t), 0);
+	/* symbol k at 0x10000 + 16 * k, added in a scrambled order; every
+	 * 7th has an alias equal by every rule, added after it */
+	for (unsigned int i = 0; i < N; i++) {
+		unsigned int k = (i * 761u) % N;	/* a permutation: 761 is
+						 * prime to N */
+		int n = snprintf(name, sizeof(name), "f%u", k);
+
+		assert_int_equal(cs_symtab_add(t, 0x10000 + 16 * k, 16, CS_SYM_GLOBAL,
+					       name, (size_t)n, NULL), 0);
+		if (k % 7 == 0) {
+			n = snprintf(name, sizeof(name), "g%u", k);
+			assert_int_equal(cs_symtab_add(t, 0x10000 + 16 * k, 16,
+						       CS_SYM_GLOBAL, name,
+						       (size_t)n, NULL), 0);
+		}
+	}
+	assert_int_equal(cs_symtab_finish(t), 0);
+	assert_int_equal(cs_symtab_count(t), N);
+	for (unsigned int k = 0; k < N; k++) {
+		const struct cs_sym *s = cs_symtab_find(t, 0x10000 + 16 * k + 15);
+
+		snprintf(name, sizeof(name), "f%u", k);
+		assert_non_null(s);
+		assert_string_equal(s->name, name);
+	}
+	cs_symtab_free(t);
+}
+
 static void sized_symbols_end_at_their_size(void **state)
 {
 	struct cs_symtab *t;
@@ -544,6 +583,7 @@ int main(void)
 		cmocka_unit_test(kallsyms_bad_line_is_reported_with_its_number),
 		cmocka_unit_test(kallsyms_with_hidden_addresses_adds_nothing),
 		cmocka_unit_test(aliases_at_one_address_follow_perfs_choice),
+		cmocka_unit_test(unsorted_tables_are_sorted_stably),
 		cmocka_unit_test(sized_symbols_end_at_their_size),
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),

@@ -1,5 +1,6 @@
 /* symtab.c - sorted symbol table, alias choice and end fix-up as perf does. */
 #include "lib/symbols/symtab.h"
+#include "lib/util/keysort.h"
 #include "lib/util/write_all.h"
 
 #include <errno.h>
@@ -196,13 +197,36 @@ static int demangle_aliases(struct cs_symtab *t)
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* The entries by (start, insertion order). A binary's symbol table comes
+ * in no order: sorting its 40-byte entries with qsort() took 8% of a
+ * first run on a real profile, in calls to a comparison and copies.
+ * Sorted as (start, index) pairs of integers and then moved once, they
+ * cost a fraction of that. Returns 0 or -ENOMEM (t unchanged). */
+static int sort_entries(struct cs_symtab *t)
 {
-	const struct entry *x = a, *y = b;
+	uint64_t *keys = malloc(t->nr * 2 * sizeof(*keys));
+	struct entry *sorted = malloc(t->nr * sizeof(*sorted));
+	int err = keys && sorted ? 0 : -ENOMEM;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	for (size_t i = 0; !err && i < t->nr; i++) {
+		keys[2 * i] = t->ent[i].start;
+		keys[2 * i + 1] = t->ent[i].seq;
+	}
+	if (!err)
+		err = cs_keysort(keys, t->nr, 2, 1);
+	if (err) {
+		free(keys);
+		free(sorted);
+		return err;
+	}
+	/* seq is the entry's index: entries are only appended before this */
+	for (size_t i = 0; i < t->nr; i++)
+		sorted[i] = t->ent[keys[2 * i + 1]];
+	free(keys);
+	free(t->ent);
+	t->ent = sorted;
+	t->cap = t->nr;
+	return 0;
 }
 
 static size_t leading_underscores(const char *s)
@@ -252,8 +276,8 @@ int cs_symtab_finish(struct cs_symtab *t)
 	/* kallsyms come sorted: check before paying for a sort */
 	for (i = 1; i < t->nr && t->ent[i - 1].start <= t->ent[i].start; i++)
 		;
-	if (i < t->nr)
-		qsort(t->ent, t->nr, sizeof(*t->ent), cmp_entry);
+	if (i < t->nr && sort_entries(t))
+		return -ENOMEM;
 	if (demangle_aliases(t))
 		return -ENOMEM;
 	/*
