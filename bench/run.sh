@@ -109,6 +109,13 @@ first_rows() {
 	read -r w1 c1 w2 c2 < <(first_j "$@")
 	printf '%-50s %10.4f %14.4f %12s\n' "$label, wall" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
 	printf '%-50s %10.4f %14.4f %12s\n' "  CPU (every thread)" "$c1" "$c2" ""
+	first_w2=$w2 first_c1=$c1
+}
+# first_vs_perf PERF_CPU PERF_WALL: the last first_rows against perf,
+# which has no cache and so pays as much on every run
+first_vs_perf() {
+	printf '%-50s %10s %14s\n' "  against perf (-j 1 CPU, -j 2 wall)" \
+		"$(ratio "$1" "$first_c1")x" "$(ratio "$2" "$first_w2")x"
 }
 first_header() {
 	printf '\n%-50s %10s %14s %12s\n' "$1 (seconds, best of $runs)" "-j 1" "-j 2" "gain"
@@ -407,7 +414,10 @@ fi
 if "$cs" script -h 2>&1 | grep -q -- '-j, --jobs'; then
 	first_header "real profile, first run (empty cache)"
 	first_rows "script --no-inline" "$cs" script -q --no-inline -i "$real"
+	first_vs_perf "$t_perf" "$w_perf"
 	first_rows "report --stdio --no-inline" "$cs" report -q --stdio --no-inline -i "$real"
+	w_perfr=$(best_wall "$perf" report --stdio -i "$real")
+	first_vs_perf "$t_perfr" "$w_perfr"
 fi
 [ -n "${BENCH_REAL_ONLY:-}" ] && exit 0
 
