@@ -2,6 +2,8 @@
 #include "outputs/stack_health.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double pct(uint64_t n, uint64_t of)
@@ -65,12 +67,71 @@ static void advice(FILE *f, const struct cs_stack_stop *s)
 	}
 }
 
+/* Whether the advice for stops of this end names their binary: those
+ * that do not (a stack copy too small, the frame limit) read the same
+ * for every binary, and are one line. */
+static bool advice_names_binary(const struct cs_stack_stop *s)
+{
+	return s->end != CS_STACK_COPY_TOO_SMALL && s->end != CS_STACK_TOO_DEEP;
+}
+
+/* The library's order of stops: most stacks first, then by end, kind and
+ * binary */
+static int by_stacks(const void *a, const void *b)
+{
+	const struct cs_stack_stop *x = a, *y = b;
+
+	if (x->stacks != y->stacks)
+		return x->stacks < y->stacks ? 1 : -1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
+}
+
+/* The stops as lines: c's, those whose advice does not name a binary
+ * summed into one line per end and kind, in c's order. Returns their
+ * number, and a copy in *out that the caller frees; NULL and 0 without
+ * memory. */
+static size_t stop_lines(const struct cs_completeness *c,
+			 struct cs_stack_stop **out)
+{
+	struct cs_stack_stop *v = malloc((c->nr_stops ? c->nr_stops : 1) * sizeof(*v));
+	size_t n = 0;
+
+	*out = v;
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < c->nr_stops; i++) {
+		const struct cs_stack_stop *s = &c->stops[i];
+		size_t k = n;
+
+		if (!advice_names_binary(s))
+			for (k = 0; k < n; k++)
+				if (v[k].end == s->end && v[k].kind == s->kind)
+					break;
+		if (k < n) {
+			v[k].stacks += s->stacks;
+			continue;
+		}
+		v[n] = *s;
+		if (!advice_names_binary(s))
+			v[n].dso = NULL;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), by_stacks);
+	return n;
+}
+
 void cs_stack_health_write(FILE *f, const struct cs_completeness *c,
 			   const char *label, const char *indent,
 			   size_t max_stops)
 {
+	const struct cs_stack_stop *stops;
+	struct cs_stack_stop *lines;
 	uint64_t n, early;
-	size_t shown = 0;
+	size_t shown = 0, nr_lines;
 
 	if (!c || !c->user_stacks)
 		return;
@@ -92,21 +153,26 @@ void cs_stack_health_write(FILE *f, const struct cs_completeness *c,
 			c->by_end[CS_STACK_MISSING],
 			pct(c->by_end[CS_STACK_MISSING], n));
 	fputc('\n', f);
-	for (size_t i = 0; i < c->nr_stops && shown < max_stops; i++, shown++) {
-		const struct cs_stack_stop *s = &c->stops[i];
+	nr_lines = stop_lines(c, &lines);
+	if (!lines)			/* no memory: c's stops as they are */
+		nr_lines = c->nr_stops;
+	stops = lines ? lines : c->stops;
+	for (size_t i = 0; i < nr_lines && shown < max_stops; i++, shown++) {
+		const struct cs_stack_stop *s = &stops[i];
 
 		fprintf(f, "%s%.1f%% of user stacks (%" PRIu64 ") ", indent,
 			pct(s->stacks, n), s->stacks);
 		advice(f, s);
 		fputc('\n', f);
 	}
-	if (c->nr_stops > shown) {
+	if (nr_lines > shown) {
 		uint64_t rest = 0;
 
-		for (size_t i = shown; i < c->nr_stops; i++)
-			rest += c->stops[i].stacks;
+		for (size_t i = shown; i < nr_lines; i++)
+			rest += stops[i].stacks;
 		fprintf(f, "%s%.1f%% of user stacks (%" PRIu64 ") stop in %zu "
 			"other places\n", indent, pct(rest, n), rest,
-			c->nr_stops - shown);
+			nr_lines - shown);
 	}
+	free(lines);
 }
