@@ -243,34 +243,60 @@ static enum cs_sym_bind bind_of(const GElf_Sym *s)
 	return CS_SYM_LOCAL;
 }
 
+/* The name at off in a string table's data, and its length; NULL if off
+ * is outside it or the name runs past its end. Read in place: the loop
+ * over a binary's symbols asked libelf (elf_strptr) for every name. */
+static const char *str_at(const Elf_Data *strs, size_t off, size_t *len)
+{
+	const char *s;
+	const char *nul;
+
+	if (!strs || !strs->d_buf || off >= strs->d_size)
+		return NULL;
+	s = (const char *)strs->d_buf + off;
+	nul = memchr(s, '\0', strs->d_size - off);
+	if (!nul)
+		return NULL;
+	*len = (size_t)(nul - s);
+	return s;
+}
+
 static long load_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 		       struct cs_symtab *t)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
+	Elf_Data *d = elf_getdata(scn, NULL), *strs;
+	Elf_Scn *str_scn = elf_getscn(elf, sh->sh_link);
 	size_t n, i, shstrndx, nr_sections;
 	long added = 0;
 	bool *sections;
 
-	if (!d || !sh->sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+	if (!d || !sh->sh_entsize || elf_getshdrstrndx(elf, &shstrndx) ||
+	    !str_scn || !(strs = elf_getdata(str_scn, NULL)))
 		return 0;
 	sections = symbol_sections(elf, shstrndx, &nr_sections);
 	if (!sections)
 		return -ENOMEM;
 	n = sh->sh_size / sh->sh_entsize;
+	/* at most n symbols, whose names are at most the string table */
+	if (cs_symtab_reserve(t, n, strs->d_size)) {
+		free(sections);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
+		size_t len;
 		int err;
 
 		if (!gelf_getsym(d, (int)i, &s) ||
 		    !wanted_sym(&s, sections, nr_sections))
 			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		name = str_at(strs, s.st_name, &len);
 		/* '$x'/'$d': ARM mapping symbols, not names */
-		if (!name || !*name || *name == '$')
+		if (!name || !len || *name == '$')
 			continue;
 		err = cs_symtab_add_mangled(t, s.st_value, s.st_size,
-					    bind_of(&s), name, strlen(name));
+					    bind_of(&s), name, len);
 		if (err) {
 			added = err;
 			break;

@@ -43,6 +43,10 @@ long cs_kallsyms_parse(struct cs_symtab *t, const char *buf, size_t len,
 	long added = 0;
 	char module[128];
 
+	/* a line is at least 21 bytes (16 digits, " t ", a name, a newline)
+	 * and its name is part of it */
+	if (cs_symtab_reserve(t, len / 21 + 1, len))
+		return -ENOMEM;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *name, *name_end, *q, *space;

@@ -91,6 +91,31 @@ int cs_symtab_new(struct cs_symtab **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+int cs_symtab_reserve(struct cs_symtab *t, size_t nr, size_t bytes)
+{
+	if (t->nr + nr > t->cap) {
+		struct entry *e = realloc(t->ent, (t->nr + nr) * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		t->ent = e;
+		t->cap = t->nr + nr;
+	}
+	if (t->pool_len + bytes > t->pool_cap) {
+		char *p;
+
+		/* pool offsets are 32 bits: a bigger hint is not followed */
+		if (t->pool_len + bytes > UINT32_MAX)
+			return 0;
+		p = realloc(t->pool, t->pool_len + bytes);
+		if (!p)
+			return -ENOMEM;
+		t->pool = p;
+		t->pool_cap = t->pool_len + bytes;
+	}
+	return 0;
+}
+
 static int pool_add(struct cs_symtab *t, const char *s, size_t len, uint32_t *off)
 {
 	if (t->pool_len + len + 1 > t->pool_cap) {

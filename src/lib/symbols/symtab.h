@@ -30,6 +30,12 @@ struct cs_sym {
 /* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
 int cs_symtab_new(struct cs_symtab **out);
 
+/* Makes room for nr more symbols whose names (and modules) take about
+ * bytes: a loader that knows its table's size saves the copies and page
+ * faults of growing it by doubling. Only a hint; adding more still works.
+ * Returns 0 or -ENOMEM. */
+int cs_symtab_reserve(struct cs_symtab *t, size_t nr, size_t bytes);
+
 /* Adds a symbol; name (and module) are copied. size 0: ends at the next
  * symbol. Returns 0 or -ENOMEM. */
 int cs_symtab_add(struct cs_symtab *t, uint64_t start, uint64_t size,
