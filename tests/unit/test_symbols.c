@@ -223,8 +223,15 @@ static void cpp_and_rust_names_are_demangled(void **state)
 	check_demangle("_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write");
 	/* Rust v0 */
 	check_demangle("_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example");
+	/* ends like a legacy Rust name: Rust; with no hex hash, C++ */
+	check_demangle("_ZN3foo17h0123456789abcdefE", "foo");
+	check_demangle("_ZN3foo17hzzzzzzzzzzzzzzzzE", "foo::hzzzzzzzzzzzzzzzz");
+	check_demangle("_ZN3fooC2Ev", "foo::foo");
+	check_demangle("_ZN3fooD0Ev", "foo::~foo");
 	check_demangle("main", NULL);
 	check_demangle("_Znot_mangled_really", NULL);
+	check_demangle("_ZN", NULL);
+	check_demangle("_Z", NULL);
 }
 
 /* ---- ELF ---------------------------------------------------------------- */
