@@ -1114,6 +1114,23 @@ static inline void fetch_ahead(struct cs_reader *r, size_t size)
 		__builtin_prefetch(r->map + r->fetched);
 		return;
 	}
+	/* The usual record: the window moved on by its size, which spans at
+	 * most four lines; each is asked for without a loop, whose trip
+	 * count (one line or two or three, as records straddle lines)
+	 * changes from record to record in no order a branch predictor
+	 * learns (stitch_only, deferred: -3%). A line asked for twice costs
+	 * next to nothing. */
+	if (size <= 3 * LINE && r->fetched + size >= want &&
+	    r->fetched <= want && want <= r->data_end) {
+		const uint8_t *end = r->map + want;
+
+		__builtin_prefetch(end - 1);
+		__builtin_prefetch(end - 1 - LINE);
+		__builtin_prefetch(end - 1 - 2 * LINE);
+		__builtin_prefetch(end - size);
+		r->fetched = want;
+		return;
+	}
 	if (want > r->data_end)
 		want = r->data_end;
 	if (r->fetched < r->pos)	/* the start, or a record read the long way */

@@ -510,12 +510,52 @@ static inline void prefetch_record(const struct pend *p)
 	__builtin_prefetch((const char *)p->bytes + p->size - 8);
 }
 
+/* release() of samples stitched to t's record when the output takes the
+ * chain in parts: one cs_stitched for them all, of which only the event's
+ * kernel part changes from one sample to the next. */
+static int release_parts(struct cs_stitch *st, struct thr *t)
+{
+	struct cs_stitched out = {
+		.event = &st->ev,
+		.state = CS_CHAIN_STITCHED,
+		.cookie = t->rec_cookie,
+		.user = t->rec_ips,
+		.user_nr = t->rec_nr,
+	};
+	int err = 0;
+
+	for (uint32_t k = t->wait_first;
+	     k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
+		prefetch_record(&t->wait[k]);
+	while (!err && waiting(t)) {
+		const struct pend *p = &t->wait[t->wait_first++];
+
+		if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
+			prefetch_record(&p[PREFETCH_AHEAD]);
+		st->pending--;
+		err = pend_decode(st, p);
+		if (!err) {
+			out.chain = st->ev.sample.callchain;
+			out.chain_nr = st->ev.sample.callchain_nr - 2;
+			st->stats->stitched++;
+			err = st->fn(st->ctx, &out);
+		}
+		pend_done(st, p);
+	}
+	if (!waiting(t))
+		t->wait_first = t->wait_nr = 0;
+	return err;
+}
+
 /* Hands out every waiting sample of t: stitched with the thread's record
  * when why is CS_MISSING_NONE, else kernel-only for that reason. */
 static int release(struct cs_stitch *st, struct thr *t,
 		   enum cs_missing_reason why)
 {
 	int err = 0;
+
+	if (st->parts && why == CS_MISSING_NONE)
+		return release_parts(st, t);
 
 	if (!st->parts && why == CS_MISSING_NONE && waiting(t)) {
 		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
