@@ -229,9 +229,14 @@ struct cs_script {
 	char *buf;			/* filling->buf */
 	size_t len;			/* of filling's own text so far */
 	struct chunk own;		/* the one chunk, without a writer */
-	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
-	uint32_t *slots;		/* CS_FRAMES_MAX: the frames' line slots */
-	struct frame_place *fplaces;	/* CS_FRAMES_MAX: where they lie */
+	/* a sample's stack, and the next one's: a sample is held (`held`)
+	 * until the next comes, and written after the memory the next one
+	 * will want is asked for (stack_ask()) */
+	struct stack *stacks;		/* 2 */
+	struct stack *next;		/* the one not held */
+	bool held;
+	const struct cs_evsel *held_e;	/* the held sample's event */
+	struct sample_head held_sh;	/* and its first line's fields */
 	struct line_ent *lines;		/* LC_SLOTS, then the arena */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
@@ -320,6 +325,21 @@ struct frame_place {
 	const void *bin;		/* NULL: not looked up; &no_map: none */
 	uint64_t off;
 	struct cs_place_line *pl;	/* (bin, off)'s slot */
+};
+
+/* A sample's stack: its frames walked, and each frame's line slot
+ * asked for (stack_ask()); then where those the line cache misses lie,
+ * their place slots asked for (stack_place()); then written
+ * (stack_put()). With a sample held back, the steps of two samples take
+ * turns, so that what one step asks for has the other's time to come. */
+struct stack {
+	struct cs_frame *frames;	/* CS_FRAMES_MAX */
+	uint32_t *slots;		/* the frames' line slots */
+	struct frame_place *places;	/* where they lie */
+	size_t n, ask;			/* frames, and those looked at */
+	uint32_t pid;
+	uint64_t uspace, kspace;	/* the spaces the slots are of */
+	bool unwound;			/* CS_CHAIN_UNWOUND */
 };
 
 /* The formatting thread and what it owns. */
