@@ -33,13 +33,13 @@ static uint32_t line_slot(uint64_t space, uint64_t addr)
 
 /* ---- the printer ---------------------------------------------------------- */
 
-/* The two stacks (struct stack), or -ENOMEM. */
+/* The ring of stacks (struct stack), or -ENOMEM. */
 static int stacks_new(struct cs_script *sc)
 {
-	sc->stacks = calloc(2, sizeof(*sc->stacks));
+	sc->stacks = calloc(HELD + 1, sizeof(*sc->stacks));
 	if (!sc->stacks)
 		return -ENOMEM;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < HELD + 1; i++) {
 		struct stack *st = &sc->stacks[i];
 
 		st->frames = malloc(CS_FRAMES_MAX * sizeof(*st->frames));
@@ -48,13 +48,12 @@ static int stacks_new(struct cs_script *sc)
 		if (!st->frames || !st->slots || !st->places)
 			return -ENOMEM;
 	}
-	sc->next = &sc->stacks[0];
 	return 0;
 }
 
 static void stacks_free(struct cs_script *sc)
 {
-	for (int i = 0; sc->stacks && i < 2; i++) {
+	for (int i = 0; sc->stacks && i < HELD + 1; i++) {
 		free(sc->stacks[i].frames);
 		free(sc->stacks[i].slots);
 		free(sc->stacks[i].places);
@@ -977,37 +976,46 @@ static void stack_ask(struct cs_script *sc, struct stack *st, uint32_t pid,
 		      size_t n, bool unwound)
 {
 	const struct cs_frame *f = st->frames;
+	size_t ask = unwound || n < sc->max_stack ? n : sc->max_stack;
+	uint64_t uspace = cs_machine_user_space(sc->machine, pid);
+	uint64_t kspace = cs_machine_kernel_space(sc->machine);
+	const struct line_ent *lines = sc->lines;
+	uint32_t *slots = st->slots;
+	struct frame_place *places = st->places;
 
-	st->n = n;
-	st->ask = unwound || n < sc->max_stack ? n : sc->max_stack;
+	st->ask = ask;
 	st->pid = pid;
 	st->unwound = unwound;
-	st->uspace = cs_machine_user_space(sc->machine, pid);
-	st->kspace = cs_machine_kernel_space(sc->machine);
+	st->uspace = uspace;
+	st->kspace = kspace;
 	/* (a slot's top bit: the frame is the kernel's) */
-	for (size_t i = 0; i < st->ask; i++) {
+	for (size_t i = 0; i < ask; i++) {
 		bool kernel = cs_machine_is_kernel(f[i].cpumode, f[i].addr);
+		uint32_t slot = line_slot(kernel ? kspace : uspace, f[i].addr);
 
-		st->slots[i] = line_slot(kernel ? st->kspace : st->uspace,
-					 f[i].addr) | (uint32_t)kernel << 31;
-		__builtin_prefetch(&sc->lines[st->slots[i] & (LC_SLOTS - 1)]);
-		st->places[i].bin = NULL;
+		slots[i] = slot | (uint32_t)kernel << 31;
+		__builtin_prefetch(&lines[slot]);
+		places[i].bin = NULL;
 	}
 }
 
 /* Where each user address of st the line cache misses lies, its slot in
- * the place table asked for the same way. Called once the samples
- * before st's are written: the line cache is then as st's will find it.
- * (Not while the table is left alone: a miss then finds its map as it
- * resolves, and the map lookup's last answer is its own, not the stack's
- * last frame's.) */
+ * the place table asked for the same way. Called when the samples
+ * before st's are written but the last HELD - 1: what those add to the
+ * line cache is looked for here in vain (and found when st is written),
+ * what they push out is looked for when st is written (stack_put()):
+ * only time is lost. (Not while the table is left alone: a miss then
+ * finds its map as it resolves, and the map lookup's last answer is its
+ * own, not the stack's last frame's.) */
 static void stack_place(struct cs_script *sc, struct stack *st)
 {
 	const struct cs_frame *f = st->frames;
+	const uint32_t *slots = st->slots;
+	uint64_t uspace = st->uspace;
 
 	for (size_t i = 0; i < st->ask && !sc->place_rest; i++)
-		if (f[i].kind == CS_FRAME_ADDR && !(st->slots[i] >> 31) &&
-		    !line_holds(&sc->lines[st->slots[i]], st->uspace, f[i].addr))
+		if (f[i].kind == CS_FRAME_ADDR && !(slots[i] >> 31) &&
+		    !line_holds(&sc->lines[slots[i]], uspace, f[i].addr))
 			find_place(sc, st->pid, f[i].addr, &st->places[i]);
 }
 
@@ -1065,7 +1073,7 @@ static void put_frames(struct cs_script *sc, struct stack *st, uint32_t pid,
 	stack_put(sc, st);
 }
 
-static int script_change(void *ctx);
+static int script_change(void *ctx, const struct cs_event *ev);
 
 static int script_begin(void *ctx, struct cs_session *s)
 {
@@ -1176,29 +1184,91 @@ static void put_head(struct cs_script *sc, const struct cs_evsel *e,
 		script_put_sample_head(sc, e, sh, comm);
 }
 
-/* The held sample, if any, written: the machine is still as it saw it.
- * Returns what script_sample() would have. */
-static int put_held(struct cs_script *sc)
+/* The i-th stack of the ring from the oldest held: i == nr_held is the
+ * free one. */
+static struct stack *ring_at(struct cs_script *sc, size_t i)
 {
-	struct stack *st = &sc->stacks[sc->next == &sc->stacks[0]];
+	return &sc->stacks[(sc->first + i) % (HELD + 1)];
+}
+
+/* The oldest held sample written: the machine is still as it saw it.
+ * Returns what script_sample() would have. */
+static int put_oldest(struct cs_script *sc)
+{
+	struct stack *st = ring_at(sc, 0);
 	int err;
 
-	if (!sc->held)
-		return 0;
-	sc->held = false;
+	sc->first = (sc->first + 1) % (HELD + 1);
+	sc->nr_held--;
+	if (!st->placed)
+		stack_place(sc, st);
 	if ((err = script_fmt_look(sc)))
 		return err;
-	sc->fields = fields_for(sc, sc->held_e);
-	put_head(sc, sc->held_e, &sc->held_sh);
+	sc->fields = fields_for(sc, st->e);
+	put_head(sc, st->e, &st->sh);
 	put_ch(sc, '\n');
 	stack_put(sc, st);
 	return sc->io_error ? 1 : 0;
 }
 
-/* The session's hook: the machine is about to change. */
-static int script_change(void *ctx)
+/* Every held sample written, oldest first. */
+static int put_held(struct cs_script *sc)
 {
-	return put_held(ctx);
+	int err;
+
+	while (sc->nr_held)
+		if ((err = put_oldest(sc)))
+			return err;
+	return 0;
+}
+
+/* The pid and tid whose process and thread ev changes, when it changes
+ * nothing else a sample is written with (a user map, a comm, a fork, an
+ * exit); false for the others (the kernel's maps, its symbols, build
+ * ids: ev NULL). */
+static bool event_task(const struct cs_event *ev, uint32_t *pid,
+		       uint32_t *tid)
+{
+	switch (ev ? ev->type : 0) {
+	case CS_RECORD_MMAP:
+	case CS_RECORD_MMAP2:
+		if ((ev->misc & CS_MISC_CPUMODE_MASK) != CS_MISC_USER ||
+		    ev->mmap.pid == UINT32_MAX)	/* the kernel's, then */
+			return false;
+		*pid = *tid = ev->mmap.pid;
+		return true;
+	case CS_RECORD_COMM:
+		*pid = ev->comm.pid;
+		*tid = ev->comm.tid;
+		return true;
+	case CS_RECORD_FORK:
+	case CS_RECORD_EXIT:
+		*pid = ev->fork.pid;
+		*tid = ev->fork.tid;
+		return true;
+	}
+	return false;
+}
+
+/* The session's hook: the machine is about to take ev. The held samples
+ * are written first, as the machine is - but for a record of a process
+ * and thread none of them is of (a system-wide profile's other
+ * processes start, map and end between samples: a tenth of the real
+ * profile's samples came before such a record). */
+static int script_change(void *ctx, const struct cs_event *ev)
+{
+	struct cs_script *sc = ctx;
+	uint32_t pid, tid;
+
+	if (!sc->nr_held || !event_task(ev, &pid, &tid))
+		return put_held(sc);
+	for (size_t i = 0; i < sc->nr_held; i++) {
+		const struct stack *st = ring_at(sc, i);
+
+		if (st->pid == pid || st->sh.tid == tid)
+			return put_held(sc);
+	}
+	return 0;
 }
 
 /* A sample written at once, the held one first: one whose first line
@@ -1209,12 +1279,13 @@ static int put_sample_now(struct cs_script *sc, const struct cs_stitched *s,
 {
 	const struct cs_sample *smp = &s->event->sample;
 	const struct cs_evsel *e = s->event->evsel;
-	struct stack *st = sc->next;
+	struct stack *st;
 	size_t n;
 	int err;
 
 	if ((err = put_held(sc)) || (err = script_fmt_look(sc)))
 		return err;
+	st = ring_at(sc, 0);
 	sc->fields = fields_for(sc, e);
 	put_head(sc, e, sh);
 	if (sc->fields & CS_SCRIPT_TRACE)
@@ -1239,12 +1310,13 @@ static int put_sample_now(struct cs_script *sc, const struct cs_stitched *s,
 	return sc->io_error ? 1 : 0;
 }
 
-/* A sample with a stack is held until the next one comes (or the
- * machine is to change): its stack is walked and its line slots asked
- * for now, the held sample before it written meanwhile, and then where
- * its new addresses lie is looked up, their place slots asked for in
- * turn. Each sample's slots are thus read a sample's time after they
- * were asked for, not at once. */
+/* A sample with a stack is held while HELD more come (or until the
+ * machine is to change, script_change()), its steps done samples apart:
+ * when it comes, its stack is walked and its line slots asked for (and
+ * the sample HELD before it written); at the next sample, the line
+ * cache is read for it and the place table's slots asked for; when HELD
+ * more have come, it is written. What each step asks for has the time
+ * of a sample or more to come, while other work is done. */
 static int script_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_script *sc = ctx;
@@ -1252,7 +1324,7 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_evsel *e = s->event->evsel;
 	struct sample_head sh = head_of(smp);
 	unsigned int fields = fields_for(sc, e);
-	struct stack *st = sc->next;
+	struct stack *st = ring_at(sc, sc->nr_held), *prev;
 	size_t n;
 	int err;
 
@@ -1263,13 +1335,17 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
 	stack_ask(sc, st, smp->pid, n, s->state == CS_CHAIN_UNWOUND);
-	if ((err = put_held(sc)))
+	st->placed = false;
+	st->e = e;
+	st->sh = sh;
+	if (sc->nr_held == HELD && (err = put_oldest(sc)))
 		return err;
-	stack_place(sc, st);
-	sc->held = true;
-	sc->held_e = e;
-	sc->held_sh = sh;
-	sc->next = &sc->stacks[st == &sc->stacks[0]];
+	/* the one before it: its line slots came meanwhile */
+	if (sc->nr_held && !(prev = ring_at(sc, sc->nr_held - 1))->placed) {
+		stack_place(sc, prev);
+		prev->placed = true;
+	}
+	sc->nr_held++;
 	return 0;
 }
 
@@ -1311,11 +1387,11 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	fake.sample.tid = ev->id.tid;
 	fake.sample.misc = CS_MISC_USER;
 	as_chain.event = &fake;
-	n = d->nr ? cs_frames_walk(&as_chain, sc->next->frames,
+	n = d->nr ? cs_frames_walk(&as_chain, ring_at(sc, 0)->frames,
 				   CS_FRAMES_MAX) : 0;
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	put_frames(sc, sc->next, ev->id.pid, n, false);
+	put_frames(sc, ring_at(sc, 0), ev->id.pid, n, false);
 	return sc->io_error ? 1 : 0;
 }
 

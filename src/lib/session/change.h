@@ -7,15 +7,17 @@
 #ifndef CS_SESSION_CHANGE_H
 #define CS_SESSION_CHANGE_H
 
+struct cs_event;
 struct cs_session;
 
 /* Returns 0, or what the output's sample callback would return to stop
  * the run (a negative errno, or a positive value). */
-typedef int (*cs_change_fn)(void *ctx);
+typedef int (*cs_change_fn)(void *ctx, const struct cs_event *ev);
 
-/* fn(ctx) is called before each record or build id that changes the
- * machine (threads, maps, symbols, comms) is taken, on the thread that
- * runs the callbacks. One per session; NULL: none. */
+/* fn(ctx, ev) is called before the machine takes each record ev that
+ * may change it (threads, maps, symbols, comms: every one the output's
+ * `event` callback gets) or the build ids a pipe brings (ev NULL), on
+ * the thread that runs the callbacks. One per session; NULL: none. */
 void cs_session_on_change(struct cs_session *s, cs_change_fn fn, void *ctx);
 
 #endif

@@ -141,16 +141,16 @@ static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
 }
 
 /* The output's cs_session_on_change() hook, if any: the machine is
- * about to change. */
-static int before_change(struct cs_session *s)
+ * about to take ev (NULL: build ids). */
+static int before_change(struct cs_session *s, const struct cs_event *ev)
 {
-	return s->on_change ? s->on_change(s->change_ctx) : 0;
+	return s->on_change ? s->on_change(s->change_ctx, ev) : 0;
 }
 
 static int sync_build_ids(struct cs_session *s)
 {
 	struct bid_walk w = { .s = s };
-	int err = before_change(s);
+	int err = before_change(s, NULL);
 
 	if (err)
 		return err;
@@ -431,7 +431,7 @@ static bool needs_on_sample(const struct cs_session *s)
 
 static int to_output(struct cs_session *s, const struct cs_event *ev)
 {
-	int err = before_change(s);
+	int err = before_change(s, ev);
 
 	if (!err)
 		err = cs_machine_event(s->machine, ev);
