@@ -972,7 +972,7 @@ static void put_marker(struct cs_script *sc, const struct cs_frame *f)
  * worked out and asked for. The line cache is bigger than the CPU's
  * caches: every slot asked for at once rather than each waited for in
  * turn, and with a sample held, while that one is written. */
-static void stack_ask(struct cs_script *sc, struct stack *st, uint32_t pid,
+static inline void stack_ask(struct cs_script *sc, struct stack *st, uint32_t pid,
 		      size_t n, bool unwound)
 {
 	const struct cs_frame *f = st->frames;
@@ -1007,7 +1007,7 @@ static void stack_ask(struct cs_script *sc, struct stack *st, uint32_t pid,
  * only time is lost. (Not while the table is left alone: a miss then
  * finds its map as it resolves, and the map lookup's last answer is its
  * own, not the stack's last frame's.) */
-static void stack_place(struct cs_script *sc, struct stack *st)
+static inline void stack_place(struct cs_script *sc, struct stack *st)
 {
 	const struct cs_frame *f = st->frames;
 	const uint32_t *slots = st->slots;
@@ -1171,7 +1171,7 @@ static struct sample_head head_of(const struct cs_sample *smp)
 }
 
 /* A sample's first line, sc->fields set. */
-static void put_head(struct cs_script *sc, const struct cs_evsel *e,
+static inline void put_head(struct cs_script *sc, const struct cs_evsel *e,
 		     const struct sample_head *sh)
 {
 	const char *comm = sc->fields & CS_SCRIPT_COMM ?
@@ -1310,6 +1310,28 @@ static int put_sample_now(struct cs_script *sc, const struct cs_stitched *s,
 	return sc->io_error ? 1 : 0;
 }
 
+/* A sample whose stack is deeper than HELD_FRAMES, walked into st (the
+ * stack after the held ones), written at once, the held ones first: its
+ * own frames give the slots it asks for time to come, and holding it
+ * would only add work (a synthetic profile's stacks, of twelve frames
+ * or so, took 3% more time held). */
+static int put_deep(struct cs_script *sc, struct stack *st,
+		    const struct cs_stitched *s, const struct sample_head *sh,
+		    size_t n)
+{
+	const struct cs_evsel *e = s->event->evsel;
+	int err;
+
+	/* (writing them leaves st the first stack of the ring, and free) */
+	if ((err = put_held(sc)) || (err = script_fmt_look(sc)))
+		return err;
+	sc->fields = fields_for(sc, e);
+	put_head(sc, e, sh);
+	put_ch(sc, '\n');
+	put_frames(sc, st, sh->pid, n, s->state == CS_CHAIN_UNWOUND);
+	return sc->io_error ? 1 : 0;
+}
+
 /* A sample with a stack is held while HELD more come (or until the
  * machine is to change, script_change()), its steps done samples apart:
  * when it comes, its stack is walked and its line slots asked for (and
@@ -1334,6 +1356,8 @@ static int script_sample(void *ctx, const struct cs_stitched *s)
 	n = cs_frames_walk(s, st->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
+	if (n > HELD_FRAMES)
+		return put_deep(sc, st, s, &sh, n);
 	stack_ask(sc, st, smp->pid, n, s->state == CS_CHAIN_UNWOUND);
 	st->placed = false;
 	st->e = e;

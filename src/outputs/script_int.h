@@ -47,7 +47,8 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PLACE_WINDOW 8192		/* place lookups judged at a time... */
 #define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
 #define HEAD_TEXT 96			/* ... up to their time */
-#define HELD 3				/* samples held back (struct stack) */
+#define HELD 3				/* samples held back (struct stack)... */
+#define HELD_FRAMES 8			/* ... if their stacks are no deeper */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
