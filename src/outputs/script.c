@@ -31,6 +31,8 @@ static uint32_t line_slot(uint64_t space, uint64_t addr)
 	return (uint32_t)(h >> (64 - LC_BITS));
 }
 
+static int put_held(struct cs_script *sc);
+
 /* ---- the printer ---------------------------------------------------------- */
 
 /* The ring of stacks (struct stack), or -ENOMEM. */
@@ -202,6 +204,9 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 
 int cs_script_flush(struct cs_script *sc)
 {
+	/* a run stopped by an error (no `end`) leaves samples held: the
+	 * machine has not changed since they came (script_change()) */
+	put_held(sc);
 	script_out_drain(sc);
 	return sc->io_error;
 }
