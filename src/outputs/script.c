@@ -977,8 +977,8 @@ static void put_marker(struct cs_script *sc, const struct cs_frame *f)
  * worked out and asked for. The line cache is bigger than the CPU's
  * caches: every slot asked for at once rather than each waited for in
  * turn, and with a sample held, while that one is written. */
-static inline void stack_ask(struct cs_script *sc, struct stack *st, uint32_t pid,
-		      size_t n, bool unwound)
+static inline void stack_ask(struct cs_script *sc, struct stack *st,
+			     uint32_t pid, size_t n, bool unwound)
 {
 	const struct cs_frame *f = st->frames;
 	size_t ask = unwound || n < sc->max_stack ? n : sc->max_stack;
@@ -1177,7 +1177,7 @@ static struct sample_head head_of(const struct cs_sample *smp)
 
 /* A sample's first line, sc->fields set. */
 static inline void put_head(struct cs_script *sc, const struct cs_evsel *e,
-		     const struct sample_head *sh)
+			    const struct sample_head *sh)
 {
 	const char *comm = sc->fields & CS_SCRIPT_COMM ?
 			   cs_machine_comm_at(sc->machine, sh->pid, sh->tid,
