@@ -15,6 +15,7 @@
  * A sample's first line is script_head.c's.
  */
 #include "outputs/script_int.h"
+#include "lib/session/change.h"
 #include "lib/trace/tracepoints.h"
 
 #include <errno.h>
@@ -30,7 +31,37 @@ static uint32_t line_slot(uint64_t space, uint64_t addr)
 	return (uint32_t)(h >> (64 - LC_BITS));
 }
 
+static int put_held(struct cs_script *sc);
+
 /* ---- the printer ---------------------------------------------------------- */
+
+/* The ring of stacks (struct stack), or -ENOMEM. */
+static int stacks_new(struct cs_script *sc)
+{
+	sc->stacks = calloc(HELD + 1, sizeof(*sc->stacks));
+	if (!sc->stacks)
+		return -ENOMEM;
+	for (int i = 0; i < HELD + 1; i++) {
+		struct stack *st = &sc->stacks[i];
+
+		st->frames = malloc(CS_FRAMES_MAX * sizeof(*st->frames));
+		st->slots = malloc(CS_FRAMES_MAX * sizeof(*st->slots));
+		st->places = malloc(CS_FRAMES_MAX * sizeof(*st->places));
+		if (!st->frames || !st->slots || !st->places)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void stacks_free(struct cs_script *sc)
+{
+	for (int i = 0; sc->stacks && i < HELD + 1; i++) {
+		free(sc->stacks[i].frames);
+		free(sc->stacks[i].slots);
+		free(sc->stacks[i].places);
+	}
+	free(sc->stacks);
+}
 
 /* A printer that makes and writes the text itself, on a writer thread of
  * its own when `writer`. */
@@ -61,16 +92,12 @@ int script_printer_new(const struct cs_script_opts *o, bool writer,
 		}
 	}
 	sc->buf = sc->filling->buf;
-	sc->frames = malloc(CS_FRAMES_MAX * sizeof(*sc->frames));
-	sc->slots = malloc(CS_FRAMES_MAX * sizeof(*sc->slots));
-	sc->fplaces = malloc(CS_FRAMES_MAX * sizeof(*sc->fplaces));
 	sc->heads = calloc(HEADS, sizeof(*sc->heads));
 	/* every frame looks a slot up, at random: on huge pages (where the
 	 * kernel gives them) the lookups miss no TLB, and the text costs
 	 * four page faults instead of two thousand */
 	sc->lines = aligned_alloc(HUGE_PAGE, LC_REGION);
-	if (!sc->frames || !sc->slots || !sc->fplaces || !sc->heads ||
-	    !sc->lines) {
+	if (stacks_new(sc) || !sc->heads || !sc->lines) {
 		cs_script_free(sc);
 		return -ENOMEM;
 	}
@@ -114,9 +141,7 @@ void cs_script_free(struct cs_script *sc)
 	script_formatter_stop(sc);
 	script_writer_stop(sc);
 	script_chunk_free(&sc->own);
-	free(sc->frames);
-	free(sc->slots);
-	free(sc->fplaces);
+	stacks_free(sc);
 	free(sc->heads);
 	free(sc->lines);
 	cs_place_lines_free(sc->places);
@@ -179,6 +204,9 @@ int cs_script_parse_fields(const char *list, unsigned int *fields,
 
 int cs_script_flush(struct cs_script *sc)
 {
+	/* a run stopped by an error (no `end`) leaves samples held: the
+	 * machine has not changed since they came (script_change()) */
+	put_held(sc);
 	script_out_drain(sc);
 	return sc->io_error;
 }
@@ -945,48 +973,78 @@ static void put_marker(struct cs_script *sc, const struct cs_frame *f)
 	sc->len += (8 + len + 7) & ~(size_t)7;
 }
 
-/* --max-stack, as perf applies it: to the whole chain, but a sample
- * unwound from its stack copy has two, the kernel's and the unwound user
- * part (perf resolves the first up to max_stack frames, then unwinds up to
- * max_stack more), and each has its own count. */
-static void put_frames(struct cs_script *sc, uint32_t pid,
-		       struct cs_frame *f, size_t n, bool unwound)
+/* st's first n frames, just walked, of pid: each frame's line slot
+ * worked out and asked for. The line cache is bigger than the CPU's
+ * caches: every slot asked for at once rather than each waited for in
+ * turn, and with a sample held, while that one is written. */
+static inline void stack_ask(struct cs_script *sc, struct stack *st,
+			     uint32_t pid, size_t n, bool unwound)
 {
+	const struct cs_frame *f = st->frames;
+	size_t ask = unwound || n < sc->max_stack ? n : sc->max_stack;
 	uint64_t uspace = cs_machine_user_space(sc->machine, pid);
 	uint64_t kspace = cs_machine_kernel_space(sc->machine);
-	size_t used[2] = { 0, 0 }, max = sc->max_stack;
-	size_t ask = unwound || n < max ? n : max;
-	uint32_t *slot = sc->slots;
-	struct frame_place *fp = sc->fplaces;
+	const struct line_ent *lines = sc->lines;
+	uint32_t *slots = st->slots;
+	struct frame_place *places = st->places;
 
-	/* the line cache is bigger than the CPU's caches: ask for every
-	 * frame's slot at once rather than wait for each in turn (a slot's
-	 * top bit: the frame is the kernel's) */
+	st->ask = ask;
+	st->pid = pid;
+	st->unwound = unwound;
+	st->uspace = uspace;
+	st->kspace = kspace;
+	/* (a slot's top bit: the frame is the kernel's) */
 	for (size_t i = 0; i < ask; i++) {
 		bool kernel = cs_machine_is_kernel(f[i].cpumode, f[i].addr);
+		uint32_t slot = line_slot(kernel ? kspace : uspace, f[i].addr);
 
-		slot[i] = line_slot(kernel ? kspace : uspace, f[i].addr) |
-			  (uint32_t)kernel << 31;
-		__builtin_prefetch(&sc->lines[slot[i] & (LC_SLOTS - 1)]);
-		fp[i].bin = NULL;
+		slots[i] = slot | (uint32_t)kernel << 31;
+		__builtin_prefetch(&lines[slot]);
+		places[i].bin = NULL;
 	}
-	/* and where each user address the line cache misses lies, asking
-	 * for its slot in the place table the same way */
-	/* (not while the table is left alone: a miss then finds its map as
-	 * it resolves, and the map lookup's last answer is its own, not the
-	 * stack's last frame's) */
-	for (size_t i = 0; i < ask && !sc->place_rest; i++)
-		if (f[i].kind == CS_FRAME_ADDR && !(slot[i] >> 31) &&
-		    !line_holds(&sc->lines[slot[i]], uspace, f[i].addr))
-			find_place(sc, pid, f[i].addr, &fp[i]);
+}
+
+/* Where each user address of st the line cache misses lies, its slot in
+ * the place table asked for the same way. Called when the samples
+ * before st's are written but the last HELD - 1: what those add to the
+ * line cache is looked for here in vain (and found when st is written),
+ * what they push out is looked for when st is written (stack_put()):
+ * only time is lost. (Not while the table is left alone: a miss then
+ * finds its map as it resolves, and the map lookup's last answer is its
+ * own, not the stack's last frame's.) */
+static inline void stack_place(struct cs_script *sc, struct stack *st)
+{
+	const struct cs_frame *f = st->frames;
+	const uint32_t *slots = st->slots;
+	uint64_t uspace = st->uspace;
+
+	for (size_t i = 0; i < st->ask && !sc->place_rest; i++)
+		if (f[i].kind == CS_FRAME_ADDR && !(slots[i] >> 31) &&
+		    !line_holds(&sc->lines[slots[i]], uspace, f[i].addr))
+			find_place(sc, st->pid, f[i].addr, &st->places[i]);
+}
+
+/* st's frame lines, after stack_ask() and stack_place(), with the
+ * machine as it was then. --max-stack, as perf applies it: to the whole
+ * chain, but a sample unwound from its stack copy has two, the kernel's
+ * and the unwound user part (perf resolves the first up to max_stack
+ * frames, then unwinds up to max_stack more), and each has its own
+ * count. */
+static void stack_put(struct cs_script *sc, struct stack *st)
+{
+	struct cs_frame *f = st->frames;
+	size_t used[2] = { 0, 0 }, max = sc->max_stack;
+	uint32_t pid = st->pid;
+
 	if (sc->stack_counts)
 		stack_op(sc, OP_STACK_RESET);
-	for (size_t i = 0; i < ask && (unwound || used[0] < max); i++) {
+	for (size_t i = 0; i < st->ask && (st->unwound || used[0] < max); i++) {
 		const struct line_ent *e;
-		bool kernel = f[i].kind == CS_FRAME_ADDR && slot[i] >> 31;
-		bool user = unwound && !kernel;
+		uint32_t slot = st->slots[i];
+		bool kernel = f[i].kind == CS_FRAME_ADDR && slot >> 31;
+		bool user = st->unwound && !kernel;
 		size_t *lines = &used[user];
-		uint64_t space = kernel ? kspace : uspace;
+		uint64_t space = kernel ? st->kspace : st->uspace;
 
 		if (*lines >= max)
 			continue;
@@ -998,17 +1056,29 @@ static void put_frames(struct cs_script *sc, uint32_t pid,
 			++*lines;
 			continue;
 		}
-		e = &sc->lines[slot[i] & (LC_SLOTS - 1)];
+		slot &= LC_SLOTS - 1;
+		e = &sc->lines[slot];
 		if (!line_holds(e, space, f[i].addr)) {
 			*lines += put_addr_slow(sc, pid, &f[i], kernel, space,
-						slot[i] & (LC_SLOTS - 1),
-						max - *lines, &fp[i]);
+						slot, max - *lines,
+						&st->places[i]);
 			continue;
 		}
 		*lines += put_cached(sc, e, max - *lines);
 	}
 	put_ch(sc, '\n');
 }
+
+/* A stack written at once: the three steps in a row. */
+static void put_frames(struct cs_script *sc, struct stack *st, uint32_t pid,
+		       size_t n, bool unwound)
+{
+	stack_ask(sc, st, pid, n, unwound);
+	stack_place(sc, st);
+	stack_put(sc, st);
+}
+
+static int script_change(void *ctx, const struct cs_event *ev);
 
 static int script_begin(void *ctx, struct cs_session *s)
 {
@@ -1017,6 +1087,7 @@ static int script_begin(void *ctx, struct cs_session *s)
 
 	sc->session = s;
 	sc->machine = cs_session_machine(s);
+	cs_session_on_change(s, script_change, sc);
 	for (size_t i = 0; i < n; i++) {
 		const struct cs_evsel *e = cs_session_evsel(s, i);
 		int w = e && e->name ? (int)strlen(e->name) : 9;
@@ -1104,49 +1175,207 @@ static struct sample_head head_of(const struct cs_sample *smp)
 	};
 }
 
-static int script_sample(void *ctx, const struct cs_stitched *s)
+/* A sample's first line, sc->fields set. */
+static inline void put_head(struct cs_script *sc, const struct cs_evsel *e,
+			    const struct sample_head *sh)
+{
+	const char *comm = sc->fields & CS_SCRIPT_COMM ?
+			   cs_machine_comm_at(sc->machine, sh->pid, sh->tid,
+					      sh->time) : NULL;
+
+	if (sc->fmt && !script_fmt_lags(sc->fmt))
+		script_put_head_op(sc, e, sh, comm);
+	else
+		script_put_sample_head(sc, e, sh, comm);
+}
+
+/* The i-th stack of the ring from the oldest held: i == nr_held is the
+ * free one. */
+static struct stack *ring_at(struct cs_script *sc, size_t i)
+{
+	return &sc->stacks[(sc->first + i) % (HELD + 1)];
+}
+
+/* The oldest held sample written: the machine is still as it saw it.
+ * Returns what script_sample() would have. */
+static int put_oldest(struct cs_script *sc)
+{
+	struct stack *st = ring_at(sc, 0);
+	int err;
+
+	sc->first = (sc->first + 1) % (HELD + 1);
+	sc->nr_held--;
+	if (!st->placed)
+		stack_place(sc, st);
+	if ((err = script_fmt_look(sc)))
+		return err;
+	sc->fields = fields_for(sc, st->e);
+	put_head(sc, st->e, &st->sh);
+	put_ch(sc, '\n');
+	stack_put(sc, st);
+	return sc->io_error ? 1 : 0;
+}
+
+/* Every held sample written, oldest first. */
+static int put_held(struct cs_script *sc)
+{
+	int err;
+
+	while (sc->nr_held)
+		if ((err = put_oldest(sc)))
+			return err;
+	return 0;
+}
+
+/* The pid and tid whose process and thread ev changes, when it changes
+ * nothing else a sample is written with (a user map, a comm, a fork, an
+ * exit); false for the others (the kernel's maps, its symbols, build
+ * ids: ev NULL). */
+static bool event_task(const struct cs_event *ev, uint32_t *pid,
+		       uint32_t *tid)
+{
+	switch (ev ? ev->type : 0) {
+	case CS_RECORD_MMAP:
+	case CS_RECORD_MMAP2:
+		if ((ev->misc & CS_MISC_CPUMODE_MASK) != CS_MISC_USER ||
+		    ev->mmap.pid == UINT32_MAX)	/* the kernel's, then */
+			return false;
+		*pid = *tid = ev->mmap.pid;
+		return true;
+	case CS_RECORD_COMM:
+		*pid = ev->comm.pid;
+		*tid = ev->comm.tid;
+		return true;
+	case CS_RECORD_FORK:
+	case CS_RECORD_EXIT:
+		*pid = ev->fork.pid;
+		*tid = ev->fork.tid;
+		return true;
+	}
+	return false;
+}
+
+/* The session's hook: the machine is about to take ev. The held samples
+ * are written first, as the machine is - but for a record of a process
+ * and thread none of them is of (a system-wide profile's other
+ * processes start, map and end between samples: a tenth of the real
+ * profile's samples came before such a record). */
+static int script_change(void *ctx, const struct cs_event *ev)
 {
 	struct cs_script *sc = ctx;
-	const struct cs_event *ev = s->event;
-	const struct cs_sample *smp = &ev->sample;
-	const struct cs_evsel *e = ev->evsel;
-	uint64_t st = sample_type_of(e);
-	struct sample_head sh = head_of(smp);
-	const char *comm;
+	uint32_t pid, tid;
+
+	if (!sc->nr_held || !event_task(ev, &pid, &tid))
+		return put_held(sc);
+	for (size_t i = 0; i < sc->nr_held; i++) {
+		const struct stack *st = ring_at(sc, i);
+
+		if (st->pid == pid || st->sh.tid == tid)
+			return put_held(sc);
+	}
+	return 0;
+}
+
+/* A sample written at once, the held one first: one whose first line
+ * is not followed by its stack's lines alone (a tracepoint's fields,
+ * the one frame of a sample without a callchain, none). */
+static int put_sample_now(struct cs_script *sc, const struct cs_stitched *s,
+			  const struct sample_head *sh)
+{
+	const struct cs_sample *smp = &s->event->sample;
+	const struct cs_evsel *e = s->event->evsel;
+	struct stack *st;
 	size_t n;
 	int err;
 
-	if ((err = script_fmt_look(sc)))
+	if ((err = put_held(sc)) || (err = script_fmt_look(sc)))
 		return err;
+	st = ring_at(sc, 0);
 	sc->fields = fields_for(sc, e);
-	comm = sc->fields & CS_SCRIPT_COMM ?
-	       cs_machine_comm_at(sc->machine, smp->pid, smp->tid, smp->time) :
-	       NULL;
-	if (sc->fmt && !script_fmt_lags(sc->fmt))
-		script_put_head_op(sc, e, &sh, comm);
-	else
-		script_put_sample_head(sc, e, &sh, comm);
+	put_head(sc, e, sh);
 	if (sc->fields & CS_SCRIPT_TRACE)
 		put_trace(sc, e, smp);
 	if (!(sc->fields & CS_SCRIPT_IP)) {
 		put_ch(sc, '\n');
 		return sc->io_error ? 1 : 0;
 	}
-	n = cs_frames_walk(s, sc->frames, CS_FRAMES_MAX);
+	n = cs_frames_walk(s, st->frames, CS_FRAMES_MAX);
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	if (st & CS_SAMPLE_CALLCHAIN) {
+	if (sample_type_of(e) & CS_SAMPLE_CALLCHAIN) {
 		put_ch(sc, '\n');
-		put_frames(sc, smp->pid, sc->frames, n,
-			   s->state == CS_CHAIN_UNWOUND);
+		put_frames(sc, st, smp->pid, n, s->state == CS_CHAIN_UNWOUND);
 	} else if (n) {
 		put_ch(sc, ' ');
-		put_ip_frame(sc, smp->pid, &sc->frames[0]);
+		put_ip_frame(sc, smp->pid, &st->frames[0]);
 		put_ch(sc, '\n');
 	} else {
 		put_ch(sc, '\n');
 	}
 	return sc->io_error ? 1 : 0;
+}
+
+/* A sample whose stack is deeper than HELD_FRAMES, walked into st (the
+ * stack after the held ones), written at once, the held ones first: its
+ * own frames give the slots it asks for time to come, and holding it
+ * would only add work (a synthetic profile's stacks, of twelve frames
+ * or so, took 3% more time held). */
+static int put_deep(struct cs_script *sc, struct stack *st,
+		    const struct cs_stitched *s, const struct sample_head *sh,
+		    size_t n)
+{
+	const struct cs_evsel *e = s->event->evsel;
+	int err;
+
+	/* (writing them leaves st the first stack of the ring, and free) */
+	if ((err = put_held(sc)) || (err = script_fmt_look(sc)))
+		return err;
+	sc->fields = fields_for(sc, e);
+	put_head(sc, e, sh);
+	put_ch(sc, '\n');
+	put_frames(sc, st, sh->pid, n, s->state == CS_CHAIN_UNWOUND);
+	return sc->io_error ? 1 : 0;
+}
+
+/* A sample with a stack is held while HELD more come (or until the
+ * machine is to change, script_change()), its steps done samples apart:
+ * when it comes, its stack is walked and its line slots asked for (and
+ * the sample HELD before it written); at the next sample, the line
+ * cache is read for it and the place table's slots asked for; when HELD
+ * more have come, it is written. What each step asks for has the time
+ * of a sample or more to come, while other work is done. */
+static int script_sample(void *ctx, const struct cs_stitched *s)
+{
+	struct cs_script *sc = ctx;
+	const struct cs_sample *smp = &s->event->sample;
+	const struct cs_evsel *e = s->event->evsel;
+	struct sample_head sh = head_of(smp);
+	unsigned int fields = fields_for(sc, e);
+	struct stack *st = ring_at(sc, sc->nr_held), *prev;
+	size_t n;
+	int err;
+
+	if (!(sample_type_of(e) & CS_SAMPLE_CALLCHAIN) ||
+	    (fields & CS_SCRIPT_TRACE) || !(fields & CS_SCRIPT_IP))
+		return put_sample_now(sc, s, &sh);
+	n = cs_frames_walk(s, st->frames, CS_FRAMES_MAX);
+	if (n > CS_FRAMES_MAX)
+		n = CS_FRAMES_MAX;
+	if (n > HELD_FRAMES)
+		return put_deep(sc, st, s, &sh, n);
+	stack_ask(sc, st, smp->pid, n, s->state == CS_CHAIN_UNWOUND);
+	st->placed = false;
+	st->e = e;
+	st->sh = sh;
+	if (sc->nr_held == HELD && (err = put_oldest(sc)))
+		return err;
+	/* the one before it: its line slots came meanwhile */
+	if (sc->nr_held && !(prev = ring_at(sc, sc->nr_held - 1))->placed) {
+		stack_place(sc, prev);
+		prev->placed = true;
+	}
+	sc->nr_held++;
+	return 0;
 }
 
 static int script_deferred(void *ctx, const struct cs_event *ev)
@@ -1165,7 +1394,7 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 
 	if (!sc->no_merge)
 		return 0;
-	if ((err = script_fmt_look(sc)))
+	if ((err = put_held(sc)) || (err = script_fmt_look(sc)))
 		return err;
 	sc->fields = fields_for(sc, ev->evsel);
 	script_put_start(sc, ev->evsel, sc->fields & CS_SCRIPT_COMM ?
@@ -1187,16 +1416,21 @@ static int script_deferred(void *ctx, const struct cs_event *ev)
 	fake.sample.tid = ev->id.tid;
 	fake.sample.misc = CS_MISC_USER;
 	as_chain.event = &fake;
-	n = d->nr ? cs_frames_walk(&as_chain, sc->frames, CS_FRAMES_MAX) : 0;
+	n = d->nr ? cs_frames_walk(&as_chain, ring_at(sc, 0)->frames,
+				   CS_FRAMES_MAX) : 0;
 	if (n > CS_FRAMES_MAX)
 		n = CS_FRAMES_MAX;
-	put_frames(sc, ev->id.pid, sc->frames, n, false);
+	put_frames(sc, ring_at(sc, 0), ev->id.pid, n, false);
 	return sc->io_error ? 1 : 0;
 }
 
 static int script_end(void *ctx, struct cs_session *s)
 {
+	int err = put_held(ctx);
+
 	(void)s;
+	if (err)
+		return err;
 	return cs_script_flush(ctx) ? 1 : 0;
 }
 

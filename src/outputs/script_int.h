@@ -47,6 +47,8 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PLACE_WINDOW 8192		/* place lookups judged at a time... */
 #define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
 #define HEAD_TEXT 96			/* ... up to their time */
+#define HELD 3				/* samples held back (struct stack)... */
+#define HELD_FRAMES 8			/* ... if their stacks are no deeper */
 #ifdef IOV_MAX
 #define PIECES IOV_MAX			/* pieces of text a writev() takes */
 #else
@@ -229,9 +231,10 @@ struct cs_script {
 	char *buf;			/* filling->buf */
 	size_t len;			/* of filling's own text so far */
 	struct chunk own;		/* the one chunk, without a writer */
-	struct cs_frame *frames;	/* CS_FRAMES_MAX, reused */
-	uint32_t *slots;		/* CS_FRAMES_MAX: the frames' line slots */
-	struct frame_place *fplaces;	/* CS_FRAMES_MAX: where they lie */
+	/* samples held back (struct stack): a ring of HELD + 1 stacks, the
+	 * oldest held at `first`, then the others, then the free one */
+	struct stack *stacks;
+	size_t first, nr_held;
 	struct line_ent *lines;		/* LC_SLOTS, then the arena */
 	char *arena;			/* LC_ARENA bytes of line text */
 	size_t arena_len;
@@ -320,6 +323,26 @@ struct frame_place {
 	const void *bin;		/* NULL: not looked up; &no_map: none */
 	uint64_t off;
 	struct cs_place_line *pl;	/* (bin, off)'s slot */
+};
+
+/* A sample's stack: its frames walked, and each frame's line slot
+ * asked for (stack_ask()); then where those the line cache misses lie,
+ * their place slots asked for (stack_place()); then written
+ * (stack_put()). With samples held back, the steps of different samples
+ * take turns, so that what one step asks for has the others' time to
+ * come. */
+struct stack {
+	struct cs_frame *frames;	/* CS_FRAMES_MAX */
+	uint32_t *slots;		/* the frames' line slots */
+	struct frame_place *places;	/* where they lie */
+	size_t ask;			/* frames looked at */
+	uint32_t pid;
+	uint64_t uspace, kspace;	/* the spaces the slots are of */
+	bool unwound;			/* CS_CHAIN_UNWOUND */
+	bool placed;			/* stack_place() done */
+	/* the sample, held: its event and its first line's fields */
+	const struct cs_evsel *e;
+	struct sample_head sh;
 };
 
 /* The formatting thread and what it owns. */

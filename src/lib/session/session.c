@@ -34,6 +34,7 @@
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
 #include "lib/read/reader.h"
+#include "lib/session/change.h"
 #include "lib/stitch/stitch.h"
 #include "lib/offcpu/offcpu.h"
 #include "lib/trace/tracepoints.h"
@@ -101,6 +102,8 @@ struct cs_session {
 	struct cs_complete *complete;	/* NULL unless asked for */
 	cs_stitched_fn sample;		/* where samples go: the output's */
 	void *sample_ctx;		/* callback, or the pull queue */
+	cs_change_fn on_change;		/* before the machine changes */
+	void *change_ctx;
 
 	struct cs_stats stats;
 	struct cs_errbuf eb;
@@ -137,11 +140,21 @@ static int add_build_id(void *ctx, int32_t pid, uint16_t misc,
 	return 0;
 }
 
+/* The output's cs_session_on_change() hook, if any: the machine is
+ * about to take ev (NULL: build ids). */
+static int before_change(struct cs_session *s, const struct cs_event *ev)
+{
+	return s->on_change ? s->on_change(s->change_ctx, ev) : 0;
+}
+
 static int sync_build_ids(struct cs_session *s)
 {
 	struct bid_walk w = { .s = s };
-	int err = cs_reader_for_each_build_id(s->reader, add_build_id, &w);
+	int err = before_change(s, NULL);
 
+	if (err)
+		return err;
+	err = cs_reader_for_each_build_id(s->reader, add_build_id, &w);
 	s->build_ids_dirty = false;
 	if (err < 0)
 		return cs_error(&s->eb, err, "%s: cannot keep the build ids: %s",
@@ -418,8 +431,10 @@ static bool needs_on_sample(const struct cs_session *s)
 
 static int to_output(struct cs_session *s, const struct cs_event *ev)
 {
-	int err = cs_machine_event(s->machine, ev);
+	int err = before_change(s, ev);
 
+	if (!err)
+		err = cs_machine_event(s->machine, ev);
 	if (err)
 		return err;
 	return s->ops->event ? s->ops->event(s->ctx, ev) : 0;
@@ -1101,4 +1116,10 @@ struct cs_tracepoints *cs_session_tracepoints(struct cs_session *s)
 			 "cannot be read" : "is damaged", why);
 	}
 	return s->tracepoints;
+}
+
+void cs_session_on_change(struct cs_session *s, cs_change_fn fn, void *ctx)
+{
+	s->on_change = fn;
+	s->change_ctx = ctx;
 }
