@@ -178,15 +178,59 @@ static inline double report_pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-/* report.c: the texts of an entry's columns, written into buf (len bytes);
- * they return the text's length. A frame's symbol text may be a static
- * string or buf. */
-const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
-				  char *buf, size_t len);
-size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
+/* report_table.c: the texts of an entry's columns, written into buf (len
+ * bytes); they return the text's length. A frame's symbol text may be a
+ * static string or buf. Functions of a frame's key and a thread, so that
+ * the entries of the in-memory tables and those read back from a
+ * temporary file (report_external.c) are written alike. */
+const char *report_frame_sym_text(const struct cs_agg_key *k, char *buf,
+				  size_t len);
+size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len);
+size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
+			     const struct cs_agg_key *fk, enum cs_report_key key,
 			     char *buf, size_t len);
-size_t report_entry_col_text(const struct view *v, const struct entry *e,
-			     enum cs_report_key key, char *buf, size_t len);
+
+/* ---- the table's text (report_table.c) ------------------------------------ */
+
+#define REPORT_MAX_COLS (CS_REPORT__NR_KEYS + 3)
+
+/* "%.2f%%" of part, remembered: neighbours in the table mostly weigh the
+ * same */
+struct report_pct {
+	uint64_t part;
+	bool valid;
+	size_t len;
+	char text[32];
+};
+
+/* What an entry's line is written with */
+struct report_cols {
+	const struct cs_report *r;
+	const size_t *width;		/* REPORT_MAX_COLS */
+	size_t nc;			/* columns before the sort keys' */
+	bool children, off_cpu;
+	uint64_t total;			/* the event's period */
+};
+
+/* The event's "# Samples" lines */
+void report_event_head(const struct cs_report *r, bool off_cpu,
+		       uint64_t count, uint64_t period, const char *name,
+		       FILE *out);
+/* The headers' widths into width[REPORT_MAX_COLS]; returns nc */
+size_t report_cols_init(const struct cs_report *r, bool children, bool off_cpu,
+			size_t *width);
+void report_cols_head(const struct cs_report *r, const size_t *width,
+		      size_t nc, bool children, bool off_cpu, FILE *out);
+/* Widens width for entry e (frame key fk), measuring its texts */
+void report_widen(const struct report_cols *c, size_t *width,
+		  const struct entry *e, const struct cs_agg_key *fk);
+/* The entry's line of the table (pct: two, zeroed once per table) */
+void report_entry_line(const struct report_cols *c, struct report_pct *pct,
+		       const struct entry *e, const struct cs_agg_key *fk,
+		       FILE *out);
+/* The table shows the entry (it ends at the first it does not show) */
+bool report_entry_shown(const struct cs_report *r, uint64_t total,
+			const struct entry *e, bool children);
 
 /* report_view.c: the event's entries, their counts and, for those that
  * draw a call graph, their occurrences, into v (whose r and evsel are
@@ -204,6 +248,14 @@ bool report_draws_graph(const struct view *v, const struct entry *e);
 int report_write_event(struct cs_report *r, unsigned int evsel,
 		       const char *name, FILE *out);
 
+/* report_ranks.c: the orders of the state column and of the Symbol
+ * column (rank_syms(): user before kernel, names by text, addresses by
+ * value, a name against an address by the address's text), as
+ * comparisons, strcmp()'s sign */
+uint32_t report_state_rank(enum cs_off_cpu_state s);
+int report_addr_text_cmp(const char *s, uint64_t addr);
+int report_sym_cmp(const struct cs_agg_key *a, const struct cs_agg_key *b);
+
 /* report_ranks.c: every key ranked once (a job: ctx is the struct ranks,
  * whose r is set; freed by report_ranks_free()), a column's width for an
  * entry, and the entries' order by the sort keys (*out: an array of
@@ -214,6 +266,31 @@ size_t report_col_width(const struct view *v, const struct ranks *rk,
 			const struct entry *e, enum cs_report_key key);
 int report_entries_sort(struct view *v, const struct ranks *rk,
 			uint32_t **out);
+
+/* A call graph as it is drawn: the nodes that may be shown (every node of
+ * the entry's stacks, or only those above the threshold), each node's
+ * children in child[child_off, + child_nr) and the roots in root[], each
+ * sorted as shown (period descending, then node_tie()). */
+struct report_gnode {
+	const struct cs_agg_key *key;	/* its frame */
+	uint64_t period, count;
+	uint32_t child_off, child_nr;
+};
+
+struct report_graph {
+	const struct report_gnode *node;
+	const uint32_t *child;
+	const uint32_t *root;
+	uint32_t nr_root;
+	bool one_root;			/* every stack of the entry passes
+					 * through root[0] */
+	uint64_t total;			/* the event's period */
+	double min_percent;		/* branches below are hidden */
+};
+
+/* report_graph.c: g drawn under an entry of period entry_period */
+void report_graph_draw(const struct report_graph *g, uint64_t entry_period,
+		       FILE *out);
 
 /* report_graph.c: the call graph under entry e, whose period is
  * entry_period, written to out. 0 or a negative errno. */
