@@ -19,6 +19,9 @@
 struct cs_handoff;
 struct seen_frame;
 struct seen_thread;
+struct report_tmp;
+
+#define REPORT_ERR_LEN 512
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)
@@ -65,7 +68,86 @@ struct cs_report {
 					 * space, addr and cpumode only */
 	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
 	struct seen_thread *seen_threads;
+
+	/* spill mode (report_spill.c): once the tables pass half the
+	 * budget (the write phase takes about as much again), every stack
+	 * is a record of the temporary file spill */
+	size_t budget;			/* bytes: o.memory, or 256 MiB */
+	uint32_t since_check, check_every;	/* samples between looks */
+	struct report_tmp *spill;	/* NULL: in memory */
+	uint64_t spill_seq;		/* the next record's */
+	struct cs_agg_key *seen_keys;	/* per slot of seen: its frame's key
+					 * (spill mode has no frame ids) */
+	char err[REPORT_ERR_LEN];	/* what went wrong with a temporary
+					 * file, or "" */
 };
+
+/* ---- spill mode: temporary files (report_spill.c) --------------------------- */
+
+/* A file in $TMPDIR (else /tmp), unlinked as soon as it is made; written
+ * through a buffer, read back at any offset. Errors are negative errnos,
+ * and the first one leaves a line naming the file in err. */
+struct report_tmp {
+	int fd;
+	char *path;			/* for the messages only */
+	char *buf;
+	size_t len, cap;		/* buffered, not yet written */
+	uint64_t size;			/* bytes in the file, the buffered too */
+	char *err;			/* REPORT_ERR_LEN */
+};
+
+struct report_tmp_reader {
+	struct report_tmp *f;
+	uint64_t off, end;		/* what is left to read of the file */
+	char *buf;
+	size_t pos, len, cap;
+};
+
+int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err);
+int report_tmp_write(struct report_tmp *f, const void *p, size_t n);
+int report_tmp_flush(struct report_tmp *f);
+void report_tmp_close(struct report_tmp *f);
+/* Reads f's bytes [off, end) (flushing f first) */
+int report_tmp_reader_open(struct report_tmp_reader *rd, struct report_tmp *f,
+			   uint64_t off, uint64_t end, size_t buf_size);
+/* n bytes into p: 0; 1 at the end of the range; or a negative errno (a
+ * range that ends inside the n bytes is an error too) */
+int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n);
+void report_tmp_reader_close(struct report_tmp_reader *rd);
+
+/* A record of the spill file: a stack (seq: its id if it was counted
+ * before the switch, else the stack count then plus the sample's index
+ * since) and its count, period and thread, then its nr frames innermost
+ * first, each a struct report_spill_frame. The keys' strings are the
+ * session's, which outlives the report. */
+struct report_spill_rec {
+	uint64_t seq, count, period;
+	uint32_t thread, nr;
+};
+
+struct report_spill_frame {
+	struct cs_agg_key key;
+	uint64_t sym_start;		/* what r->sym_start would keep */
+};
+
+/* The bytes of the tables the budget weighs */
+size_t report_tables_memory(const struct cs_report *r);
+/* The switch: every stack to the file, the tables freed. 0 or -errno */
+int report_spill_start(struct cs_report *r);
+/* report.c: seen_keys from the slots of seen, at the switch */
+int report_spill_seen(struct cs_report *r);
+/* A record's header, then its frames one by one */
+int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
+		     uint64_t period, uint32_t nr);
+int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
+		       uint64_t sym_start);
+void report_spill_free(struct cs_report *r);
+
+/* report_external.c: event evsel's section of the report from the spill
+ * file, byte for byte what report_write_event() writes from the tables.
+ * 0, -ENOMEM, -EIO or another negative errno (r->err names the file). */
+int report_external_write(struct cs_report *r, unsigned int evsel,
+			  const char *name, FILE *out);
 
 /* ---- entries ------------------------------------------------------------ */
 
