@@ -422,7 +422,7 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 		err = add_stack(r, in->evsel, in->state, thread, in->nr, in->period);
 	if (!err && ++r->since_check >= r->check_every) {
 		r->since_check = 0;
-		if (report_tables_memory(r) > r->budget / 2)
+		if (report_tables_memory(r) > r->budget)
 			err = report_spill_start(r);
 	}
 	return err;

@@ -61,11 +61,11 @@ struct cs_report_opts {
 	unsigned int jobs;		/* threads for aggregating, sorting and
 					 * formatting; 0 or 1: this one. Same
 					 * output. */
-	size_t memory;			/* bytes the report may hold (0: 256
-					 * MiB): past half of it in its tables,
-					 * the stacks go to a temporary file in
-					 * $TMPDIR and the report is made from
-					 * there (same output) */
+	size_t memory;			/* bytes the report's tables may hold
+					 * (0: 256 MiB): past that, the stacks
+					 * go to a temporary file in $TMPDIR
+					 * and the report is made from there
+					 * in about that much (same output) */
 };
 
 /* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym,

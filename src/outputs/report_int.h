@@ -69,9 +69,9 @@ struct cs_report {
 	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
 	struct seen_thread *seen_threads;
 
-	/* spill mode (report_spill.c): once the tables pass half the
-	 * budget (the write phase takes about as much again), every stack
-	 * is a record of the temporary file spill */
+	/* spill mode (report_spill.c): once the tables of frames and
+	 * stacks pass the budget, every stack is a record of the temporary
+	 * file spill */
 	size_t budget;			/* bytes: o.memory, or 256 MiB */
 	uint32_t since_check, check_every;	/* samples between looks */
 	struct report_tmp *spill;	/* NULL: in memory */
