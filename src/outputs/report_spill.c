@@ -183,7 +183,8 @@ int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 
 size_t report_tables_memory(const struct cs_report *r)
 {
-	return cs_agg_memory(r->stacks) + r->cap_sym_start * sizeof(*r->sym_start);
+	return cs_agg_memory(r->stacks) +
+	       cs_agg_nr_frames(r->stacks) * sizeof(*r->sym_start);
 }
 
 /* Every stack of the tables as a record (seq: its id, so the order of

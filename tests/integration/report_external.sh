@@ -126,12 +126,12 @@ peak_anon() {
 	echo $((a / 1024))
 }
 if [ -x "$CS_REL" ]; then
-	"$G" -n 700000 -s 3 -o "$T/big.data" >/dev/null
+	"$G" -n 1000000 -s 3 -o "$T/big.data" >/dev/null
 	# (the entries of 0.001% and more: all are counted, few written)
 	mem=$(peak_anon "$T/mem" "$CS_REL" report -q -i "$T/big.data" --memory 64G \
 		--percent-limit 0.001)
 	ext=$(peak_anon "$T/ext" "$CS_REL" report -q -i "$T/big.data" --percent-limit 0.001)
-	echo "# 700k distinct stacks: peak RssAnon $mem MiB in memory, $ext MiB spilled"
+	echo "# 1M distinct stacks: peak RssAnon $mem MiB in memory, $ext MiB spilled"
 	verdict=no
 	[ "$mem" != failed ] && [ "$ext" != failed ] && [ $((ext * 2)) -lt "$mem" ] &&
 		[ "$ext" -le 288 ] && verdict=yes
