@@ -43,8 +43,15 @@ opts=("" "--no-children" "-g caller,0.01" "-g callee,0" "-g none"
 
 rep() {
 	local p=$1; shift
-	# shellcheck disable=SC2086
 	"$CS" report -q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" "$@"
+}
+# the in-memory reference: the release build where there is one (the
+# sanitizers are for the spill mode's code)
+REF=$CS
+[ -x "$CS_REL" ] && REF=$CS_REL
+ref() {
+	local p=$1; shift
+	"$REF" report -q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" "$@"
 }
 
 for p in "${profiles[@]}"; do
@@ -53,7 +60,7 @@ for p in "${profiles[@]}"; do
 	for i in "${!opts[@]}"; do
 		o=${opts[$i]}
 		# shellcheck disable=SC2086
-		rep "$p" -j 1 $o >"$T/mem" 2>"$T/mem.err"
+		ref "$p" -j 1 $o >"$T/mem" 2>"$T/mem.err"
 		rc_mem=$?
 		# every stack spilled; the counting thread's (-j 2) and this
 		# one's in turn
