@@ -19,14 +19,16 @@ mkdir -p "$TMPDIR"
 "$G" -n 20000 -o "$T/defer.data" >/dev/null
 "$G" --no-defer -n 20000 -s 7 -o "$T/plain.data" >/dev/null
 "$G" --paths 300 -n 30000 -s 5 --kallsyms "$T/paths.kallsyms" -o "$T/paths.data" >/dev/null
+# off-CPU time beside the on-CPU samples, in a recording of three events
 profiles=("$T/defer.data" "$T/plain.data" "$T/paths.data"
-	  "$FIXTURES/$D/task-defer.data" "$FIXTURES/$D/syswide-defer.data")
-# off-CPU time beside the on-CPU samples, and two events: recorded here
+	  "$FIXTURES/$D/task-defer.data" "$FIXTURES/$D/syswide-defer.data"
+	  "$FIXTURES/offcpu/offcpu.data")
+# and recorded here where the kernel lets us: off-CPU time, two events
 if "$CS" record -q --off-cpu -o "$T/off.data" -- "$CS_WORKLOADS/offcpu" 200 100 10 \
 	>/dev/null 2>&1; then
 	profiles+=("$T/off.data")
 else
-	skip "spill mode on an off-CPU profile" "callstitch record --off-cpu failed"
+	skip "spill mode on an off-CPU profile recorded here" "callstitch record --off-cpu failed"
 fi
 if "$CS" record -q -e task-clock,page-faults -F 2000 -o "$T/two.data" -- \
 	"$CS_WORKLOADS/fixedwork" >/dev/null 2>&1; then
