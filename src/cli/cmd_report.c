@@ -34,6 +34,10 @@ static const char usage_text[] =
 	"      --percent-limit N hide entries below N percent\n"
 	"      --no-inline       no frames for inlined functions (from DWARF)\n"
 	"  -n, --show-nr-samples a Samples column\n"
+	"      --memory BYTES    the memory the report's tables may hold (K, M, G;\n"
+	"                        default 256M, or $CALLSTITCH_REPORT_MEMORY): past\n"
+	"                        it the stacks go to a temporary file in $TMPDIR\n"
+	"                        and the report is made from there (same output)\n"
 	"  -j, --jobs N          threads for counting the samples while the next\n"
 	"                        are read, sorting, formatting, decompressing,\n"
 	"                        loading symbols ahead of their first use and\n"
@@ -51,7 +55,31 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
 	OPT_NO_INLINE,
+	OPT_MEMORY,
 };
+
+/* "N", "NK", "NM", "NG": bytes into *out; false if not that */
+static bool parse_bytes(const char *arg, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end == arg || errno || arg[0] == '-')
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || !v || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)v << shift;
+	return true;
+}
 
 /* "caller", "callee", "none", "graph", a number, comma-separated. */
 static int parse_graph(struct cs_report_opts *o, const char *arg)
@@ -100,6 +128,7 @@ int cmd_report(int argc, char **argv)
 		CLI_OFF_CPU_OPTIONS,
 		{ "comm",            required_argument, NULL, CLI_OPT_COMM },
 		{ "no-inline",       no_argument,       NULL, OPT_NO_INLINE },
+		{ "memory",          required_argument, NULL, OPT_MEMORY },
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,8 +140,14 @@ int cmd_report(int argc, char **argv)
 	struct cs_session *s = NULL;
 	const char *output = NULL;
 	char bad[64];
+	const char *env = getenv("CALLSTITCH_REPORT_MEMORY");
 	int c, rc = 129;
 
+	if (env && *env && !parse_bytes(env, &o.memory)) {
+		cli_error("report: CALLSTITCH_REPORT_MEMORY '%s': expected bytes"
+			  " (K, M or G after the number)", env);
+		return rc;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:o:s:g::nj:qh", longopts, NULL)) != -1) {
 		char *end;
@@ -128,6 +163,13 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
+		case OPT_MEMORY:
+			if (!parse_bytes(optarg, &o.memory)) {
+				cli_error("report: --memory '%s': expected bytes"
+					  " (K, M or G after the number)", optarg);
+				goto out;
+			}
+			break;
 		case 's':
 			if (cs_report_parse_sort(&o, optarg, bad, sizeof(bad))) {
 				cli_error("report: --sort: unknown or repeated key '%s'"
@@ -197,6 +239,8 @@ int cmd_report(int argc, char **argv)
 	if (!s)
 		goto out;
 	rc = cli_run(s, &in, &cs_report_ops, &run);
+	if (rc && cs_report_error(run.report))
+		cli_error("report: %s", cs_report_error(run.report));
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
 	/* before the session: the report's keys point at its names, and a

@@ -226,3 +226,9 @@ uint32_t cs_tree_frame(const struct cs_tree *t, uint32_t id)
 {
 	return t->nodes[id].frame;
 }
+
+size_t cs_tree_memory(const struct cs_tree *t)
+{
+	return sizeof(*t) + t->nr * sizeof(*t->nodes) +
+	       (t->slots ? (t->mask + 1) * sizeof(*t->slots) : 0);
+}

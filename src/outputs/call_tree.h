@@ -48,6 +48,8 @@ int cs_tree_find(struct cs_tree *t, uint32_t parent, uint32_t frame,
 void cs_tree_trim(struct cs_tree *t);
 
 size_t cs_tree_nr_nodes(const struct cs_tree *t);
+/* The bytes the tree holds (its nodes, its index whole) */
+size_t cs_tree_memory(const struct cs_tree *t);
 uint32_t cs_tree_parent(const struct cs_tree *t, uint32_t id);
 uint32_t cs_tree_frame(const struct cs_tree *t, uint32_t id);
 

@@ -78,6 +78,10 @@ int cs_report_new(const struct cs_report_opts *o, struct cs_report **out)
 	if (!r)
 		return -ENOMEM;
 	r->o = *o;
+	r->budget = o->memory ? o->memory : (size_t)256 << 20;
+	/* a small budget is looked at after every sample, so that tests
+	 * can have every stack spilled */
+	r->check_every = r->budget < ((size_t)64 << 20) ? 1 : 1024;
 	if (!r->o.nr_sort) {
 		r->o.sort[0] = CS_REPORT_COMM;
 		r->o.sort[1] = CS_REPORT_DSO;
@@ -107,6 +111,7 @@ void cs_report_free(struct cs_report *r)
 	if (!r)
 		return;
 	cs_report_flush(r);
+	report_spill_free(r);
 	cs_agg_free(r->stacks);
 	cs_agg_free(r->threads);
 	free(r->ids);
@@ -235,6 +240,15 @@ static int keep_sym_start(struct cs_report *r, uint32_t id, uint64_t start)
 	return 0;
 }
 
+static void count_sample(struct cs_report *r, unsigned int evsel,
+			 enum cs_off_cpu_state state, uint64_t period)
+{
+	r->ev_samples[evsel]++;
+	r->ev_period[evsel] += period;
+	if (state != CS_OFF_CPU_NONE)
+		r->ev_off_cpu[evsel] = true;
+}
+
 /* Adds a sample whose frames are r->ids[0, nr) to thread's stacks */
 static int add_stack(struct cs_report *r, unsigned int evsel,
 		     enum cs_off_cpu_state state, uint32_t thread, size_t nr,
@@ -245,10 +259,7 @@ static int add_stack(struct cs_report *r, unsigned int evsel,
 
 	if (err)
 		return err;
-	r->ev_samples[evsel]++;
-	r->ev_period[evsel] += period;
-	if (state != CS_OFF_CPU_NONE)
-		r->ev_off_cpu[evsel] = true;
+	count_sample(r, evsel, state, period);
 	return 0;
 }
 
@@ -325,6 +336,66 @@ static int walked_ids(struct cs_report *r, const struct sample_in *in)
 	return err;
 }
 
+/* r->seen_keys at the switch to spill mode: each slot's frame by its key,
+ * since the frames' ids go with their table */
+int report_spill_seen(struct cs_report *r)
+{
+	size_t nf = cs_agg_nr_frames(r->stacks);
+
+	if (!r->seen)
+		return 0;
+	r->seen_keys = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen_keys));
+	if (!r->seen_keys)
+		return -ENOMEM;
+	/* a slot never filled is never named as seen: its key is not read */
+	for (size_t i = 0; i < (size_t)1 << SEEN_FRAME_BITS; i++)
+		if (r->seen[i].id < nf)
+			r->seen_keys[i] = *cs_agg_frame_key(r->stacks, r->seen[i].id);
+	return 0;
+}
+
+/* A sample of spill mode: a record of its own, its frames' keys from the
+ * sample or, for frames seen before (cs_report_add_walked()), from their
+ * slots */
+static int spill_sample(struct cs_report *r, const struct sample_in *in,
+			uint32_t thread)
+{
+	size_t k = 0;
+	int err = 0;
+
+	if (in->slots && !r->seen &&
+	    !(r->seen = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen))))
+		return -ENOMEM;
+	if (in->slots && !r->seen_keys &&
+	    !(r->seen_keys = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen_keys))))
+		return -ENOMEM;
+	err = report_spill_rec(r, thread, 1, in->period, (uint32_t)in->nr);
+	for (size_t i = 0; !err && i < in->nr; i++) {
+		uint32_t slot;
+
+		if (!in->slots) {
+			err = report_spill_frame(r, &in->keys[i], in->sym_start[i]);
+			continue;
+		}
+		slot = in->slots[i];
+		if (slot & SLOT_SEEN) {
+			slot &= ~SLOT_SEEN;
+			err = report_spill_frame(r, &r->seen_keys[slot],
+						 r->seen[slot].sym_start);
+			continue;
+		}
+		err = report_spill_frame(r, &in->keys[k], in->sym_start[k]);
+		if (slot != SLOT_NONE) {
+			r->seen_keys[slot] = in->keys[k];
+			r->seen[slot].sym_start = in->sym_start[k];
+		}
+		k++;
+	}
+	if (!err)
+		count_sample(r, in->evsel, in->state, in->period);
+	return err;
+}
+
 /* Counts a sample in the tables: on the aggregation's thread, if it has
  * one. */
 static int aggregate(struct cs_report *r, const struct sample_in *in)
@@ -338,6 +409,8 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 				in->comm, &thread);
 	if (in->has_inlined)
 		r->has_inlined = true;
+	if (!err && r->spill)
+		return spill_sample(r, in, thread);
 	if (!err && in->slots) {
 		err = walked_ids(r, in);
 	} else if (!err) {
@@ -345,8 +418,14 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 		for (size_t i = 0; !err && i < in->nr; i++)
 			err = keep_sym_start(r, r->ids[i], in->sym_start[i]);
 	}
-	return err ? err : add_stack(r, in->evsel, in->state, thread, in->nr,
-				     in->period);
+	if (!err)
+		err = add_stack(r, in->evsel, in->state, thread, in->nr, in->period);
+	if (!err && ++r->since_check >= r->check_every) {
+		r->since_check = 0;
+		if (report_tables_memory(r) > r->budget)
+			err = report_spill_start(r);
+	}
+	return err;
 }
 
 /* A sample in a batch of the hand-off: this header, its keys, their
@@ -532,6 +611,11 @@ int cs_report_flush(struct cs_report *r)
 	return err;
 }
 
+const char *cs_report_error(const struct cs_report *r)
+{
+	return r->err[0] ? r->err : NULL;
+}
+
 uint64_t cs_report_samples(const struct cs_report *r, unsigned int evsel)
 {
 	return evsel < r->nr_ev ? r->ev_samples[evsel] : 0;
@@ -550,6 +634,8 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 
 	if (err)
 		return err;
+	if (r->spill)
+		goto write;
 	/* inlined functions are never entries: which frames are, asked
 	 * for every frame of every stack, is kept apart */
 	if (r->has_inlined)
@@ -559,6 +645,7 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	/* everything is added: the entries and their sort need the memory
 	 * more than the index of frames and stacks */
 	cs_agg_trim(r->stacks);
+write:
 	for (unsigned int ev = 0; ev < r->nr_ev && !err; ev++) {
 		const char *name = ev < nr_names ? names[ev] : NULL;
 
@@ -568,7 +655,8 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 			snprintf(buf, sizeof(buf), "event %u", ev);
 			name = buf;
 		}
-		err = report_write_event(r, ev, name, out);
+		err = r->spill ? report_external_write(r, ev, name, out) :
+				 report_write_event(r, ev, name, out);
 	}
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;

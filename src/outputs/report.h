@@ -61,6 +61,11 @@ struct cs_report_opts {
 	unsigned int jobs;		/* threads for aggregating, sorting and
 					 * formatting; 0 or 1: this one. Same
 					 * output. */
+	size_t memory;			/* bytes the report's tables may hold
+					 * (0: 256 MiB): past that, the stacks
+					 * go to a temporary file in $TMPDIR
+					 * and the report is made from there
+					 * in about that much (same output) */
 };
 
 /* Parses "comm,dso,sym" (any subset and order of comm, pid, tid, dso, sym,
@@ -129,6 +134,10 @@ uint64_t cs_report_period(const struct cs_report *r, unsigned int evsel);
  * Returns 0, -ENOMEM or -EIO. */
 int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 		    size_t nr_names);
+
+/* The line that says what failed with a temporary file, after an error;
+ * NULL if none did. */
+const char *cs_report_error(const struct cs_report *r);
 
 /* As an output: ctx is a struct cs_report_run. `end` writes the metadata
  * header (from cs_session_info() and the stitching statistics) and then

@@ -12,7 +12,6 @@
  * period and samples. */
 struct graph {
 	const struct cs_report *r;
-	FILE *out;
 	struct cs_tree *nodes;
 	uint64_t *count, *period;	/* per node */
 	size_t cap;
@@ -21,7 +20,6 @@ struct graph {
 	uint32_t *root_child, nr_root;
 	uint64_t total;			/* the event's period: percentages */
 	double min_percent;		/* branches below are hidden */
-	char text[1024];		/* a frame's name, being printed */
 };
 
 static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
@@ -35,11 +33,6 @@ static void node_info(const struct graph *g, uint32_t id, uint32_t *parent,
 static uint64_t node_period(const struct graph *g, uint32_t id)
 {
 	return g->period[id];
-}
-
-static uint64_t node_count(const struct graph *g, uint32_t id)
-{
-	return g->count[id];
 }
 
 /* Adds a stack's count and period to node id, its cumulative ones. */
@@ -191,35 +184,45 @@ static void graph_free(struct graph *g)
 	free(g->root_child);
 }
 
+/* ---- drawing ------------------------------------------------------------- */
+
+static uint64_t gnode_period(const struct report_graph *g, uint32_t id)
+{
+	return g->node[id].period;
+}
+
 /* The children of a node that are drawn: those above the threshold. */
-static uint32_t shown_children(const struct graph *g, const uint32_t *c,
+static uint32_t shown_children(const struct report_graph *g, const uint32_t *c,
 			       uint32_t n)
 {
 	uint32_t k = 0;
 
 	/* sorted by period: the shown ones come first */
-	while (k < n && report_pct(node_period(g, c[k]), g->total) >= g->min_percent)
+	while (k < n && report_pct(gnode_period(g, c[k]), g->total) >= g->min_percent)
 		k++;
 	return k;
 }
 
 /* A run of nodes drawn as one block: it goes on while a node has exactly
- * one child and no stack ends in it (perf's callchain nodes). Returns the
- * last node of the run. */
-static uint32_t run_end(const struct graph *g, uint32_t n)
+ * one child and no stack ends in it (perf's callchain nodes). A child of
+ * the node's own count has all of its samples, so it is the only child
+ * and it weighs the same: that is all a graph holding only the nodes
+ * above the threshold can tell, and all it needs to. Returns the last
+ * node of the run. */
+static uint32_t run_end(const struct report_graph *g, uint32_t n)
 {
 	for (;;) {
-		if (g->child_nr[n] != 1)
+		const struct report_gnode *x = &g->node[n];
+
+		if (!x->child_nr || g->node[g->child[x->child_off]].count != x->count)
 			return n;
-		if (node_count(g, g->child[g->child_off[n]]) != node_count(g, n))
-			return n;
-		n = g->child[g->child_off[n]];
+		n = g->child[x->child_off];
 	}
 }
 
-static uint32_t run_next(const struct graph *g, uint32_t n)
+static uint32_t run_next(const struct report_graph *g, uint32_t n)
 {
-	return g->child[g->child_off[n]];
+	return g->child[g->node[n].child_off];
 }
 
 static void margin(FILE *out, int left)
@@ -247,89 +250,111 @@ static void graph_line(FILE *out, int left, int depth, uint64_t mask)
 	fputc('\n', out);
 }
 
-static void graph_children(struct graph *g, const uint32_t *c, uint32_t nr,
-			   int depth, uint64_t mask, int left)
+static void graph_children(const struct report_graph *g, FILE *out,
+			   const uint32_t *c, uint32_t nr, int depth,
+			   uint64_t mask, int left)
 {
 	uint32_t shown = shown_children(g, c, nr);
+	char text[1024];
 
 	for (uint32_t k = 0; k < shown; k++) {
 		uint64_t new_mask = mask;
-		uint32_t n = c[k], last = run_end(g, n), p, f;
-		uint64_t per;
+		uint32_t n = c[k], last = run_end(g, n);
 		bool first = true;
 
 		if (k + 1 == shown)
 			new_mask &= ~level_bit(depth - 1);
-		graph_line(g->out, left, depth, mask);
+		graph_line(out, left, depth, mask);
 		for (;;) {
-			node_info(g, n, &p, &f, &per);
-			margin(g->out, left);
+			const struct report_gnode *x = &g->node[n];
+
+			margin(out, left);
 			for (int i = 0; i < depth; i++) {
-				fputc(level_open(new_mask, i) ? '|' : ' ', g->out);
+				fputc(level_open(new_mask, i) ? '|' : ' ', out);
 				if (first && i == depth - 1)
-					fprintf(g->out, "--%.2f%%--", report_pct(per, g->total));
+					fprintf(out, "--%.2f%%--", report_pct(x->period, g->total));
 				else
-					fputs("          ", g->out);
+					fputs("          ", out);
 			}
-			fprintf(g->out, "%s\n",
-				report_frame_sym_text(g->r, f, g->text, sizeof(g->text)));
+			fprintf(out, "%s\n", report_frame_sym_text(x->key, text,
+								    sizeof(text)));
 			first = false;
 			if (n == last)
 				break;
 			n = run_next(g, n);
 		}
-		graph_children(g, g->child + g->child_off[last], g->child_nr[last],
-			       depth + 1, new_mask | level_bit(depth), left);
+		graph_children(g, out, g->child + g->node[last].child_off,
+			       g->node[last].child_nr, depth + 1,
+			       new_mask | level_bit(depth), left);
 	}
+}
+
+void report_graph_draw(const struct report_graph *g, uint64_t entry_period,
+		       FILE *out)
+{
+	int left = 12;
+	const uint32_t *roots = g->root;
+	uint32_t nr_roots = shown_children(g, g->root, g->nr_root);
+	char text[1024];
+
+	if (!nr_roots)
+		return;
+	/* one root holding the whole entry: its run is drawn without a
+	 * percentage, after "---", and the branches follow */
+	if (nr_roots == 1 && g->one_root &&
+	    gnode_period(g, roots[0]) == entry_period) {
+		uint32_t n = roots[0], last = run_end(g, n);
+
+		margin(out, left);
+		fputs("|\n", out);
+		for (bool first = true;; first = false) {
+			margin(out, left);
+			fprintf(out, "%s%s\n", first ? "---" : "   ",
+				report_frame_sym_text(g->node[n].key, text,
+						      sizeof(text)));
+			if (n == last)
+				break;
+			n = run_next(g, n);
+		}
+		left += 3;
+		graph_children(g, out, g->child + g->node[last].child_off,
+			       g->node[last].child_nr, 1, 1, left);
+	} else {
+		graph_children(g, out, roots, g->nr_root, 1, 1, left);
+	}
+	fputc('\n', out);
 }
 
 int report_graph_print(const struct view *v, const struct entry *e,
 		       uint64_t entry_period, FILE *out)
 {
-	struct graph g = { .r = v->r, .out = out, .total = v->total_period,
+	struct graph g = { .r = v->r, .total = v->total_period,
 			   .min_percent = v->r->o.graph_min_percent };
-	int left = 12;
-	const uint32_t *roots;
-	uint32_t nr_roots;
+	struct report_gnode *node = NULL;
+	size_t nr;
 	int err;
 
 	err = graph_build(&g, v, e);
-	if (err) {
-		graph_free(&g);
-		return err;
-	}
-	roots = g.root_child;
-	nr_roots = shown_children(&g, g.root_child, g.nr_root);
-	if (!nr_roots) {
-		graph_free(&g);
-		return 0;
-	}
-	/* one root holding the whole entry: its run is drawn without a
-	 * percentage, after "---", and the branches follow */
-	if (nr_roots == 1 && g.nr_root == 1 &&
-	    node_period(&g, roots[0]) == entry_period) {
-		uint32_t n = roots[0], last = run_end(&g, n), p, f;
-		uint64_t per;
+	nr = g.nodes ? cs_tree_nr_nodes(g.nodes) : 0;
+	if (!err && !(node = malloc((nr ? nr : 1) * sizeof(*node))))
+		err = -ENOMEM;
+	if (!err) {
+		struct report_graph rg = {
+			.node = node, .child = g.child, .root = g.root_child,
+			.nr_root = g.nr_root, .one_root = g.nr_root == 1,
+			.total = g.total, .min_percent = g.min_percent,
+		};
 
-		margin(out, left);
-		fputs("|\n", out);
-		for (bool first = true;; first = false) {
-			node_info(&g, n, &p, &f, &per);
-			margin(out, left);
-			fprintf(out, "%s%s\n", first ? "---" : "   ",
-				report_frame_sym_text(v->r, f, g.text, sizeof(g.text)));
-			if (n == last)
-				break;
-			n = run_next(&g, n);
-		}
-		left += 3;
-		graph_children(&g, g.child + g.child_off[last], g.child_nr[last],
-			       1, 1, left);
-	} else {
-		graph_children(&g, roots, g.nr_root, 1, 1, left);
+		for (uint32_t i = 0; i < nr; i++)
+			node[i] = (struct report_gnode){
+				.key = cs_agg_frame_key(g.r->stacks,
+							cs_tree_frame(g.nodes, i)),
+				.period = g.period[i], .count = g.count[i],
+				.child_off = g.child_off[i], .child_nr = g.child_nr[i],
+			};
+		report_graph_draw(&rg, entry_period, out);
 	}
-	fputc('\n', out);
+	free(node);
 	graph_free(&g);
-	return 0;
+	return err;
 }
-

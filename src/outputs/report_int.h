@@ -19,6 +19,9 @@
 struct cs_handoff;
 struct seen_frame;
 struct seen_thread;
+struct report_tmp;
+
+#define REPORT_ERR_LEN 512
 
 /* frame key flags */
 #define F_KERNEL	(1u << 0)
@@ -65,7 +68,86 @@ struct cs_report {
 					 * space, addr and cpumode only */
 	uint32_t *slots;		/* CS_FRAMES_MAX, reused per sample */
 	struct seen_thread *seen_threads;
+
+	/* spill mode (report_spill.c): once the tables of frames and
+	 * stacks pass the budget, every stack is a record of the temporary
+	 * file spill */
+	size_t budget;			/* bytes: o.memory, or 256 MiB */
+	uint32_t since_check, check_every;	/* samples between looks */
+	struct report_tmp *spill;	/* NULL: in memory */
+	uint64_t spill_seq;		/* the next record's */
+	struct cs_agg_key *seen_keys;	/* per slot of seen: its frame's key
+					 * (spill mode has no frame ids) */
+	char err[REPORT_ERR_LEN];	/* what went wrong with a temporary
+					 * file, or "" */
 };
+
+/* ---- spill mode: temporary files (report_spill.c) --------------------------- */
+
+/* A file in $TMPDIR (else /tmp), unlinked as soon as it is made; written
+ * through a buffer, read back at any offset. Errors are negative errnos,
+ * and the first one leaves a line naming the file in err. */
+struct report_tmp {
+	int fd;
+	char *path;			/* for the messages only */
+	char *buf;
+	size_t len, cap;		/* buffered, not yet written */
+	uint64_t size;			/* bytes in the file, the buffered too */
+	char *err;			/* REPORT_ERR_LEN */
+};
+
+struct report_tmp_reader {
+	struct report_tmp *f;
+	uint64_t off, end;		/* what is left to read of the file */
+	char *buf;
+	size_t pos, len, cap;
+};
+
+int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err);
+int report_tmp_write(struct report_tmp *f, const void *p, size_t n);
+int report_tmp_flush(struct report_tmp *f);
+void report_tmp_close(struct report_tmp *f);
+/* Reads f's bytes [off, end) (flushing f first) */
+int report_tmp_reader_open(struct report_tmp_reader *rd, struct report_tmp *f,
+			   uint64_t off, uint64_t end, size_t buf_size);
+/* n bytes into p: 0; 1 at the end of the range; or a negative errno (a
+ * range that ends inside the n bytes is an error too) */
+int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n);
+void report_tmp_reader_close(struct report_tmp_reader *rd);
+
+/* A record of the spill file: a stack (seq: its id if it was counted
+ * before the switch, else the stack count then plus the sample's index
+ * since) and its count, period and thread, then its nr frames innermost
+ * first, each a struct report_spill_frame. The keys' strings are the
+ * session's, which outlives the report. */
+struct report_spill_rec {
+	uint64_t seq, count, period;
+	uint32_t thread, nr;
+};
+
+struct report_spill_frame {
+	struct cs_agg_key key;
+	uint64_t sym_start;		/* what r->sym_start would keep */
+};
+
+/* The bytes of the tables the budget weighs */
+size_t report_tables_memory(const struct cs_report *r);
+/* The switch: every stack to the file, the tables freed. 0 or -errno */
+int report_spill_start(struct cs_report *r);
+/* report.c: seen_keys from the slots of seen, at the switch */
+int report_spill_seen(struct cs_report *r);
+/* A record's header, then its frames one by one */
+int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
+		     uint64_t period, uint32_t nr);
+int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
+		       uint64_t sym_start);
+void report_spill_free(struct cs_report *r);
+
+/* report_external.c: event evsel's section of the report from the spill
+ * file, byte for byte what report_write_event() writes from the tables.
+ * 0, -ENOMEM, -EIO or another negative errno (r->err names the file). */
+int report_external_write(struct cs_report *r, unsigned int evsel,
+			  const char *name, FILE *out);
 
 /* ---- entries ------------------------------------------------------------ */
 
@@ -178,15 +260,59 @@ static inline double report_pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-/* report.c: the texts of an entry's columns, written into buf (len bytes);
- * they return the text's length. A frame's symbol text may be a static
- * string or buf. */
-const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
-				  char *buf, size_t len);
-size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
+/* report_table.c: the texts of an entry's columns, written into buf (len
+ * bytes); they return the text's length. A frame's symbol text may be a
+ * static string or buf. Functions of a frame's key and a thread, so that
+ * the entries of the in-memory tables and those read back from a
+ * temporary file (report_external.c) are written alike. */
+const char *report_frame_sym_text(const struct cs_agg_key *k, char *buf,
+				  size_t len);
+size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len);
+size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
+			     const struct cs_agg_key *fk, enum cs_report_key key,
 			     char *buf, size_t len);
-size_t report_entry_col_text(const struct view *v, const struct entry *e,
-			     enum cs_report_key key, char *buf, size_t len);
+
+/* ---- the table's text (report_table.c) ------------------------------------ */
+
+#define REPORT_MAX_COLS (CS_REPORT__NR_KEYS + 3)
+
+/* "%.2f%%" of part, remembered: neighbours in the table mostly weigh the
+ * same */
+struct report_pct {
+	uint64_t part;
+	bool valid;
+	size_t len;
+	char text[32];
+};
+
+/* What an entry's line is written with */
+struct report_cols {
+	const struct cs_report *r;
+	const size_t *width;		/* REPORT_MAX_COLS */
+	size_t nc;			/* columns before the sort keys' */
+	bool children, off_cpu;
+	uint64_t total;			/* the event's period */
+};
+
+/* The event's "# Samples" lines */
+void report_event_head(const struct cs_report *r, bool off_cpu,
+		       uint64_t count, uint64_t period, const char *name,
+		       FILE *out);
+/* The headers' widths into width[REPORT_MAX_COLS]; returns nc */
+size_t report_cols_init(const struct cs_report *r, bool children, bool off_cpu,
+			size_t *width);
+void report_cols_head(const struct cs_report *r, const size_t *width,
+		      size_t nc, bool children, bool off_cpu, FILE *out);
+/* Widens width for entry e (frame key fk), measuring its texts */
+void report_widen(const struct report_cols *c, size_t *width,
+		  const struct entry *e, const struct cs_agg_key *fk);
+/* The entry's line of the table (pct: two, zeroed once per table) */
+void report_entry_line(const struct report_cols *c, struct report_pct *pct,
+		       const struct entry *e, const struct cs_agg_key *fk,
+		       FILE *out);
+/* The table shows the entry (it ends at the first it does not show) */
+bool report_entry_shown(const struct cs_report *r, uint64_t total,
+			const struct entry *e, bool children);
 
 /* report_view.c: the event's entries, their counts and, for those that
  * draw a call graph, their occurrences, into v (whose r and evsel are
@@ -204,6 +330,14 @@ bool report_draws_graph(const struct view *v, const struct entry *e);
 int report_write_event(struct cs_report *r, unsigned int evsel,
 		       const char *name, FILE *out);
 
+/* report_ranks.c: the orders of the state column and of the Symbol
+ * column (rank_syms(): user before kernel, names by text, addresses by
+ * value, a name against an address by the address's text), as
+ * comparisons, strcmp()'s sign */
+uint32_t report_state_rank(enum cs_off_cpu_state s);
+int report_addr_text_cmp(const char *s, uint64_t addr);
+int report_sym_cmp(const struct cs_agg_key *a, const struct cs_agg_key *b);
+
 /* report_ranks.c: every key ranked once (a job: ctx is the struct ranks,
  * whose r is set; freed by report_ranks_free()), a column's width for an
  * entry, and the entries' order by the sort keys (*out: an array of
@@ -214,6 +348,31 @@ size_t report_col_width(const struct view *v, const struct ranks *rk,
 			const struct entry *e, enum cs_report_key key);
 int report_entries_sort(struct view *v, const struct ranks *rk,
 			uint32_t **out);
+
+/* A call graph as it is drawn: the nodes that may be shown (every node of
+ * the entry's stacks, or only those above the threshold), each node's
+ * children in child[child_off, + child_nr) and the roots in root[], each
+ * sorted as shown (period descending, then node_tie()). */
+struct report_gnode {
+	const struct cs_agg_key *key;	/* its frame */
+	uint64_t period, count;
+	uint32_t child_off, child_nr;
+};
+
+struct report_graph {
+	const struct report_gnode *node;
+	const uint32_t *child;
+	const uint32_t *root;
+	uint32_t nr_root;
+	bool one_root;			/* every stack of the entry passes
+					 * through root[0] */
+	uint64_t total;			/* the event's period */
+	double min_percent;		/* branches below are hidden */
+};
+
+/* report_graph.c: g drawn under an entry of period entry_period */
+void report_graph_draw(const struct report_graph *g, uint64_t entry_period,
+		       FILE *out);
 
 /* report_graph.c: the call graph under entry e, whose period is
  * entry_period, written to out. 0 or a negative errno. */

@@ -66,6 +66,13 @@ static size_t walk_frames(struct cs_report_run *run, const struct cs_stitched *s
 	return n;
 }
 
+/* An error with a temporary file stops the run as one the output explains
+ * (the command prints cs_report_error()) */
+static int said(const struct cs_report_run *run, int err)
+{
+	return err < 0 && cs_report_error(run->report) ? 1 : err;
+}
+
 static int run_sample(void *ctx, const struct cs_stitched *s)
 {
 	struct cs_report_run *run = ctx;
@@ -85,18 +92,18 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 	}
 	n = walk_frames(run, s);
 	if (run->no_inline)
-		return cs_report_add_walked(run->report, evsel, s->off_cpu,
+		return said(run, cs_report_add_walked(run->report, evsel, s->off_cpu,
 					    smp->pid, smp->tid, comm, run->frames,
 					    run->spaces, n, smp->period,
-					    resolve_frame, run);
+					    resolve_frame, run));
 	for (size_t i = 0; i < n; i++)
 		cs_frame_resolve(run->machine, smp->pid, &run->frames[i]);
 	n = cs_out_expand_inlines_cached(run->machine, smp->pid, run->frames, n,
 				  run->expanded, run->inlined, CS_FRAMES_MAX,
 				  run->inline_cache);
-	return cs_report_add_off_cpu(run->report, evsel, s->off_cpu, smp->pid,
-				     smp->tid, comm, run->expanded, run->inlined, n,
-				     smp->period);
+	return said(run, cs_report_add_off_cpu(run->report, evsel, s->off_cpu,
+				     smp->pid, smp->tid, comm, run->expanded,
+				     run->inlined, n, smp->period));
 }
 
 static void header_str(FILE *out, const char *what, const char *v)
@@ -195,7 +202,7 @@ static int run_end(void *ctx, struct cs_session *s)
 	/* the header counts samples: every one must be in */
 	err = cs_report_flush(run->report);
 	if (err)
-		return err;
+		return said(run, err);
 	names = calloc(max ? max : 1, sizeof(*names));
 	if (!names)
 		return -ENOMEM;
@@ -208,6 +215,8 @@ static int run_end(void *ctx, struct cs_session *s)
 	errno = 0;
 	err = cs_report_write(run->report, run->out, names, max);
 	free(names);
+	if (err < 0 && cs_report_error(run->report))
+		return 1;
 	if (err == -EIO) {
 		run->write_err = errno ? errno : EIO;
 		return 1;

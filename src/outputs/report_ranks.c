@@ -10,7 +10,7 @@
 #include "outputs/report_int.h"
 
 /* The state column's order: its text's */
-static uint32_t state_rank(enum cs_off_cpu_state s)
+uint32_t report_state_rank(enum cs_off_cpu_state s)
 {
 	uint32_t rank = 0;
 
@@ -126,7 +126,7 @@ static int rank_dsos(const struct cs_report *r, struct ranks *rk)
 
 /* The text an address without a symbol is compared by
  * (report_frame_sym_text), against s: strcmp()'s sign */
-static int addr_text_cmp(const char *s, uint64_t addr)
+int report_addr_text_cmp(const char *s, uint64_t addr)
 {
 	char buf[32];
 
@@ -144,8 +144,8 @@ static bool same_rank(const struct rank_item *a, const struct rank_item *b)
 		return !strcmp(a->text, b->text);
 	if (!a->text && !b->text)
 		return a->num == b->num;
-	return a->text ? !addr_text_cmp(a->text, b->num) :
-			 !addr_text_cmp(b->text, a->num);
+	return a->text ? !report_addr_text_cmp(a->text, b->num) :
+			 !report_addr_text_cmp(b->text, a->num);
 }
 
 /* Where a frame goes in rank_syms(): which half, a name or an address */
@@ -203,8 +203,8 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 			if (!sym_class(k, &kernel, &named) || kernel != half)
 				continue;
 			if (k->flags & (F_MISSING | F_COOKIE)) {
-				const char *t = report_frame_sym_text(r, (uint32_t)i,
-							       special[ns], sizeof(special[0]));
+				const char *t = report_frame_sym_text(k, special[ns],
+								      sizeof(special[0]));
 
 				if (t != special[ns])
 					snprintf(special[ns], sizeof(special[0]), "%s", t);
@@ -215,15 +215,15 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 				addrs[2 * na] = k->addr;
 				addrs[2 * na++ + 1] = i;
 			}
-			rk->sym_len[i] = (uint16_t)report_entry_sym_text(r, (uint32_t)i,
-								  text, sizeof(text));
+			rk->sym_len[i] = (uint16_t)report_entry_sym_text(k, text,
+								  sizeof(text));
 		}
 		qsort(it, nn, sizeof(*it), cmp_rank_text);
 		err = cs_keysort(addrs, na, 2, r->o.jobs);
 		/* merge; keys that compare equal share a rank */
 		for (i = 0, j = 0; !err && (i < nn || j < na);) {
 			int c = i == nn ? 1 : j == na ? -1 :
-				addr_text_cmp(it[i].text, addrs[2 * j]);
+				report_addr_text_cmp(it[i].text, addrs[2 * j]);
 			struct rank_item pick = c <= 0 ? it[i++] :
 				(struct rank_item){ NULL, addrs[2 * j],
 						    (uint32_t)addrs[2 * j + 1] };
@@ -241,6 +241,34 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	free(addrs);
 	free(it);
 	return err;
+}
+
+/* The text a named frame (or a marker) sorts by in rank_syms() */
+static const char *sym_rank_text(const struct cs_agg_key *k, char *buf,
+				 size_t len)
+{
+	if (k->flags & (F_MISSING | F_COOKIE))
+		return report_frame_sym_text(k, buf, len);
+	return k->sym;
+}
+
+int report_sym_cmp(const struct cs_agg_key *a, const struct cs_agg_key *b)
+{
+	bool ka = a->flags & F_KERNEL, kb = b->flags & F_KERNEL, na, nb;
+	char ta[64], tb[64];
+
+	if (ka != kb)
+		return ka ? 1 : -1;
+	na = a->sym || (a->flags & (F_MISSING | F_COOKIE));
+	nb = b->sym || (b->flags & (F_MISSING | F_COOKIE));
+	if (na && nb)
+		return strcmp(sym_rank_text(a, ta, sizeof(ta)),
+			      sym_rank_text(b, tb, sizeof(tb)));
+	if (!na && !nb)
+		return a->addr < b->addr ? -1 : a->addr > b->addr;
+	if (na)
+		return report_addr_text_cmp(sym_rank_text(a, ta, sizeof(ta)), b->addr);
+	return -report_addr_text_cmp(sym_rank_text(b, tb, sizeof(tb)), a->addr);
 }
 
 void report_ranks_free(struct ranks *rk)
@@ -265,7 +293,8 @@ size_t report_col_width(const struct view *v, const struct ranks *rk,
 		return rk->comm_len[e->thread] > 1023 ? 1023 : rk->comm_len[e->thread];
 	case CS_REPORT_PID:
 	case CS_REPORT_TID:
-		return report_entry_col_text(v, e, key, tmp, sizeof(tmp));
+		return report_entry_col_text(v->r, e->thread, NULL, key, tmp,
+					     sizeof(tmp));
 	case CS_REPORT_DSO:
 		return rk->dso_len[e->frame];
 	case CS_REPORT_SYM:
@@ -336,7 +365,7 @@ static void sort_key_ranks(const struct view *v, const struct ranks *rk,
 			key[i] = rk->sym[e->frame];
 			break;
 		case CS_REPORT_STATE:
-			key[i] = state_rank(report_thread_state(r, e->thread));
+			key[i] = report_state_rank(report_thread_state(r, e->thread));
 			break;
 		case CS_REPORT__NR_KEYS:
 			break;
@@ -413,7 +442,7 @@ static void rank_maxima(const struct cs_report *r, const struct ranks *rk,
 			uint32_t v = k == CS_REPORT_PID ? (uint32_t)(pt >> 32) :
 				     k == CS_REPORT_TID ? (uint32_t)pt :
 				     k == CS_REPORT_COMM ? rk->comm[t] :
-				     state_rank(report_thread_state(r, (uint32_t)t));
+				     report_state_rank(report_thread_state(r, (uint32_t)t));
 
 			if (v > max[i])
 				max[i] = v;

@@ -13,11 +13,9 @@
 
 /* ---- text --------------------------------------------------------------- */
 
-const char *report_frame_sym_text(const struct cs_report *r, uint32_t frame,
-				  char *buf, size_t len)
+const char *report_frame_sym_text(const struct cs_agg_key *k, char *buf,
+				  size_t len)
 {
-	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
-
 	if (k->flags & F_MISSING)
 		return cs_out_missing_user_name((enum cs_missing_reason)(k->flags >> 8));
 	if (k->flags & F_COOKIE) {
@@ -59,11 +57,9 @@ static size_t dec_text(char *buf, size_t len, uint64_t v)
 
 /* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
  * text's length. */
-size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
-			     char *buf, size_t len)
+size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	const struct cs_agg_key *k = cs_agg_frame_key(r->stacks, frame);
 	char text[40], *p = text;
 	const char *name;
 
@@ -75,7 +71,7 @@ size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
 		char tmp[64];
 		size_t n;
 
-		name = report_frame_sym_text(r, frame, tmp, sizeof(tmp));
+		name = report_frame_sym_text(k, tmp, sizeof(tmp));
 		n = copy_text(buf + 4, len - 4, name, strlen(name));
 		memcpy(buf, text, 4);
 		return n + 4;
@@ -90,30 +86,30 @@ size_t report_entry_sym_text(const struct cs_report *r, uint32_t frame,
 	return copy_text(buf, len, text, (size_t)(p - text));
 }
 
-/* A key column's text into buf (as snprintf would cut it); returns its
- * length. */
-size_t report_entry_col_text(const struct view *v, const struct entry *e,
-			     enum cs_report_key key, char *buf, size_t len)
+/* A key column's text into buf (as snprintf would cut it) for an entry
+ * of thread and frame key fk; returns its length. */
+size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
+			     const struct cs_agg_key *fk, enum cs_report_key key,
+			     char *buf, size_t len)
 {
-	const struct cs_report *r = v->r;
 	const char *s;
 
 	switch (key) {
 	case CS_REPORT_COMM:
-		s = report_thread_comm(r, e->thread);
+		s = report_thread_comm(r, thread);
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_PID:
 		return dec_text(buf, len,
-				(uint32_t)(report_thread_pidtid(r, e->thread) >> 32));
+				(uint32_t)(report_thread_pidtid(r, thread) >> 32));
 	case CS_REPORT_TID:
-		return dec_text(buf, len, (uint32_t)report_thread_pidtid(r, e->thread));
+		return dec_text(buf, len, (uint32_t)report_thread_pidtid(r, thread));
 	case CS_REPORT_DSO:
-		s = report_dso_short(cs_agg_frame_key(r->stacks, e->frame)->dso);
+		s = report_dso_short(fk->dso);
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT_SYM:
-		return report_entry_sym_text(r, e->frame, buf, len);
+		return report_entry_sym_text(fk, buf, len);
 	case CS_REPORT_STATE:
-		s = report_state_text(report_thread_state(r, e->thread));
+		s = report_state_text(report_thread_state(r, thread));
 		return copy_text(buf, len, s, strlen(s));
 	case CS_REPORT__NR_KEYS:
 		break;
@@ -159,16 +155,7 @@ static void line_left(struct line *l, const char *s, size_t n, size_t width)
 		line_pad(l, width - n);
 }
 
-/* "%.2f%%" of part, remembered: neighbours in the table mostly weigh the
- * same */
-struct pct_text {
-	uint64_t part;
-	bool valid;
-	size_t len;
-	char text[32];
-};
-
-static const struct pct_text *pct_text(struct pct_text *c, uint64_t part,
+static const struct report_pct *pct_text(struct report_pct *c, uint64_t part,
 				       uint64_t total)
 {
 	if (!c->valid || c->part != part) {
@@ -189,7 +176,6 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define MAX_COLS (CS_REPORT__NR_KEYS + 3)
 
 /* Entries are written in their sorted order, scattered over memory: the
  * one AHEAD places on and, once that is in, its frame's key are asked
@@ -217,80 +203,100 @@ struct table {
 	bool off_cpu;			/* a Seconds column */
 };
 
+void report_entry_line(const struct report_cols *c, struct report_pct *pct,
+		       const struct entry *e, const struct cs_agg_key *fk,
+		       FILE *out)
+{
+	const struct cs_report *r = c->r;
+	const size_t *width = c->width;
+	uint64_t weight = c->children ? e->child_period : e->self_period;
+	const struct report_pct *pt;
+	struct line l;
+	char text[1024];
+	size_t col = 0;
+
+	l.len = 0;
+	line_put(&l, " ", 1);
+	if (c->children) {
+		pt = pct_text(&pct[0], e->child_period, c->total);
+		line_put(&l, " ", 1);
+		line_right(&l, pt->text, pt->len, width[col++]);
+		pt = pct_text(&pct[1], e->self_period, c->total);
+		line_put(&l, "  ", 2);
+		line_right(&l, pt->text, pt->len, width[col++]);
+	} else {
+		pt = pct_text(&pct[1], e->self_period, c->total);
+		line_put(&l, " ", 1);
+		line_right(&l, pt->text, pt->len, width[col++]);
+	}
+	if (c->off_cpu) {
+		int n = snprintf(text, sizeof(text), "%.6f", weight / 1e9);
+
+		line_put(&l, "  ", 2);
+		line_right(&l, text, (size_t)n, width[col++]);
+	}
+	if (r->o.show_nr_samples) {
+		size_t n = dec_text(text, sizeof(text), c->children ?
+				    e->child_count : e->self_count);
+
+		line_put(&l, "  ", 2);
+		line_right(&l, text, n, width[col++]);
+	}
+	for (size_t k = 0; k < r->o.nr_sort; k++) {
+		size_t n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
+						 text, sizeof(text));
+
+		line_put(&l, "  ", 2);
+		if (k + 1 == r->o.nr_sort)
+			line_put(&l, text, n);
+		else
+			line_left(&l, text, n, width[c->nc + k]);
+	}
+	line_put(&l, "\n", 1);
+	fwrite(l.text, 1, l.len, out);
+}
+
 static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 {
 	const struct table *t = ctx;
 	const struct view *v = t->v;
 	const struct cs_report *r = v->r;
-	const size_t *width = t->width;
-	struct pct_text pct_child = { 0 }, pct_self = { 0 };
-	struct line l;
-	char text[1024];
+	struct report_cols c = { .r = r, .width = t->width, .nc = t->nc,
+				 .children = t->children, .off_cpu = t->off_cpu,
+				 .total = v->total_period };
+	struct report_pct pct[2] = { { 0 } };
 	int err = 0;
 
 	for (size_t i = begin; i < end && !err; i++) {
 		const struct entry *e = &v->e[t->order[i]];
-		uint64_t total = v->total_period;
-		uint64_t weight = t->children ? e->child_period : e->self_period;
-		const struct pct_text *pt;
-		size_t c = 0;
 
 		prefetch_entry(v, t->order, i, end);
-		l.len = 0;
-		line_put(&l, " ", 1);
-		if (t->children) {
-			pt = pct_text(&pct_child, e->child_period, total);
-			line_put(&l, " ", 1);
-			line_right(&l, pt->text, pt->len, width[c++]);
-			pt = pct_text(&pct_self, e->self_period, total);
-			line_put(&l, "  ", 2);
-			line_right(&l, pt->text, pt->len, width[c++]);
-		} else {
-			pt = pct_text(&pct_self, e->self_period, total);
-			line_put(&l, " ", 1);
-			line_right(&l, pt->text, pt->len, width[c++]);
-		}
-		if (t->off_cpu) {
-			int n = snprintf(text, sizeof(text), "%.6f", weight / 1e9);
-
-			line_put(&l, "  ", 2);
-			line_right(&l, text, (size_t)n, width[c++]);
-		}
-		if (r->o.show_nr_samples) {
-			size_t n = dec_text(text, sizeof(text), t->children ?
-					    e->child_count : e->self_count);
-
-			line_put(&l, "  ", 2);
-			line_right(&l, text, n, width[c++]);
-		}
-		for (size_t k = 0; k < r->o.nr_sort; k++) {
-			size_t n = report_entry_col_text(v, e, r->o.sort[k], text,
-						  sizeof(text));
-
-			line_put(&l, "  ", 2);
-			if (k + 1 == r->o.nr_sort)
-				line_put(&l, text, n);
-			else
-				line_left(&l, text, n, width[t->nc + k]);
-		}
-		line_put(&l, "\n", 1);
-		fwrite(l.text, 1, l.len, out);
+		report_entry_line(&c, pct, e, cs_agg_frame_key(r->stacks, e->frame),
+				  out);
 		if (report_draws_graph(v, e))
-			err = report_graph_print(v, e, weight, out);
+			err = report_graph_print(v, e, t->children ?
+						 e->child_period : e->self_period,
+						 out);
 	}
 	return err;
 }
 
 /* An entry is shown unless it weighs too little, or nothing at all: the
  * table ends at the first that does not, in sorted order */
-static bool entry_shown(const struct view *v, const struct entry *e,
-			bool children)
+bool report_entry_shown(const struct cs_report *r, uint64_t total,
+			const struct entry *e, bool children)
 {
 	uint64_t p = children ? e->child_period : e->self_period;
 
 	if (!p && !e->self_count && !(children && e->child_count))
 		return false;
-	return report_pct(p, v->total_period) >= v->r->o.percent_limit;
+	return report_pct(p, total) >= r->o.percent_limit;
+}
+
+static bool entry_shown(const struct view *v, const struct entry *e,
+			bool children)
+{
+	return report_entry_shown(v->r, v->total_period, e, children);
 }
 
 /* The columns' widths over the entries shown: a part of cs_jobs_split()
@@ -304,31 +310,55 @@ struct widths {
 	const uint32_t *order;
 	size_t nc;
 	bool children, off_cpu;
-	size_t width[CS_JOBS_MAX_PARTS][MAX_COLS];
+	size_t width[CS_JOBS_MAX_PARTS][REPORT_MAX_COLS];
 	size_t shown[CS_JOBS_MAX_PARTS];
 	bool odd[CS_JOBS_MAX_PARTS];
 };
+
+/* The Seconds and Samples columns' widths, widened for e */
+static void widen_counts(const struct cs_report *r, size_t nc, bool children,
+			 bool off_cpu, size_t *width, const struct entry *e)
+{
+	char text[64];
+
+	if (off_cpu) {
+		int n = snprintf(text, sizeof(text), "%.6f",
+				 (children ? e->child_period :
+				  e->self_period) / 1e9);
+		if ((size_t)n > width[children ? 2 : 1])
+			width[children ? 2 : 1] = (size_t)n;
+	}
+	if (r->o.show_nr_samples) {
+		int n = snprintf(text, sizeof(text), "%" PRIu64,
+				 children ? e->child_count : e->self_count);
+		if ((size_t)n > width[nc - 1])
+			width[nc - 1] = (size_t)n;
+	}
+}
+
+void report_widen(const struct report_cols *c, size_t *width,
+		  const struct entry *e, const struct cs_agg_key *fk)
+{
+	const struct cs_report *r = c->r;
+	char text[1024];
+
+	widen_counts(r, c->nc, c->children, c->off_cpu, width, e);
+	for (size_t k = 0; k < r->o.nr_sort; k++) {
+		size_t n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
+						 text, sizeof(text));
+
+		if (n > width[c->nc + k])
+			width[c->nc + k] = n;
+	}
+}
 
 static void widen(struct widths *w, size_t *width, const struct entry *e)
 {
 	const struct view *v = w->v;
 	const struct cs_report *r = v->r;
 	size_t nc = w->nc;
-	char text[64];
 
-	if (w->off_cpu) {
-		int n = snprintf(text, sizeof(text), "%.6f",
-				 (w->children ? e->child_period :
-				  e->self_period) / 1e9);
-		if ((size_t)n > width[w->children ? 2 : 1])
-			width[w->children ? 2 : 1] = (size_t)n;
-	}
-	if (r->o.show_nr_samples) {
-		int n = snprintf(text, sizeof(text), "%" PRIu64,
-				 w->children ? e->child_count : e->self_count);
-		if ((size_t)n > width[nc - 1])
-			width[nc - 1] = (size_t)n;
-	}
+	widen_counts(r, nc, w->children, w->off_cpu, width, e);
 	for (size_t k = 0; k < r->o.nr_sort; k++) {
 		size_t n = report_col_width(v, w->rk, e, r->o.sort[k]);
 
@@ -370,7 +400,7 @@ static int widths_part(void *ctx, unsigned int part, size_t begin, size_t end)
 }
 
 /* How many entries the table shows, in *nr_show (the first of order),
- * and the columns' widths over them, widened from width[0, MAX_COLS).
+ * and the columns' widths over them, widened from width[0, REPORT_MAX_COLS).
  * The order sorts by weight first: the entries shown are those that
  * entry_shown(), found - and measured - in the entries' own order, where
  * the sorted one would read them scattered over memory. Only entries of
@@ -402,10 +432,81 @@ static void shown_widths(const struct view *v, const struct ranks *rk,
 		parts = cs_jobs_split(n, 65536, v->r->o.jobs, widths_part, &w);
 	}
 	for (int p = 0; p < parts; p++)
-		for (size_t c = 0; c < MAX_COLS; c++)
+		for (size_t c = 0; c < REPORT_MAX_COLS; c++)
 			if (w.width[p][c] > width[c])
 				width[c] = w.width[p][c];
 	*nr_show = n;
+}
+
+void report_event_head(const struct cs_report *r, bool off_cpu,
+		       uint64_t count, uint64_t period, const char *name,
+		       FILE *out)
+{
+	(void)r;
+	if (off_cpu) {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s': off-CPU time "
+			"(each switch-out weighted by the time until its task ran "
+			"again)\n", count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 " ns, %.6f s off "
+			"the CPU\n#\n", period, period / 1e9);
+	} else {
+		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n",
+			count, name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", period);
+	}
+}
+
+size_t report_cols_init(const struct cs_report *r, bool children, bool off_cpu,
+			size_t *width)
+{
+	size_t nc = 0;
+
+	/* columns: percentages (seconds off the CPU, samples), then the sort
+	 * keys */
+	memset(width, 0, REPORT_MAX_COLS * sizeof(*width));
+	if (children) {
+		width[nc++] = 8;
+		width[nc++] = 8;
+	} else {
+		width[nc++] = 8;
+	}
+	if (off_cpu)
+		width[nc++] = 10;
+	if (r->o.show_nr_samples)
+		width[nc++] = 7;
+	for (size_t k = 0; k < r->o.nr_sort; k++)
+		width[nc + k] = strlen(key_header[r->o.sort[k]]);
+	return nc;
+}
+
+void report_cols_head(const struct cs_report *r, const size_t *width,
+		      size_t nc, bool children, bool off_cpu, FILE *out)
+{
+	size_t c = 0;
+
+	fputs("#", out);
+	if (children) {
+		fprintf(out, " %*s  %*s", (int)width[0], "Children",
+			(int)width[1], "Self");
+		c = 2;
+	} else {
+		fprintf(out, " %-*s", (int)width[0], "Overhead");
+		c = 1;
+	}
+	if (off_cpu)
+		fprintf(out, "  %*s", (int)width[c++], "Seconds");
+	if (r->o.show_nr_samples)
+		fprintf(out, "  %*s", (int)width[c++], "Samples");
+	for (size_t k = 0; k < r->o.nr_sort; k++)
+		fprintf(out, "  %-*s", (int)width[nc + k],
+			key_header[r->o.sort[k]]);
+	fputs("\n#", out);
+	for (size_t i = 0; i < nc + r->o.nr_sort; i++) {
+		fputs(i ? "  " : " ", out);
+		for (size_t j = 0; j < width[i]; j++)
+			fputc('.', out);
+	}
+	fputs("\n#\n", out);
 }
 
 int report_write_event(struct cs_report *r, unsigned int evsel,
@@ -417,7 +518,7 @@ int report_write_event(struct cs_report *r, unsigned int evsel,
 	uint32_t *order = NULL;
 	struct ranks rk = { 0 };
 	struct cs_job ranks;
-	size_t nr_show = 0, width[MAX_COLS] = { 0 }, nc = 0;
+	size_t nr_show = 0, width[REPORT_MAX_COLS] = { 0 }, nc = 0;
 	int err, rk_err;
 
 	/* the keys' ranks and the entries both only read the tables: with
@@ -433,61 +534,10 @@ int report_write_event(struct cs_report *r, unsigned int evsel,
 	err = report_entries_sort(&v, &rk, &order);
 	if (err)
 		goto out;
-	if (off_cpu) {
-		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s': off-CPU time "
-			"(each switch-out weighted by the time until its task ran "
-			"again)\n", v.total_count, name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 " ns, %.6f s off "
-			"the CPU\n#\n", v.total_period, v.total_period / 1e9);
-	} else {
-		fprintf(out, "#\n# Samples: %" PRIu64 " of event '%s'\n",
-			v.total_count, name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n",
-			v.total_period);
-	}
-
-	/* columns: percentages (seconds off the CPU, samples), then the sort
-	 * keys */
-	if (children) {
-		width[nc++] = 8;
-		width[nc++] = 8;
-	} else {
-		width[nc++] = 8;
-	}
-	if (off_cpu)
-		width[nc++] = 10;
-	if (r->o.show_nr_samples)
-		width[nc++] = 7;
-	for (size_t k = 0; k < r->o.nr_sort; k++)
-		width[nc + k] = strlen(key_header[r->o.sort[k]]);
+	report_event_head(r, off_cpu, v.total_count, v.total_period, name, out);
+	nc = report_cols_init(r, children, off_cpu, width);
 	shown_widths(&v, &rk, order, nc, children, off_cpu, width, &nr_show);
-	fputs("#", out);
-	{
-		size_t c = 0;
-
-		if (children) {
-			fprintf(out, " %*s  %*s", (int)width[0], "Children",
-				(int)width[1], "Self");
-			c = 2;
-		} else {
-			fprintf(out, " %-*s", (int)width[0], "Overhead");
-			c = 1;
-		}
-		if (off_cpu)
-			fprintf(out, "  %*s", (int)width[c++], "Seconds");
-		if (r->o.show_nr_samples)
-			fprintf(out, "  %*s", (int)width[c++], "Samples");
-		for (size_t k = 0; k < r->o.nr_sort; k++)
-			fprintf(out, "  %-*s", (int)width[nc + k],
-				key_header[r->o.sort[k]]);
-		fputs("\n#", out);
-		for (size_t i = 0; i < nc + r->o.nr_sort; i++) {
-			fputs(i ? "  " : " ", out);
-			for (size_t j = 0; j < width[i]; j++)
-				fputc('.', out);
-		}
-		fputs("\n#\n", out);
-	}
+	report_cols_head(r, width, nc, children, off_cpu, out);
 	{
 		struct table t = { .v = &v, .order = order, .width = width,
 				   .nc = nc, .children = children, .off_cpu = off_cpu };

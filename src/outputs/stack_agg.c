@@ -461,6 +461,21 @@ void cs_agg_trim(struct cs_agg *a)
 	cs_tree_trim(a->tree);
 }
 
+size_t cs_agg_memory(const struct cs_agg *a)
+{
+	/* the elements in use: an array's room past them is not touched
+	 * (pages never written are not resident) */
+	return sizeof(*a) + (a->str_hashes ? STR_HASHES * sizeof(*a->str_hashes) : 0) +
+	       a->nr_frames * sizeof(*a->frames) +
+	       (a->locs ? a->nr_frames * sizeof(*a->locs) : 0) +
+	       (a->owned ? a->nr_frames : 0) + (a->frame_index.slots ?
+			       (a->frame_index.mask + 1) * sizeof(uint32_t) : 0) +
+	       (a->tree ? cs_tree_memory(a->tree) : 0) +
+	       a->cap_node_stack * sizeof(*a->node_stack) +
+	       a->cap_path * 2 * sizeof(uint32_t) +
+	       a->nr_stacks * sizeof(*a->stacks);
+}
+
 size_t cs_agg_nr_stacks(const struct cs_agg *a)
 {
 	return a->nr_stacks;

@@ -94,6 +94,10 @@ int cs_agg_find(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 void cs_agg_trim(struct cs_agg *a);
 
 size_t cs_agg_nr_stacks(const struct cs_agg *a);
+/* The bytes the table holds (the elements of its arrays in use, its
+ * indexes whole; not the strings it copied): what report weighs against
+ * its memory budget */
+size_t cs_agg_memory(const struct cs_agg *a);
 /* The most frames of any stack added: the room cs_agg_stack() needs. */
 size_t cs_agg_max_depth(const struct cs_agg *a);
 /* Fills *out with stack id, its frames copied into buf (room for

@@ -37,12 +37,33 @@ static char *written(struct cs_report *r)
 	return text;
 }
 
+/* The reports' memory budget: every case runs twice, in memory (0: the
+ * default) and in spill mode (1 byte: every stack goes to a temporary
+ * file from the first sample), and must write the same text */
+static size_t memory;
+
+static int in_memory(void **state)
+{
+	(void)state;
+	memory = 0;
+	return 0;
+}
+
+static int spilled(void **state)
+{
+	(void)state;
+	memory = 1;
+	return 0;
+}
+
 static struct cs_report *report(struct cs_report_opts o)
 {
 	struct cs_report *r;
 
 	if (!o.graph_min_percent)
 		o.graph_min_percent = 0.5;
+	if (!o.memory)
+		o.memory = memory;
 	assert_int_equal(cs_report_new(&o, &r), 0);
 	return r;
 }
@@ -499,12 +520,12 @@ static void walked_frames_resolve_once_per_space(void **state)
  * text, a comm the caller reuses taken as it was when added, a stack of
  * CS_FRAMES_MAX frames (more than a batch of the hand-off) whole, walked
  * frames resolved. */
-static char *threaded_profile(unsigned int jobs)
+static char *threaded_profile(unsigned int jobs, size_t budget)
 {
 	static const char *const syms[] = { "a", "b", "c", "d", "e", "f", "g" };
 	struct cs_report *r = report((struct cs_report_opts){
 		.jobs = jobs, .graph = CS_REPORT_GRAPH_CALLER,
-		.graph_min_percent = 0.01 });
+		.graph_min_percent = 0.01, .memory = budget });
 	struct cs_frame *deep = malloc(CS_FRAMES_MAX * sizeof(*deep));
 	uint8_t inl[3] = { CS_OUT_INLINED, 0, 0 };
 	char comm[16];
@@ -545,13 +566,31 @@ static char *threaded_profile(unsigned int jobs)
 
 static void a_thread_of_aggregation_writes_the_same_report(void **state)
 {
-	char *one = threaded_profile(1), *two = threaded_profile(2);
+	char *one = threaded_profile(1, 0), *two = threaded_profile(2, 0);
 
 	(void)state;
 	assert_true(strlen(one) > 1000);
 	assert_string_equal(one, two);
 	free(one);
 	free(two);
+}
+
+/* Spill mode (report_external.c) against the tables, on the profile
+ * above: every stack spilled, or the first ones counted in memory (a
+ * budget of 64 KiB) and the rest spilled, with and without the
+ * aggregation's thread */
+static void spill_mode_writes_what_the_tables_write(void **state)
+{
+	char *mem = threaded_profile(1, (size_t)1 << 40);
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		char *ext = threaded_profile(i == 2 ? 2 : 1, i ? 1 : 64 << 10);
+
+		assert_string_equal(mem, ext);
+		free(ext);
+	}
+	free(mem);
 }
 
 int main(void)
@@ -571,6 +610,11 @@ int main(void)
 		cmocka_unit_test(weightless_entries_are_shown_last),
 		cmocka_unit_test(walked_frames_resolve_once_per_space),
 		cmocka_unit_test(a_thread_of_aggregation_writes_the_same_report),
+		cmocka_unit_test(spill_mode_writes_what_the_tables_write),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int failed = cmocka_run_group_tests_name("report in memory", tests,
+						 in_memory, NULL);
+
+	return failed + cmocka_run_group_tests_name("report in spill mode", tests,
+						    spilled, NULL);
 }
