@@ -128,33 +128,9 @@ static int thread_parts(struct ext *x)
 		err = cs_agg_new(&keys);
 	if (!err && !(x->tpart = malloc((nt ? nt : 1) * sizeof(*x->tpart))))
 		err = -ENOMEM;
-	for (size_t t = 0; t < nt && !err; t++) {
-		uint64_t pt = report_thread_pidtid(r, (uint32_t)t);
-		uint32_t key[CS_REPORT__NR_KEYS], nr = 0;
-		struct cs_agg_key nk;
-
-		for (size_t i = 0; !err && i < r->o.nr_sort; i++) {
-			switch (r->o.sort[i]) {
-			case CS_REPORT_COMM:
-				nk = (struct cs_agg_key){ .sym = report_thread_comm(r, (uint32_t)t) };
-				err = cs_agg_frame(names, &nk, NULL, &key[nr++]);
-				break;
-			case CS_REPORT_PID:
-				key[nr++] = (uint32_t)(pt >> 32);
-				break;
-			case CS_REPORT_TID:
-				key[nr++] = (uint32_t)pt;
-				break;
-			case CS_REPORT_STATE:
-				key[nr++] = (uint32_t)report_thread_state(r, (uint32_t)t);
-				break;
-			default:
-				break;
-			}
-		}
-		if (!err)
-			err = cs_agg_add(keys, 0, key, nr, 0, 0, &x->tpart[t]);
-	}
+	for (size_t t = 0; t < nt && !err; t++)
+		err = report_thread_part_id(r, (uint32_t)t, names, keys,
+					    &x->tpart[t]);
 	cs_agg_free(names);
 	cs_agg_free(keys);
 	return err;

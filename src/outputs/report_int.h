@@ -314,6 +314,13 @@ void report_entry_line(const struct report_cols *c, struct report_pct *pct,
 bool report_entry_shown(const struct cs_report *r, uint64_t total,
 			const struct entry *e, bool children);
 
+/* report_view.c: the id in parts of what thread's keys (comm, pid, tid,
+ * state) show - the same for threads that show the same - comm texts
+ * interned in names. 0 or -ENOMEM. */
+int report_thread_part_id(const struct cs_report *r, uint32_t thread,
+			  struct cs_agg *names, struct cs_agg *parts,
+			  uint32_t *out);
+
 /* report_view.c: the event's entries, their counts and, for those that
  * draw a call graph, their occurrences, into v (whose r and evsel are
  * set); report_view_free() frees them, whatever this returned. 0 or

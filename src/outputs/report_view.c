@@ -18,26 +18,21 @@ static bool sorts_by(const struct cs_report *r, enum cs_report_key k)
 	return false;
 }
 
-/* The id of what a thread's keys (comm, pid, tid, state) say, the same for
- * threads that show the same. */
-static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
+int report_thread_part_id(const struct cs_report *r, uint32_t thread,
+			  struct cs_agg *names, struct cs_agg *parts,
+			  uint32_t *out)
 {
-	const struct cs_report *r = v->r;
 	uint64_t pt = report_thread_pidtid(r, thread);
 	uint32_t key[CS_REPORT__NR_KEYS];
 	uint32_t nr = 0;
 	struct cs_agg_key nk;
 	int err = 0;
 
-	if (v->thread_part[thread] != UINT32_MAX) {
-		*out = v->thread_part[thread];
-		return 0;
-	}
 	for (size_t i = 0; !err && i < r->o.nr_sort; i++) {
 		switch (r->o.sort[i]) {
 		case CS_REPORT_COMM:
 			nk = (struct cs_agg_key){ .sym = report_thread_comm(r, thread) };
-			err = cs_agg_frame(v->names, &nk, NULL, &key[nr++]);
+			err = cs_agg_frame(names, &nk, NULL, &key[nr++]);
 			break;
 		case CS_REPORT_PID:
 			key[nr++] = (uint32_t)(pt >> 32);
@@ -52,8 +47,19 @@ static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
 			break;
 		}
 	}
-	if (!err)
-		err = cs_agg_add(v->keys, 0, key, nr, 0, 0, out);
+	return err ? err : cs_agg_add(parts, 0, key, nr, 0, 0, out);
+}
+
+/* The id of what a thread's keys say, worked out once per thread */
+static int thread_part(struct view *v, uint32_t thread, uint32_t *out)
+{
+	int err;
+
+	if (v->thread_part[thread] != UINT32_MAX) {
+		*out = v->thread_part[thread];
+		return 0;
+	}
+	err = report_thread_part_id(v->r, thread, v->names, v->keys, out);
 	if (!err)
 		v->thread_part[thread] = *out;
 	return err;
