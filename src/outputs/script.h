@@ -78,7 +78,9 @@ size_t cs_script_fmt_given_up(const struct cs_script *sc);
 
 /* Writes out what is buffered; returns 0, or the errno of the write that
  * failed (this one or an earlier: the output's callbacks then returned 1,
- * stopping the run). */
+ * stopping the run). Call it before the session that fed sc is freed: a
+ * run stopped by an error leaves samples held, which point into the
+ * session (its events, its machine). */
 int cs_script_flush(struct cs_script *sc);
 
 void cs_script_free(struct cs_script *sc);
