@@ -510,6 +510,34 @@ static inline void prefetch_record(const struct pend *p)
 	__builtin_prefetch((const char *)p->bytes + p->size - 8);
 }
 
+/* Samples wait long enough to leave the cache: a release asks for the
+ * first PREFETCH_AHEAD records at its start, then for each the one that
+ * many samples ahead as it takes it (wait_take()). */
+static inline void wait_prefetch(const struct thr *t)
+{
+	for (uint32_t k = t->wait_first;
+	     k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
+		prefetch_record(&t->wait[k]);
+}
+
+/* The next waiting sample of t, taken off its queue */
+static inline const struct pend *wait_take(struct cs_stitch *st, struct thr *t)
+{
+	const struct pend *p = &t->wait[t->wait_first++];
+
+	if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
+		prefetch_record(&p[PREFETCH_AHEAD]);
+	st->pending--;
+	return p;
+}
+
+/* An emptied queue starts again at its first slot */
+static inline void wait_reset(struct thr *t)
+{
+	if (!waiting(t))
+		t->wait_first = t->wait_nr = 0;
+}
+
 /* release() of samples stitched to t's record when the output takes the
  * chain in parts: one cs_stitched for them all, of which only the event's
  * kernel part changes from one sample to the next. */
@@ -524,15 +552,10 @@ static int release_parts(struct cs_stitch *st, struct thr *t)
 	};
 	int err = 0;
 
-	for (uint32_t k = t->wait_first;
-	     k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
-		prefetch_record(&t->wait[k]);
+	wait_prefetch(t);
 	while (!err && waiting(t)) {
-		const struct pend *p = &t->wait[t->wait_first++];
+		const struct pend *p = wait_take(st, t);
 
-		if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
-			prefetch_record(&p[PREFETCH_AHEAD]);
-		st->pending--;
 		err = pend_decode(st, p);
 		if (!err) {
 			out.chain = st->ev.sample.callchain;
@@ -542,8 +565,7 @@ static int release_parts(struct cs_stitch *st, struct thr *t)
 		}
 		pend_done(st, p);
 	}
-	if (!waiting(t))
-		t->wait_first = t->wait_nr = 0;
+	wait_reset(t);
 	return err;
 }
 
@@ -562,17 +584,10 @@ static int release(struct cs_stitch *st, struct thr *t,
 		if (err)
 			return err;
 	}
-	/* Samples wait long enough to leave the cache: ask for the records
-	 * a few samples ahead while this one goes out. */
-	for (uint32_t k = t->wait_first;
-	     k < t->wait_nr && k < t->wait_first + PREFETCH_AHEAD; k++)
-		prefetch_record(&t->wait[k]);
+	wait_prefetch(t);
 	while (!err && waiting(t)) {
-		const struct pend *p = &t->wait[t->wait_first++];
+		const struct pend *p = wait_take(st, t);
 
-		if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
-			prefetch_record(&p[PREFETCH_AHEAD]);
-		st->pending--;
 		err = pend_decode(st, p);
 		if (!err && why == CS_MISSING_NONE)
 			err = deliver_merged(st, &st->ev, t,
@@ -582,8 +597,7 @@ static int release(struct cs_stitch *st, struct thr *t,
 						  why);
 		pend_done(st, p);
 	}
-	if (!waiting(t))
-		t->wait_first = t->wait_nr = 0;
+	wait_reset(t);
 	return err;
 }
 
