@@ -1,5 +1,6 @@
 /* stack_health.c - the completeness figures as text (see stack_health.h). */
 #include "outputs/stack_health.h"
+#include "lib/completeness/completeness.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -75,25 +76,10 @@ static bool advice_names_binary(const struct cs_stack_stop *s)
 	return s->end != CS_STACK_COPY_TOO_SMALL && s->end != CS_STACK_TOO_DEEP;
 }
 
-/* The library's order of stops: most stacks first, then by end, kind and
- * binary */
-static int by_stacks(const void *a, const void *b)
-{
-	const struct cs_stack_stop *x = a, *y = b;
-
-	if (x->stacks != y->stacks)
-		return x->stacks < y->stacks ? 1 : -1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return strcmp(x->dso ? x->dso : "", y->dso ? y->dso : "");
-}
-
 /* The stops as lines: c's, those whose advice does not name a binary
- * summed into one line per end and kind, in c's order. Returns their
- * number, and a copy in *out that the caller frees; NULL and 0 without
- * memory. */
+ * summed into one line per end and kind, in the library's order
+ * (cs_stack_stop_order()). Returns their number, and a copy in *out that
+ * the caller frees; NULL and 0 without memory. */
 static size_t stop_lines(const struct cs_completeness *c,
 			 struct cs_stack_stop **out)
 {
@@ -120,7 +106,7 @@ static size_t stop_lines(const struct cs_completeness *c,
 			v[n].dso = NULL;
 		n++;
 	}
-	qsort(v, n, sizeof(*v), by_stacks);
+	qsort(v, n, sizeof(*v), cs_stack_stop_order);
 	return n;
 }
 

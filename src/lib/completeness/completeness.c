@@ -256,7 +256,7 @@ count:
 	return count_stop(c, dso, end, kind);
 }
 
-static int by_stacks(const void *a, const void *b)
+int cs_stack_stop_order(const void *a, const void *b)
 {
 	const struct cs_stack_stop *x = a, *y = b;
 
@@ -280,7 +280,7 @@ const struct cs_completeness *cs_complete_get(struct cs_complete *c)
 	for (size_t i = 0; i < c->cap; i++)
 		if (c->stops[i].used)
 			s[n++] = c->stops[i].stop;
-	qsort(s, n, sizeof(*s), by_stacks);
+	qsort(s, n, sizeof(*s), cs_stack_stop_order);
 	c->figures.stops = s;
 	c->figures.nr_stops = n;
 	return &c->figures;

@@ -29,6 +29,10 @@ int cs_complete_add(struct cs_complete *c, struct cs_machine *m,
 		    const struct cs_stitched *st,
 		    const struct cs_unwind_result *unwound);
 
+/* The order of cs_completeness.stops, as qsort() takes it: most stacks
+ * first, then by end, kind and binary. */
+int cs_stack_stop_order(const void *a, const void *b);
+
 /* The figures so far. Owned by c; valid until the next call or free. */
 const struct cs_completeness *cs_complete_get(struct cs_complete *c);
 
