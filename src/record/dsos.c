@@ -1,6 +1,7 @@
 /* dsos.c - per-process maps of executable files, hit marking, build ids. */
 #include "record/dsos.h"
 #include "lib/util/hash.h"
+#include "lib/util/u32map.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,6 @@ enum mount_ns { NS_UNKNOWN, NS_OURS, NS_OTHER };
 
 struct proc {
 	uint32_t pid;
-	bool used;
 	uint8_t ns;			/* enum mount_ns, asked on first map */
 	uint32_t parent;		/* maps are inherited from it; 0: none */
 	struct map *maps;		/* sorted by start */
@@ -51,8 +51,7 @@ struct cs_dsos {
 	size_t nr_dsos, cap_dsos;
 	uint32_t *dso_tab;		/* open addressing: dso index + 1 */
 	size_t dso_tab_cap;
-	struct proc *procs;		/* open addressing by pid */
-	size_t proc_cap, nr_procs;
+	struct cs_u32map procs;		/* pid -> struct proc, ours */
 	bool kernel_hit;
 	struct stat own_ns, own_root;	/* ours, to tell other processes' */
 	bool own_known;
@@ -62,12 +61,6 @@ struct cs_dsos {
 /* Binaries held open at once: beyond this a container's binaries are
  * only named, not kept (the recorder raised its limit well above). */
 #define MAX_HELD_FDS 1024
-
-
-static size_t pid_slot(uint32_t pid, size_t cap)
-{
-	return (size_t)((pid * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
-}
 
 int cs_dsos_new(uint64_t sample_type, struct cs_dsos **out)
 {
@@ -80,10 +73,8 @@ int cs_dsos_new(uint64_t sample_type, struct cs_dsos **out)
 	d->own_known = !stat("/proc/self/ns/mnt", &d->own_ns) &&
 		       !stat("/", &d->own_root);
 	d->dso_tab_cap = 256;
-	d->proc_cap = 256;
 	d->dso_tab = calloc(d->dso_tab_cap, sizeof(*d->dso_tab));
-	d->procs = calloc(d->proc_cap, sizeof(*d->procs));
-	if (!d->dso_tab || !d->procs) {
+	if (!d->dso_tab) {
 		cs_dsos_free(d);
 		return -ENOMEM;
 	}
@@ -171,50 +162,22 @@ static long dso_index(struct cs_dsos *d, const char *path, bool foreign,
 	return (long)d->nr_dsos - 1;
 }
 
-static int grow_procs(struct cs_dsos *d)
-{
-	size_t cap = d->proc_cap * 2;
-	struct proc *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->proc_cap; i++) {
-		size_t j;
-
-		if (!d->procs[i].used)
-			continue;
-		for (j = pid_slot(d->procs[i].pid, cap); tab[j].used; j = (j + 1) & (cap - 1))
-			;
-		tab[j] = d->procs[i];
-	}
-	free(d->procs);
-	d->procs = tab;
-	d->proc_cap = cap;
-	return 0;
-}
-
-/* The process entry of pid (created when `create`), or NULL. The pointer
- * is valid until the next created entry. */
+/* The process entry of pid (created when `create`), or NULL. */
 static struct proc *proc_of(struct cs_dsos *d, uint32_t pid, bool create)
 {
-	size_t j;
+	struct proc *p = cs_u32map_get(&d->procs, pid);
 
-	for (j = pid_slot(pid, d->proc_cap); d->procs[j].used; j = (j + 1) & (d->proc_cap - 1))
-		if (d->procs[j].pid == pid)
-			return &d->procs[j];
-	if (!create)
+	if (p || !create)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return NULL;
-	if ((d->nr_procs + 1) * 2 > d->proc_cap) {
-		if (grow_procs(d))
-			return NULL;
-		for (j = pid_slot(pid, d->proc_cap); d->procs[j].used;
-		     j = (j + 1) & (d->proc_cap - 1))
-			;
+	p->pid = pid;
+	if (cs_u32map_put(&d->procs, pid, p)) {
+		free(p);
+		return NULL;
 	}
-	d->nr_procs++;
-	d->procs[j].used = true;
-	d->procs[j].pid = pid;
-	return &d->procs[j];
+	return p;
 }
 
 /* Index of the last map starting at or below addr, or -1. */
@@ -675,6 +638,14 @@ int cs_dsos_for_each_hit(struct cs_dsos *d, cs_dsos_fn fn, void *ctx)
 	return 0;
 }
 
+static void proc_free(void *val)
+{
+	struct proc *p = val;
+
+	free(p->maps);
+	free(p);
+}
+
 void cs_dsos_free(struct cs_dsos *d)
 {
 	if (!d)
@@ -684,11 +655,8 @@ void cs_dsos_free(struct cs_dsos *d)
 			close(d->dsos[i].fd);
 		free(d->dsos[i].path);
 	}
-	if (d->procs)
-		for (size_t i = 0; i < d->proc_cap; i++)
-			free(d->procs[i].maps);
+	cs_u32map_free(&d->procs, proc_free);
 	free(d->dsos);
 	free(d->dso_tab);
-	free(d->procs);
 	free(d);
 }

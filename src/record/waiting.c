@@ -1,4 +1,4 @@
-/* waiting.c - per-tid cookie tracking in an open-addressing hash.
+/* waiting.c - per-tid cookie tracking.
  *
  * Entries are never removed: a tid's last released cookie is what tells a
  * late sample from a new wait, and a recording sees few enough threads
@@ -12,11 +12,10 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/u32map.h"
 #include "record/peek.h"
 
 struct tid_entry {
-	uint32_t tid;
-	bool used;
 	bool has_done;
 	uint32_t nwaiting;		/* samples waiting on `cookie` */
 	uint64_t cookie;		/* valid when nwaiting > 0 */
@@ -25,18 +24,11 @@ struct tid_entry {
 
 struct cs_waiting {
 	uint64_t sample_type;
-	struct tid_entry *tab;
-	size_t cap;			/* power of two */
-	size_t used;
+	struct cs_u32map tab;		/* tid -> struct tid_entry, ours */
 	uint64_t samples;		/* sum of nwaiting */
 	uint64_t cookies;		/* entries with nwaiting > 0 */
 	struct cs_waiting_stats st;
 };
-
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
-}
 
 int cs_waiting_new(uint64_t sample_type, struct cs_waiting **out)
 {
@@ -46,35 +38,7 @@ int cs_waiting_new(uint64_t sample_type, struct cs_waiting **out)
 	if (!w)
 		return -ENOMEM;
 	w->sample_type = sample_type;
-	w->cap = 64;
-	w->tab = calloc(w->cap, sizeof(*w->tab));
-	if (!w->tab) {
-		free(w);
-		return -ENOMEM;
-	}
 	*out = w;
-	return 0;
-}
-
-static int grow(struct cs_waiting *w)
-{
-	size_t cap = w->cap * 2;
-	struct tid_entry *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->cap; i++) {
-		size_t j;
-
-		if (!w->tab[i].used)
-			continue;
-		for (j = slot_of(w->tab[i].tid, cap); tab[j].used; j = (j + 1) & (cap - 1))
-			;
-		tab[j] = w->tab[i];
-	}
-	free(w->tab);
-	w->tab = tab;
-	w->cap = cap;
 	return 0;
 }
 
@@ -82,24 +46,17 @@ static int grow(struct cs_waiting *w)
 static struct tid_entry *lookup(struct cs_waiting *w, uint32_t tid, bool create,
 				int *err)
 {
-	size_t i;
+	struct tid_entry *e = cs_u32map_get(&w->tab, tid);
 
-	for (i = slot_of(tid, w->cap); w->tab[i].used; i = (i + 1) & (w->cap - 1))
-		if (w->tab[i].tid == tid)
-			return &w->tab[i];
-	if (!create)
+	if (e || !create)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e || cs_u32map_put(&w->tab, tid, e)) {
+		free(e);
+		*err = -ENOMEM;
 		return NULL;
-	if ((w->used + 1) * 2 > w->cap) {
-		*err = grow(w);
-		if (*err)
-			return NULL;
-		for (i = slot_of(tid, w->cap); w->tab[i].used; i = (i + 1) & (w->cap - 1))
-			;
 	}
-	w->used++;
-	w->tab[i].used = true;
-	w->tab[i].tid = tid;
-	return &w->tab[i];
+	return e;
 }
 
 static void give_up(struct cs_waiting *w, struct tid_entry *e, uint64_t *why)
@@ -227,6 +184,6 @@ void cs_waiting_free(struct cs_waiting *w)
 {
 	if (!w)
 		return;
-	free(w->tab);
+	cs_u32map_free(&w->tab, free);
 	free(w);
 }

@@ -14,8 +14,10 @@
 #include "lib/symbols/symcache.h"
 #include "lib/symbols/symtab.h"
 #include "lib/util/grow.h"
+#include "lib/util/hash.h"
 #include "lib/util/strset.h"
 #include "lib/util/tasks.h"
+#include "lib/util/u32map.h"
 #include "abi/perf_abi.h"
 
 _Static_assert(CS_MISC_KERNEL == 1 && CS_MISC_GUEST_KERNEL == 4 &&
@@ -48,18 +50,6 @@ struct proc {
 	struct cs_maps maps;
 };
 
-/* u32 -> pointer, open addressing; entries are never removed. A key and
- * its value side by side: a probe is one cache line. */
-struct u32ent {
-	uint64_t key;			/* UINT64_MAX: empty */
-	void *val;
-};
-
-struct u32map {
-	struct u32ent *ent;
-	size_t cap, nr;
-};
-
 struct known_id {			/* build ids from the file's header */
 	char *path;
 	size_t path_len;
@@ -84,7 +74,7 @@ struct ksym {				/* a KSYMBOL (BPF program, ...) */
 };
 
 struct cs_machine {
-	struct u32map threads, procs;
+	struct cs_u32map threads, procs;
 	struct cs_dso_table *dsos;
 	struct cs_strset comms;		/* interned command names */
 	struct known_id *ids;
@@ -123,74 +113,6 @@ static void kernel_ahead(struct cs_machine *m);
 static void kernel_job_free(struct kernel_job *k);
 
 /* ---- small containers -------------------------------------------------- */
-
-static uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
-static void *u32map_get(const struct u32map *h, uint32_t key)
-{
-	size_t i;
-
-	if (!h->cap)
-		return NULL;
-	for (i = mix32(key) & (h->cap - 1); h->ent[i].key != UINT64_MAX;
-	     i = (i + 1) & (h->cap - 1))
-		if (h->ent[i].key == key)
-			return h->ent[i].val;
-	return NULL;
-}
-
-/* The slot of key in ent[cap]: its own, or the empty one it would take. */
-static struct u32ent *u32map_slot(struct u32ent *ent, size_t cap, uint64_t key)
-{
-	size_t i;
-
-	for (i = mix32((uint32_t)key) & (cap - 1);
-	     ent[i].key != UINT64_MAX && ent[i].key != key; i = (i + 1) & (cap - 1))
-		;
-	return &ent[i];
-}
-
-static int u32map_put(struct u32map *h, uint32_t key, void *val)
-{
-	struct u32ent *e;
-
-	if ((h->nr + 1) * 4 > h->cap * 3) {
-		size_t cap = h->cap ? h->cap * 2 : 256;
-		struct u32ent *ent = malloc(cap * sizeof(*ent));
-
-		if (!ent)
-			return -ENOMEM;
-		memset(ent, 0xff, cap * sizeof(*ent));
-		for (size_t k = 0; k < h->cap; k++)
-			if (h->ent[k].key != UINT64_MAX)
-				*u32map_slot(ent, cap, h->ent[k].key) = h->ent[k];
-		free(h->ent);
-		h->ent = ent;
-		h->cap = cap;
-	}
-	e = u32map_slot(h->ent, h->cap, key);
-	if (e->key == UINT64_MAX)
-		h->nr++;
-	e->key = key;
-	e->val = val;
-	return 0;
-}
-
-static void u32map_free(struct u32map *h, void (*fn)(void *))
-{
-	for (size_t i = 0; i < h->cap; i++)
-		if (h->ent[i].key != UINT64_MAX && fn)
-			fn(h->ent[i].val);
-	free(h->ent);
-}
 
 static const char *intern(struct cs_machine *m, const char *s)
 {
@@ -266,8 +188,8 @@ void cs_machine_free(struct cs_machine *m)
 	/* first: saves still queued read the tables freed below */
 	cs_tasks_finish(m->tasks);
 	kernel_job_free(m->kjob);
-	u32map_free(&m->threads, free_thread);
-	u32map_free(&m->procs, free_proc);
+	cs_u32map_free(&m->threads, free_thread);
+	cs_u32map_free(&m->procs, free_proc);
 	cs_dso_table_free(m->dsos);
 	cs_strset_free(&m->comms);
 	for (size_t i = 0; i < m->nr_ids; i++)
@@ -314,7 +236,7 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 				     uint32_t tid)
 {
-	struct thread *t = u32map_get(&m->threads, tid);
+	struct thread *t = cs_u32map_get(&m->threads, tid);
 
 	if (t)
 		return t;
@@ -323,7 +245,7 @@ static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
-	if (u32map_put(&m->threads, tid, t)) {
+	if (cs_u32map_put(&m->threads, tid, t)) {
 		free(t);
 		return NULL;
 	}
@@ -332,7 +254,7 @@ static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 
 static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 {
-	struct proc *p = u32map_get(&m->procs, pid);
+	struct proc *p = cs_u32map_get(&m->procs, pid);
 
 	if (p)
 		return p;
@@ -341,7 +263,7 @@ static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 		return NULL;
 	p->pid = pid;
 	p->maps.space = m->next_space++;
-	if (u32map_put(&m->procs, pid, p)) {
+	if (cs_u32map_put(&m->procs, pid, p)) {
 		free(p);
 		return NULL;
 	}
@@ -350,7 +272,7 @@ static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 
 /* h's value of key, looked for first among the two last found (last[0]
  * the latest). A value's pointer never changes while h lives. */
-static void *u32map_get_recent(const struct u32map *h, struct recent_id *last,
+static void *u32map_get_recent(const struct cs_u32map *h, struct recent_id *last,
 			       uint32_t key)
 {
 	struct recent_id r;
@@ -361,7 +283,7 @@ static void *u32map_get_recent(const struct u32map *h, struct recent_id *last,
 		r = last[1];
 	} else {
 		r.key = key;
-		r.val = u32map_get(h, key);
+		r.val = cs_u32map_get(h, key);
 		if (!r.val)
 			return NULL;
 	}
@@ -402,10 +324,10 @@ static int on_comm(struct cs_machine *m, const struct cs_event *ev)
 static int on_fork(struct cs_machine *m, const struct cs_event *ev)
 {
 	const struct cs_fork_exit *f = &ev->fork;
-	struct thread *parent = u32map_get(&m->threads, f->ptid);
+	struct thread *parent = cs_u32map_get(&m->threads, f->ptid);
 	struct thread *t;
 
-	t = u32map_get(&m->threads, f->tid);
+	t = cs_u32map_get(&m->threads, f->tid);
 	if (!t) {
 		t = thread_findnew(m, f->pid, f->tid);
 		if (!t)
@@ -416,7 +338,7 @@ static int on_fork(struct cs_machine *m, const struct cs_event *ev)
 	t->exited = false;
 	t->comm = parent ? parent->comm : NULL;
 	if (f->pid != f->ppid) {
-		struct proc *pp = u32map_get(&m->procs, f->ppid);
+		struct proc *pp = cs_u32map_get(&m->procs, f->ppid);
 		struct proc *p = proc_findnew(m, f->pid);
 
 		if (!p)
@@ -587,7 +509,7 @@ int cs_machine_event(struct cs_machine *m, const struct cs_event *ev)
 	case CS_RECORD_EXIT: {
 		/* the thread stays: samples of its last kernel entry come
 		 * after its EXIT and still want its name */
-		struct thread *t = u32map_get(&m->threads, ev->fork.tid);
+		struct thread *t = cs_u32map_get(&m->threads, ev->fork.tid);
 
 		if (t && !t->exited) {
 			t->exited = true;
@@ -609,7 +531,7 @@ static const char *thread_comm(const struct thread *t, uint32_t tid)
 const char *cs_machine_comm(struct cs_machine *m, uint32_t pid, uint32_t tid)
 {
 	(void)pid;
-	return thread_comm(u32map_get(&m->threads, tid), tid);
+	return thread_comm(cs_u32map_get(&m->threads, tid), tid);
 }
 
 const char *cs_machine_comm_at(struct cs_machine *m, uint32_t pid, uint32_t tid,
@@ -943,7 +865,7 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 static struct cache_ent *cache_slot(struct cs_machine *m, uint64_t space,
 				     uint64_t addr)
 {
-	return &m->cache[(mix32((uint32_t)(addr >> 2) ^ (uint32_t)(addr >> 34)) ^
+	return &m->cache[(cs_hash_u32((uint32_t)(addr >> 2) ^ (uint32_t)(addr >> 34)) ^
 			  (uint32_t)space * 0x9e3779b1U) & ((1u << CACHE_BITS) - 1)];
 }
 
@@ -1104,7 +1026,7 @@ static void unwind_module_bias(const struct cs_map *map,
 bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
 			      uint64_t addr, struct cs_unwind_module *mod)
 {
-	struct proc *p = u32map_get(&m->procs, pid);
+	struct proc *p = cs_u32map_get(&m->procs, pid);
 	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
 	struct cs_dso *d;
 
@@ -1131,7 +1053,7 @@ bool cs_machine_unwind_module(struct cs_machine *m, uint32_t pid,
 size_t cs_machine_inlines(struct cs_machine *m, uint32_t pid, uint64_t addr,
 			  const char **names, size_t cap)
 {
-	struct proc *p = u32map_get(&m->procs, pid);
+	struct proc *p = cs_u32map_get(&m->procs, pid);
 	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
 	struct cs_dso *d;
 	uint64_t off;

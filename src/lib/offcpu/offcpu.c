@@ -8,6 +8,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/trace/tracepoints.h"
+#include "lib/util/u32map.h"
 
 #define MAX_EVSELS 4096		/* evsel indexes classified; beyond: never */
 
@@ -39,9 +40,8 @@ struct pend {
 	size_t chain_cap;
 };
 
+/* A task's switch-outs, oldest first. */
 struct thr {
-	uint32_t tid;
-	bool used;
 	uint32_t n, cap;
 	struct pend *v;
 };
@@ -51,8 +51,7 @@ struct cs_offcpu {
 	void *ctx;
 	struct cs_stats *stats;
 	struct evsel_info *evsels;	/* MAX_EVSELS, by index */
-	struct thr *thr;		/* open addressing, by tid */
-	size_t nr_thr, cap_thr;
+	struct cs_u32map thr;		/* tid -> struct thr, ours */
 	uint64_t last_time;
 };
 
@@ -76,9 +75,7 @@ int cs_offcpu_new(cs_offcpu_fn fn, void *ctx, struct cs_stats *stats,
 	if (!oc)
 		return -ENOMEM;
 	oc->evsels = calloc(MAX_EVSELS, sizeof(*oc->evsels));
-	oc->cap_thr = 64;
-	oc->thr = calloc(oc->cap_thr, sizeof(*oc->thr));
-	if (!oc->evsels || !oc->thr) {
+	if (!oc->evsels) {
 		cs_offcpu_free(oc);
 		return -ENOMEM;
 	}
@@ -89,17 +86,22 @@ int cs_offcpu_new(cs_offcpu_fn fn, void *ctx, struct cs_stats *stats,
 	return 0;
 }
 
+static void thr_free(void *val)
+{
+	struct thr *t = val;
+
+	/* spare slots keep their chain buffers too */
+	for (uint32_t k = 0; k < t->cap; k++)
+		free(t->v[k].chain);
+	free(t->v);
+	free(t);
+}
+
 void cs_offcpu_free(struct cs_offcpu *oc)
 {
 	if (!oc)
 		return;
-	for (size_t i = 0; oc->thr && i < oc->cap_thr; i++) {
-		/* spare slots keep their chain buffers too */
-		for (uint32_t k = 0; k < oc->thr[i].cap; k++)
-			free(oc->thr[i].v[k].chain);
-		free(oc->thr[i].v);
-	}
-	free(oc->thr);
+	cs_u32map_free(&oc->thr, thr_free);
 	free(oc->evsels);
 	free(oc);
 }
@@ -160,60 +162,27 @@ static enum cs_off_cpu_state state_of(uint64_t prev_state)
 
 /* ---- tasks ------------------------------------------------------------- */
 
-static size_t slot_of(uint32_t tid, size_t cap)
-{
-	return (size_t)((tid * 0x9e3779b1u) & (cap - 1));
-}
-
 static struct thr *thr_find(struct cs_offcpu *oc, uint32_t tid)
 {
-	for (size_t i = slot_of(tid, oc->cap_thr);; i = (i + 1) & (oc->cap_thr - 1)) {
-		if (!oc->thr[i].used)
-			return NULL;
-		if (oc->thr[i].tid == tid)
-			return &oc->thr[i];
-	}
+	return cs_u32map_get(&oc->thr, tid);
 }
 
-static int thr_grow(struct cs_offcpu *oc)
-{
-	size_t cap = oc->cap_thr * 2;
-	struct thr *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < oc->cap_thr; i++) {
-		size_t k;
-
-		if (!oc->thr[i].used)
-			continue;
-		for (k = slot_of(oc->thr[i].tid, cap); t[k].used; k = (k + 1) & (cap - 1))
-			;
-		t[k] = oc->thr[i];
-	}
-	free(oc->thr);
-	oc->thr = t;
-	oc->cap_thr = cap;
-	return 0;
-}
-
-/* Tasks stay in the table once seen: a task that switches out once
- * switches out again, and its slot keeps its array. */
+/* Tasks stay in the map once seen: a task that switches out once
+ * switches out again, and its entry keeps its array. */
 static struct thr *thr_get(struct cs_offcpu *oc, uint32_t tid)
 {
 	struct thr *t = thr_find(oc, tid);
-	size_t i;
 
 	if (t)
 		return t;
-	if (2 * (oc->nr_thr + 1) > oc->cap_thr && thr_grow(oc))
+	t = calloc(1, sizeof(*t));
+	if (!t)
 		return NULL;
-	for (i = slot_of(tid, oc->cap_thr); oc->thr[i].used; i = (i + 1) & (oc->cap_thr - 1))
-		;
-	oc->thr[i].used = true;
-	oc->thr[i].tid = tid;
-	oc->nr_thr++;
-	return &oc->thr[i];
+	if (cs_u32map_put(&oc->thr, tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* ---- delivery ----------------------------------------------------------- */
@@ -438,30 +407,35 @@ int cs_offcpu_sample(void *ctx, const struct cs_stitched *s)
 	return 0;
 }
 
-int cs_offcpu_flush(struct cs_offcpu *oc)
+/* Delivers what task t still holds, as the recording ended. */
+static int flush_thr(void *val, void *ctx)
 {
-	for (size_t i = 0; i < oc->cap_thr; i++) {
-		struct thr *t = &oc->thr[i];
+	struct cs_offcpu *oc = ctx;
+	struct thr *t = val;
 
-		for (uint32_t k = 0; k < t->n;) {
-			struct pend *p = &t->v[k];
-			int err;
+	for (uint32_t k = 0; k < t->n;) {
+		struct pend *p = &t->v[k];
+		int err;
 
-			if (!p->stitched) {
-				/* the stitcher has flushed: never comes */
-				k++;
-				continue;
-			}
-			if (!p->ended) {
-				/* still off the CPU when the recording stopped */
-				p->ended = true;
-				p->ns = oc->last_time > p->t_out ? oc->last_time - p->t_out : 0;
-				oc->stats->off_cpu_at_end++;
-			}
-			err = release(oc, t, k);
-			if (err)
-				return err;
+		if (!p->stitched) {
+			/* the stitcher has flushed: never comes */
+			k++;
+			continue;
 		}
+		if (!p->ended) {
+			/* still off the CPU when the recording stopped */
+			p->ended = true;
+			p->ns = oc->last_time > p->t_out ? oc->last_time - p->t_out : 0;
+			oc->stats->off_cpu_at_end++;
+		}
+		err = release(oc, t, k);
+		if (err)
+			return err;
 	}
 	return 0;
+}
+
+int cs_offcpu_flush(struct cs_offcpu *oc)
+{
+	return cs_u32map_each(&oc->thr, flush_thr, oc);
 }

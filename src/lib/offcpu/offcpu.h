@@ -47,7 +47,8 @@ int cs_offcpu_event(struct cs_offcpu *oc, const struct cs_event *ev,
 int cs_offcpu_sample(void *oc, const struct cs_stitched *s);
 
 /* End of input, after the stitcher's flush: every held switch-out goes
- * out. */
+ * out, a task's in time order, the tasks in an order that depends on
+ * their tids alone (so a run repeats itself). */
 int cs_offcpu_flush(struct cs_offcpu *oc);
 
 void cs_offcpu_free(struct cs_offcpu *oc);

@@ -1,6 +1,6 @@
 /* hash.h - the hashes the lookup tables share: of a string (FNV-1a, 64
  * bit, with the high bits folded down so that masking by a power of two
- * sees them) and of a u64; and slots that carry hash bits. */
+ * sees them), of a u64 and of a u32; and slots that carry hash bits. */
 #ifndef CS_HASH_H
 #define CS_HASH_H
 
@@ -26,6 +26,19 @@ static inline uint64_t cs_hash_u64(uint64_t x)
 	x ^= x >> 33;
 	x *= 0xc4ceb9fe1a85ec53ULL;
 	return x ^ (x >> 33);
+}
+
+/* A u32's bits mixed into all of the result's: ids (tids of one
+ * process are consecutive) and address bits, for tables masked by a power
+ * of two */
+static inline uint32_t cs_hash_u32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
 }
 
 /*
