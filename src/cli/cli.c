@@ -58,9 +58,44 @@ int cli_input_option(struct cli_input *in, int opt, const char *arg)
 	return 0;
 }
 
+/* Appends arg to the list opt names. Returns 0, or -1 after printing
+ * "CMD: --pid 'ARG': expected ..." */
+static int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,
+			     const char *arg)
+{
+	if (opt == CLI_OPT_COMM) {
+		if (!cs_name_list_parse(&f->comms, arg))
+			return 0;
+		cli_error("%s: --comm '%s': expected a comma-separated list of"
+			  " names", cmd, arg);
+		return -1;
+	}
+	if (!cs_id_list_parse(opt == CLI_OPT_PID ? &f->pids : &f->tids, arg))
+		return 0;
+	cli_error("%s: --%s '%s': expected a comma-separated list of numbers",
+		  cmd, opt == CLI_OPT_PID ? "pid" : "tid", arg);
+	return -1;
+}
+
 bool cli_option(struct cli_input *in, int opt, const char *arg,
 		const char *usage, int *rc)
 {
+	switch (opt) {
+	case 'j':
+		if (cli_jobs_option(in->cmd, arg, &in->jobs))
+			return true;
+		*rc = 129;
+		return false;
+	case CLI_OPT_PID:
+	case CLI_OPT_TID:
+	case CLI_OPT_COMM:
+		if (!in->filter)
+			break;
+		if (!cli_filter_option(in->filter, in->cmd, opt, arg))
+			return true;
+		*rc = 129;
+		return false;
+	}
 	if (cli_input_option(in, opt, arg))
 		return true;
 	fputs(usage, opt == 'h' ? stdout : stderr);
@@ -89,23 +124,6 @@ bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage)
 const char *cli_input_path(const struct cli_input *in)
 {
 	return in->input ? in->input : "perf.data";
-}
-
-int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,
-		      const char *arg)
-{
-	if (opt == CLI_OPT_COMM) {
-		if (!cs_name_list_parse(&f->comms, arg))
-			return 0;
-		cli_error("%s: --comm '%s': expected a comma-separated list of"
-			  " names", cmd, arg);
-		return -1;
-	}
-	if (!cs_id_list_parse(opt == CLI_OPT_PID ? &f->pids : &f->tids, arg))
-		return 0;
-	cli_error("%s: --%s '%s': expected a comma-separated list of numbers",
-		  cmd, opt == CLI_OPT_PID ? "pid" : "tid", arg);
-	return -1;
 }
 
 void cli_filter_free(struct cli_filter *f)

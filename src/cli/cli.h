@@ -17,8 +17,13 @@
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+struct cli_filter;
+
 /* The options of every command that reads a profile. */
 struct cli_input {
+	const char *cmd;		/* the command's name, for messages */
+	struct cli_filter *filter;	/* where --pid, --tid and --comm go, for
+					 * a command that takes them */
 	const char *input;		/* -i, default "perf.data" */
 	const char *kallsyms;		/* --kallsyms */
 	const char *symfs;		/* --symfs */
@@ -108,8 +113,10 @@ enum {
 int cli_input_option(struct cli_input *in, int opt, const char *arg);
 
 /* The default: branch of a command's option switch. Returns true for a
- * shared input option (applied). Otherwise the command stops with *rc:
- * -h printed usage on stdout (0), anything else printed it on stderr (129). */
+ * shared input option, -j, or (with in->filter) a filter option, applied.
+ * Otherwise the command stops with *rc: -h printed usage on stdout (0), a
+ * bad -j or filter argument its error (129), anything else printed usage
+ * on stderr (129). */
 bool cli_option(struct cli_input *in, int opt, const char *arg,
 		const char *usage, int *rc);
 
@@ -125,7 +132,8 @@ bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage);
 const char *cli_input_path(const struct cli_input *in);
 
 /* Sample filters of the summarising commands: --pid, --tid, --comm. A
- * command lists those it takes and passes their ids to cli_filter_option. */
+ * command lists those it takes in its option table and points
+ * cli_input.filter at its cli_filter; cli_option() fills it. */
 struct cli_filter {
 	struct cs_id_list pids, tids;
 	struct cs_name_list comms;
@@ -155,10 +163,6 @@ enum {
 	"                        more the file is read ahead on another); the\n" \
 	"                        same " SAME " (default: the CPUs available)\n"
 
-/* Appends arg to the list opt names. Returns 0, or -1 after printing
- * "CMD: --pid 'ARG': expected ..." */
-int cli_filter_option(struct cli_filter *f, const char *cmd, int opt,
-		      const char *arg);
 void cli_filter_free(struct cli_filter *f);
 
 /* The -o output: stdout for NULL or "-", else path opened for writing.

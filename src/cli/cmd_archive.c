@@ -33,7 +33,7 @@ int cmd_archive(int argc, char **argv)
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { 0 }, run_in;
+	struct cli_input in = { .cmd = "archive" }, run_in;
 	struct cs_archive_result res;
 	struct cs_errbuf eb = { { 0 } };
 	struct cs_session *s = NULL;

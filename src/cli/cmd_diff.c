@@ -115,7 +115,7 @@ int cmd_diff(int argc, char **argv)
 		{ "help",          no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { .off_cpu_aware = true };
+	struct cli_input in = { .cmd = "diff", .off_cpu_aware = true };
 	struct cs_diff_opts o = { 0 };
 	struct cs_report_opts sort = { 0 };
 	struct cs_diff_run run = { 0 };
@@ -138,10 +138,6 @@ int cmd_diff(int argc, char **argv)
 			}
 			memcpy(o.sort, sort.sort, sizeof(o.sort));
 			o.nr_sort = sort.nr_sort;
-			break;
-		case 'j':
-			if (!cli_jobs_option("diff", optarg, &in.jobs))
-				return 129;
 			break;
 		case OPT_PERCENT_LIMIT:
 			o.percent_limit = strtod(optarg, &end);

@@ -106,7 +106,7 @@ static int read_base(struct cli_input *in, const char *old,
 
 int cmd_flame(int argc, char **argv)
 {
-	struct cli_input in = { .off_cpu_aware = true };
+	struct cli_input in = { .cmd = "flame", .off_cpu_aware = true };
 	struct cs_flame_output_opts fopts = { 0 };
 	struct cs_flame_output *fo = NULL;
 	struct cs_session *s;
@@ -132,10 +132,6 @@ int cmd_flame(int argc, char **argv)
 			break;
 		case OPT_DIFF:
 			diff = true;
-			break;
-		case 'j':
-			if (!cli_jobs_option("flame", optarg, &in.jobs))
-				return 129;
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))

@@ -62,9 +62,10 @@ int cmd_folded(int argc, char **argv)
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { .off_cpu_aware = true };
-	struct cs_folded_opts o = { 0 };
 	struct cli_filter filt = { 0 };
+	struct cli_input in = { .cmd = "folded", .filter = &filt,
+				.off_cpu_aware = true };
+	struct cs_folded_opts o = { 0 };
 	struct cs_folded_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = NULL;
@@ -81,15 +82,6 @@ int cmd_folded(int argc, char **argv)
 		case OPT_ANNOTATE:	o.annotate = true; break;
 		case OPT_PERIOD:	o.use_period = true; break;
 		case OPT_NO_INLINE:	run.no_inline = true; break;
-		case 'j':
-			if (!cli_jobs_option("folded", optarg, &in.jobs))
-				goto out;
-			break;
-		case CLI_OPT_PID:
-		case CLI_OPT_TID:
-			if (cli_filter_option(&filt, "folded", c, optarg))
-				goto out;
-			break;
 		default:
 			if (cli_option(&in, c, optarg, usage_text, &rc))
 				break;

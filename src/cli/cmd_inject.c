@@ -149,7 +149,7 @@ static void summary(const char *output, const struct cs_inject_stats *st,
 
 int cmd_inject(int argc, char **argv)
 {
-	struct cli_input in = { 0 };
+	struct cli_input in = { .cmd = "inject" };
 	struct cs_inject_opts iopts = { 0 };
 	struct cs_writer_opts wopts = { 0 };
 	struct cs_writer *w = NULL;
@@ -182,10 +182,6 @@ int cmd_inject(int argc, char **argv)
 		}
 		case OPT_PASSTHROUGH:
 			iopts.passthrough = true;
-			break;
-		case 'j':
-			if (!cli_jobs_option("inject", optarg, &in.jobs))
-				return 129;
 			break;
 		default:
 			if (cli_option(&in, opt, optarg, usage_text, &rc))

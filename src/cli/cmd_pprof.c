@@ -60,9 +60,10 @@ int cmd_pprof(int argc, char **argv)
 		{ "help",   no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { .off_cpu_aware = true };
-	struct cs_pprof_opts o = { 0 };
 	struct cli_filter filt = { 0 };
+	struct cli_input in = { .cmd = "pprof", .filter = &filt,
+				.off_cpu_aware = true };
+	struct cs_pprof_opts o = { 0 };
 	struct cs_pprof_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = NULL;
@@ -74,17 +75,8 @@ int cmd_pprof(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case CLI_OPT_PID:
-		case CLI_OPT_TID:
-			if (cli_filter_option(&filt, "pprof", c, optarg))
-				goto out;
-			break;
 		case OPT_INLINE:
 			run.inline_lines = true;
-			break;
-		case 'j':
-			if (!cli_jobs_option("pprof", optarg, &in.jobs))
-				goto out;
 			break;
 		default:
 			if (cli_option(&in, c, optarg, usage_text, &rc))

@@ -132,10 +132,11 @@ int cmd_report(int argc, char **argv)
 		{ "help",            no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { .off_cpu_aware = true };
 	struct cs_report_opts o = { .graph_min_percent = 0.5,
 				    .jobs = cs_jobs_default() };
 	struct cli_filter filt = { 0 };
+	struct cli_input in = { .cmd = "report", .filter = &filt,
+				.off_cpu_aware = true };
 	struct cs_report_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = NULL;
@@ -200,12 +201,6 @@ int cmd_report(int argc, char **argv)
 					  " percentage", optarg);
 				goto out;
 			}
-			break;
-		case CLI_OPT_PID:
-		case CLI_OPT_TID:
-		case CLI_OPT_COMM:
-			if (cli_filter_option(&filt, "report", c, optarg))
-				goto out;
 			break;
 		default:
 			if (cli_option(&in, c, optarg, usage_text, &rc))

@@ -43,8 +43,8 @@ int cmd_speedscope(int argc, char **argv)
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_input in = { 0 };
 	struct cli_filter filt = { 0 };
+	struct cli_input in = { .cmd = "speedscope", .filter = &filt };
 	struct cs_speedscope_run run = { 0 };
 	struct cs_session *s = NULL;
 	const char *output = "speedscope.json", *base;
@@ -58,15 +58,6 @@ int cmd_speedscope(int argc, char **argv)
 			break;
 		case OPT_NO_INLINE:
 			run.no_inline = true;
-			break;
-		case 'j':
-			if (!cli_jobs_option("speedscope", optarg, &in.jobs))
-				goto out;
-			break;
-		case CLI_OPT_PID:
-		case CLI_OPT_TID:
-			if (cli_filter_option(&filt, "speedscope", c, optarg))
-				goto out;
 			break;
 		default:
 			if (cli_option(&in, c, optarg, usage_text, &rc))
