@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "abi/perf_regs.h"
+#include "lib/util/grow.h"
 #include "lib/util/errbuf.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -41,16 +42,9 @@ int cs_rec_cpu_list_parse(const char *s, int **cpus)
 		if (b < a || b >= 65536)
 			goto bad;
 		for (unsigned long c = a; c <= b; c++) {
-			if (n == cap) {
-				int *nv;
-
-				cap = cap ? cap * 2 : 8;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
+			if (cs_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[n++] = (int)c;
 		}

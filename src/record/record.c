@@ -18,6 +18,7 @@
 #include "abi/perf_regs.h"
 #include "lib/machine/dso.h"
 #include "lib/util/errbuf.h"
+#include "lib/util/grow.h"
 #include "lib/write/writer.h"
 #include "record/bidcache.h"
 #include "record/child.h"
@@ -214,17 +215,10 @@ static int list_threads(pid_t pid, pid_t **out, size_t *nr)
 
 		if (*end || tid <= 0)
 			continue;
-		if (n == cap) {
-			pid_t *nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (cs_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = (pid_t)tid;
 	}

@@ -1,5 +1,6 @@
 /* inlines.c - inlined-function chains from DWARF through libdw. */
 #include "lib/symbols/inlines.h"
+#include "lib/util/grow.h"
 #include "lib/util/hash.h"
 #include "lib/symbols/symtab.h"
 #include "lib/symbols/debugimg.h"
@@ -98,15 +99,9 @@ static int add_range(struct cs_inlines *in, uint64_t lo, uint64_t hi,
 {
 	if (lo >= hi)
 		return 0;
-	if (in->nr_ranges == in->cap_ranges) {
-		size_t cap = in->cap_ranges ? in->cap_ranges * 2 : 256;
-		struct cu_range *p = realloc(in->ranges, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		in->ranges = p;
-		in->cap_ranges = cap;
-	}
+	if (cs_grow((void **)&in->ranges, &in->cap_ranges, in->nr_ranges + 1,
+		    sizeof(*in->ranges)))
+		return -ENOMEM;
 	in->ranges[in->nr_ranges++] = (struct cu_range){ lo, hi, cu, NULL };
 	return 0;
 }
@@ -412,15 +407,8 @@ static int add_inl(struct cu_index *ci, uint64_t lo, uint64_t hi,
 {
 	if (lo >= hi)
 		return 0;
-	if (ci->nr == ci->cap) {
-		size_t cap = ci->cap ? ci->cap * 2 : 64;
-		struct inl *p = realloc(ci->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ci->v = p;
-		ci->cap = cap;
-	}
+	if (cs_grow((void **)&ci->v, &ci->cap, ci->nr + 1, sizeof(*ci->v)))
+		return -ENOMEM;
 	ci->v[ci->nr++] = (struct inl){ lo, hi, 0, die, depth, NULL };
 	return 0;
 }
