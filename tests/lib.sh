@@ -45,6 +45,17 @@ fixture() {
 	return 1
 }
 
+# samples_of ERRFILE: the sample count `callstitch record` said it wrote
+# ("... (N samples ...)", its last summary line on stderr)
+samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
+
+# fixture_symfs DIR: DIR made a --symfs root holding the fixtures'
+# workload (linux-7.3.4) where it was recorded, /opt/fixt/workload
+fixture_symfs() {
+	mkdir -p "$1/opt/fixt" &&
+		cp "$FIXTURES/linux-7.3.4/bin/workload" "$1/opt/fixt/"
+}
+
 # perf_broken ERRFILE: prints perf's own message when the reference perf
 # itself broke (an assertion in perf, a crash) rather than disagreeing with
 # us; a check that needs its answer then says SKIP with that reason, and

@@ -10,7 +10,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 ln -s /usr "$SYMFS/usr"		# Debian 12's libc and ld.so, as recorded
 
 "$CS" report -q -i "$FIXTURES/$D/task-defer.data" --kallsyms "$KALLSYMS" \

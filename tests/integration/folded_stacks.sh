@@ -6,7 +6,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 
 sum() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
 nsamples() { sed -n 's/^callstitch: \([0-9]*\) samples:.*/\1/p' "$1"; }

@@ -8,7 +8,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 "$CS_TOOLS/gen_synth" -n 20000 -o "$T/defer.data" >/dev/null
 "$CS_TOOLS/gen_synth" --no-defer -n 20000 -s 7 -o "$T/plain.data" >/dev/null
 "$CS_TOOLS/gen_synth" -z -n 5000 -s 3 -o "$T/defer-z.data" >/dev/null

@@ -27,7 +27,7 @@ done
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 "$CS_TOOLS/gen_synth" -n 5000 -o "$T/defer.data" >/dev/null
 "$CS_TOOLS/gen_synth" --no-defer -n 5000 -s 7 -z -o "$T/plain-z.data" >/dev/null
 

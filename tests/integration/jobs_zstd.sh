@@ -10,7 +10,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 GEN=$CS_TOOLS/gen_synth
 
 "$GEN" -n 20000 -s 3 -o "$T/synth.data" >/dev/null

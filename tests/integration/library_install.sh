@@ -58,7 +58,7 @@ check_eq "the examples load the installed libcallstitch.so.0" "$P/lib/libcallsti
 D=linux-7.3.4
 F=$(fixture $D/syswide-defer.data)
 xz -dc "$FIXTURES/$D/kallsyms.xz" >"$T/kallsyms"
-mkdir -p "$T/symfs/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$T/symfs/opt/fixt/"
+fixture_symfs "$T/symfs"
 "$CS" folded -q --no-inline --kallsyms "$T/kallsyms" --symfs "$T/symfs" -i "$F" >"$T/cs.folded"
 
 if "$T/ex/folded" -k "$T/kallsyms" -s "$T/symfs" "$F" >"$T/ex.folded" 2>"$T/ex.folded.err"; then

@@ -6,7 +6,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 
 # errors come first: they need no go
 rc=0; "$CS" pprof -i "$FIXTURES/$D/task-defer.data" >/dev/null 2>"$T/err" || rc=$?

@@ -8,7 +8,6 @@ W=$CS_WORKLOADS/deepstack
 PERF=/usr/bin/perf
 STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 
-samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 count_of() { grep -c "$1" "$2"; }
 
 # mistakes: one line, status 129, no file

@@ -8,7 +8,6 @@ W=$CS_WORKLOADS/deepstack
 PERF=/usr/bin/perf
 STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 
-samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 
 $CS record -g -e cpu-clock -o - -- sh -c "echo hello; exec $W 0.5 2 20" >pipe.data 2>pipe.err
 check "record -o - exits 0" [ $? -eq 0 ]

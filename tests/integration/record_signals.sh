@@ -13,7 +13,6 @@ STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 # may run the same workload with the same arguments)
 gone() { [ -n "$1" ] && ! grep -qs deepstack "/proc/$1/cmdline"; }
 
-samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 
 # stop_with SIG NAME ARGS... : records for a second, then sends SIG; the
 # command it ran, if any, is $kid

@@ -9,7 +9,6 @@ PERF=/usr/bin/perf
 STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
-samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 
 if ! $PERF record -q -a -e cpu-clock -o probe.data -- true >/dev/null 2>&1; then
 	skip "system-wide recording" "perf itself cannot record -a here (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid), uid $(id -u))"

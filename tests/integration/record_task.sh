@@ -10,7 +10,6 @@ W=$CS_WORKLOADS/deepstack
 PERF=/usr/bin/perf
 STACKS="python3 $CS_ROOT/tests/integration/record_stacks.py"
 
-samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 
 $CS record -g -o task.data -- "$W" 1 2 30 >rec.out 2>rec.err
 check "record -g of a command exits 0" [ $? -eq 0 ]

@@ -11,7 +11,7 @@ source "$CS_ROOT/tests/lib.sh"
 D=linux-7.3.4
 KALLSYMS=$(fixture $D/kallsyms)
 SYMFS=$T/symfs
-mkdir -p "$SYMFS/opt/fixt" && cp "$FIXTURES/$D/bin/workload" "$SYMFS/opt/fixt/"
+fixture_symfs "$SYMFS"
 G=$CS_TOOLS/gen_synth
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
