@@ -424,6 +424,58 @@ static void deferred_nr_past_the_trailer_is_ebadmsg(void **state)
 			    "offset 0x2a8: nr exceeds the record");
 }
 
+/* A deferred record with every trailer field decodes to exactly its
+ * fields (the trailer's in their order from the end), every other byte of
+ * the event zero, whatever the event held before. */
+static void deferred_record_with_every_trailer_field(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev, want;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_CALLCHAIN_DEFERRED, CS_MISC_USER);
+	put(&b, 0xc00c1e);		/* cookie */
+	put(&b, 2);			/* nr */
+	put(&b, 0x7f0000001000ULL);
+	put(&b, 0x7f0000002000ULL);
+	pair(&b, 10, 11);		/* trailer: TID */
+	put(&b, 5000);			/* TIME */
+	put(&b, 6);			/* ID */
+	put(&b, 70);			/* STREAM_ID */
+	pair(&b, 1, 0);			/* CPU */
+	put(&b, 7);			/* IDENTIFIER */
+	size = rb_end(&b);
+	memset(&ev, 0xa5, sizeof(ev));
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x300, "t", &ev, &f->eb), 0);
+	memset(&want, 0, sizeof(want));
+	want.type = CS_RECORD_CALLCHAIN_DEFERRED;
+	want.misc = CS_MISC_USER;
+	want.size = (uint16_t)size;
+	want.offset = 0x300;
+	want.bytes = b.w;
+	want.evsel = ev.evsel;
+	want.has_id = true;
+	want.id.pid = 10;
+	want.id.tid = 11;
+	want.id.time = 5000;
+	want.id.id = 7;			/* IDENTIFIER, after ID */
+	want.id.stream_id = 70;
+	want.id.cpu = 1;
+	want.deferred.cookie = 0xc00c1e;
+	want.deferred.nr = 2;
+	want.deferred.ips = &b.w[3];
+	assert_non_null(ev.evsel);
+	assert_memory_equal(&ev, &want, sizeof(want));
+	/* one ip more than nr says: the general decoder explains */
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x300, "t", &ev, &f->eb),
+			 -EBADMSG);
+	assert_string_equal(f->eb.msg, "t: CALLCHAIN_DEFERRED record at offset "
+			    "0x300: longer than its fields: its size is not its own");
+}
+
 static void trailer_fields_come_from_the_end(void **state)
 {
 	struct fix *f = *state;
@@ -911,6 +963,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(spec_deferred_record_decodes, setup_spec, teardown),
 		cmocka_unit_test_setup_teardown(deferred_nr_past_the_trailer_is_ebadmsg, setup_spec, teardown),
 		cmocka_unit_test_setup_teardown(trailer_fields_come_from_the_end, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(deferred_record_with_every_trailer_field, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(unterminated_strings_are_ebadmsg, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(mmap2_with_build_id, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(mmap2_build_id_bit_without_build_id_attr_is_the_inode_form, setup_wide_no_build_id, teardown),

@@ -754,6 +754,81 @@ fill_usual(const struct cs_evsel_layout *lay, const struct cs_evsel *evsel,
 	ev->has_id = true;
 }
 
+/* trailer() of a trailer known to hold its fields (its event's
+ * trailer_size bytes at p): no check per field. */
+static inline void trailer_fields(uint64_t st, const uint8_t *p,
+				  struct cs_sample_id *id)
+{
+	if (st & CS_SAMPLE_TID) {
+		id->pid = cs_ld32(p);
+		id->tid = cs_ld32(p + 4);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_TIME) {
+		id->time = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_ID) {
+		id->id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_STREAM_ID) {
+		id->stream_id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_CPU) {
+		id->cpu = cs_ld32(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_IDENTIFIER)
+		id->id = cs_ld64(p);
+}
+
+/*
+ * The usual CALLCHAIN_DEFERRED record (size >= 8): cookie, nr, then nr
+ * ips that fill it up to its event's sample_id trailer, straight through
+ * (in real recordings nearly every other record is one). Returns 0 with
+ * *ev decoded as decode_record() decodes it, or -1, having decided
+ * nothing, for any other record, which decode_record() walks (and
+ * explains if it is damaged).
+ */
+static inline int quick_deferred(const struct cs_evlist *l, const void *rec,
+				 size_t size, uint64_t offset,
+				 struct cs_event *ev)
+{
+	const uint8_t *b = rec;
+	const struct cs_evsel_layout *lay;
+	const struct cs_evsel *evsel;
+	size_t tsize, body;
+	uint64_t nr;
+
+	if (cs_ld32(b) != CS_RECORD_CALLCHAIN_DEFERRED || size < 24 ||
+	    cs_ld16(b + 6) != size ||
+	    !(evsel = cs_evlist_trailer_event_inline(l, rec, size)))
+		return -1;
+	lay = cs_evsel_layout(evsel);
+	tsize = lay->trailer_size;
+	if (!tsize || tsize > size - 24)
+		return -1;
+	body = size - 24 - tsize;		/* the ips' bytes */
+	nr = cs_ld64(b + 16);
+	if ((body & 7) || nr != body / 8)
+		return -1;
+	zero(ev, sizeof(*ev));
+	ev->type = CS_RECORD_CALLCHAIN_DEFERRED;
+	ev->misc = cs_ld16(b + 4);
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->bytes = rec;
+	ev->evsel = evsel;
+	ev->deferred.cookie = cs_ld64(b + 8);
+	ev->deferred.nr = nr;
+	ev->deferred.ips = (const uint64_t *)(const void *)(b + 24);
+	trailer_fields(lay->sample_type, b + size - tsize, &ev->id);
+	ev->has_id = true;
+	return 0;
+}
+
 /*
  * The usual sample (perf record -g): the fixed fields, then a callchain
  * that fills the record, straight through. With k, one whose callchain
@@ -811,6 +886,8 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	 * the long way */
 	if (!quick_sample(l, rec, size, offset, ev, NULL, false))
 		return 0;
+	if (size >= 8 && !quick_deferred(l, rec, size, offset, ev))
+		return 0;
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }
 
@@ -831,6 +908,8 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 
 	if (ret >= 0)
 		return ret;
+	if (size >= 8 && !quick_deferred(l, rec, size, offset, ev))
+		return 0;
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }
 

@@ -119,6 +119,21 @@ cs_evlist_sample_event_inline(const struct cs_evlist *l, const void *rec,
 	return cs_evlist_find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
 }
 
+/* The event of a kernel record other than SAMPLE (size >= 8), named by
+ * the id at its trailer's end, inline for the decoder's quick path. */
+static inline const struct cs_evsel *
+cs_evlist_trailer_event_inline(const struct cs_evlist *l, const void *rec,
+			       size_t size)
+{
+	if (!l->nr)
+		return NULL;
+	if (l->nr == 1 || !l->id_back)
+		return &l->ev[0]->pub;
+	if (size < 8 + l->id_back)
+		return NULL;
+	return cs_evlist_find_id(l, cs_ld64((const char *)rec + size - l->id_back));
+}
+
 /* A record's time where lay puts it (size >= 8), or CS_NO_TIME. */
 static inline uint64_t cs_layout_record_time(const struct cs_evsel_layout *lay,
 					     const void *rec, size_t size,
