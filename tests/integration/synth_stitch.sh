@@ -65,3 +65,32 @@ same_file "stitched output equals the ground truth, line for line" "$T/want" "$T
 # each sample once: no line twice (times are unique)
 check_eq "no sample delivered twice" 0 "$(cut -d' ' -f2 "$T/got" | uniq -d | wc -l)"
 rm -f "$T/big.data" "$T/big.exp" "$T/big.out" "$T/want" "$T/got"
+
+# Shaped like real recordings (--short-entries): kernel entries of a
+# sample or two, so that a deferred record follows nearly every other
+# sample and most records take the deferred record's path
+N=200000
+if "$GEN" -n $N --short-entries --seed 7 -o "$T/short.data" \
+	--expect "$T/short.exp" >"$T/short.sum" 2>"$T/gen.err"; then
+	ok "gen_synth --short-entries wrote $N samples"
+else
+	notok "gen_synth --short-entries"; sed 's/^/#   /' "$T/gen.err" | head -5; exit 0
+fi
+sum=$(cat "$T/short.sum")
+recs=$(field records "$sum")
+if [ "$((recs * 100 / (recs + N)))" -ge 30 ]; then
+	ok "deferred records are $((recs * 100 / (recs + N)))% of the records"
+else
+	notok "deferred records are $((recs * 100 / (recs + N)))% of the records (< 30)"
+fi
+if "$CANON" -i "$T/short.data" --stats >"$T/short.out" 2>"$T/canon.err"; then
+	ok "cs_canon reads the short-entry profile"
+else
+	notok "cs_canon reads the short-entry profile"; sed 's/^/#   /' "$T/canon.err" | head -5
+fi
+check_eq "short entries: the session counts what the generator made" "$sum" \
+	"$(grep '^samples=' "$T/canon.err")"
+sort -S 25% "$T/short.exp" >"$T/want"
+sort -S 25% "$T/short.out" >"$T/got"
+same_file "short entries: stitched output equals the ground truth" "$T/want" "$T/got"
+rm -f "$T/short.data" "$T/short.exp" "$T/short.out" "$T/want" "$T/got"

@@ -75,6 +75,11 @@ static const char usage[] =
 "  -z, --compress[=N]    zstd-compress the data (level N, default 1)\n"
 "      --no-defer        ordinary callchains only, no type-22 records\n"
 "                        (a file that perf 6.1 reads)\n"
+"      --short-entries   kernel entries of one or two samples, as real\n"
+"                        recordings have (a task is back in user space after\n"
+"                        a sample or two): about 40% of the records are\n"
+"                        deferred ones, where the default's long system\n"
+"                        calls make it about 7%\n"
 "      --paths N         draw stacks from N call paths, hot ones far more\n"
 "                        often, as a program's are (default: every stack\n"
 "                        at random, nearly all distinct)\n"
@@ -117,7 +122,7 @@ struct opts {
 	uint64_t seed;
 	uint32_t paths;		/* 0: every stack at random */
 	const char *kallsyms;
-	bool big_endian, pipe, no_defer;
+	bool big_endian, pipe, no_defer, short_entries;
 	int zstd;
 };
 
@@ -695,6 +700,8 @@ static void enter_kernel(struct task *t, bool user_mode)
 		user_stack(t);
 	if (user_mode)
 		t->left = 1;
+	else if (g.o.short_entries)
+		t->left = (unsigned int)between(1, 2);
 	else if (chance(40))
 		t->left = (unsigned int)between(100, 400);	/* a long system call */
 	else
@@ -937,6 +944,7 @@ static void parse(int argc, char **argv)
 		{ "compress", optional_argument, NULL, 'z' },
 		{ "no-defer", no_argument, NULL, 'D' },
 		{ "paths", required_argument, NULL, 'p' },
+		{ "short-entries", no_argument, NULL, 'S' },
 		{ "kallsyms", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -971,6 +979,7 @@ static void parse(int argc, char **argv)
 		case 'P': g.o.pipe = true; break;
 		case 'z': g.o.zstd = optarg ? (int)v : 1; break;
 		case 'D': g.o.no_defer = true; break;
+		case 'S': g.o.short_entries = true; break;
 		case 'p':
 			if (!v || v > MAX_PATHS) {
 				fprintf(stderr, "gen_synth: --paths must be 1..%u\n",

@@ -424,6 +424,58 @@ static void deferred_nr_past_the_trailer_is_ebadmsg(void **state)
 			    "offset 0x2a8: nr exceeds the record");
 }
 
+/* A deferred record with every trailer field decodes to exactly its
+ * fields (the trailer's in their order from the end), every other byte of
+ * the event zero, whatever the event held before. */
+static void deferred_record_with_every_trailer_field(void **state)
+{
+	struct fix *f = *state;
+	struct cs_event ev, want;
+	struct rb b;
+	size_t size;
+
+	rb_start(&b, CS_RECORD_CALLCHAIN_DEFERRED, CS_MISC_USER);
+	put(&b, 0xc00c1e);		/* cookie */
+	put(&b, 2);			/* nr */
+	put(&b, 0x7f0000001000ULL);
+	put(&b, 0x7f0000002000ULL);
+	pair(&b, 10, 11);		/* trailer: TID */
+	put(&b, 5000);			/* TIME */
+	put(&b, 6);			/* ID */
+	put(&b, 70);			/* STREAM_ID */
+	pair(&b, 1, 0);			/* CPU */
+	put(&b, 7);			/* IDENTIFIER */
+	size = rb_end(&b);
+	memset(&ev, 0xa5, sizeof(ev));
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x300, "t", &ev, &f->eb), 0);
+	memset(&want, 0, sizeof(want));
+	want.type = CS_RECORD_CALLCHAIN_DEFERRED;
+	want.misc = CS_MISC_USER;
+	want.size = (uint16_t)size;
+	want.offset = 0x300;
+	want.bytes = b.w;
+	want.evsel = ev.evsel;
+	want.has_id = true;
+	want.id.pid = 10;
+	want.id.tid = 11;
+	want.id.time = 5000;
+	want.id.id = 7;			/* IDENTIFIER, after ID */
+	want.id.stream_id = 70;
+	want.id.cpu = 1;
+	want.deferred.cookie = 0xc00c1e;
+	want.deferred.nr = 2;
+	want.deferred.ips = &b.w[3];
+	assert_non_null(ev.evsel);
+	assert_memory_equal(&ev, &want, sizeof(want));
+	/* one ip more than nr says: the general decoder explains */
+	put(&b, 7);
+	size = rb_end(&b);
+	assert_int_equal(cs_decode(f->l, b.w, size, 0x300, "t", &ev, &f->eb),
+			 -EBADMSG);
+	assert_string_equal(f->eb.msg, "t: CALLCHAIN_DEFERRED record at offset "
+			    "0x300: longer than its fields: its size is not its own");
+}
+
 static void trailer_fields_come_from_the_end(void **state)
 {
 	struct fix *f = *state;
@@ -785,6 +837,113 @@ static void decoded_again_is_decoded_afresh(void **state)
 	}
 }
 
+/* A usual sample of sample_type st (fixed fields in the ABI's order,
+ * each field's value its bit's number, so that a field read from the
+ * wrong place shows), with a callchain of nr entries ending in deferred. */
+static size_t usual_sample(struct rb *b, uint64_t st, uint64_t time, int nr)
+{
+	rb_start(b, CS_RECORD_SAMPLE, CS_MISC_KERNEL);
+	if (st & CS_SAMPLE_IDENTIFIER)
+		put(b, 6);
+	if (st & CS_SAMPLE_IP)
+		put(b, 0xffffffff81000000ULL);
+	if (st & CS_SAMPLE_TID)
+		pair(b, 40, 41);
+	if (st & CS_SAMPLE_TIME)
+		put(b, time);
+	if (st & CS_SAMPLE_ADDR)
+		put(b, 0x5000);
+	if (st & CS_SAMPLE_ID)
+		put(b, 7);
+	if (st & CS_SAMPLE_STREAM_ID)
+		put(b, 9);
+	if (st & CS_SAMPLE_CPU)
+		pair(b, 3, 0);
+	if (st & CS_SAMPLE_PERIOD)
+		put(b, 4000 + time);
+	put(b, (uint64_t)nr);
+	for (int i = 0; i < nr - 2; i++)
+		put(b, 0xffffffff81000100ULL + (uint64_t)i);
+	put(b, CS_CONTEXT_USER_DEFERRED);
+	put(b, 0xc00c1e);
+	return rb_end(b);
+}
+
+/* The layouts perf record -g writes are decoded by code of their own
+ * (with and without IDENTIFIER and CPU), and a sample filed by its key is
+ * decoded without the checks again: each gives, byte for byte, the event
+ * a fresh decode gives (fields in their places, the rest zero), one after
+ * the other in one event as the stitcher decodes them, and the fields the
+ * general decoder gives. */
+static void usual_layouts_decode_as_the_general_decoder_does(void **state)
+{
+	static const uint64_t layouts[] = {
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_PERIOD,
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_PERIOD |
+			CS_SAMPLE_CPU,
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_PERIOD |
+			CS_SAMPLE_IDENTIFIER,
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_PERIOD |
+			CS_SAMPLE_IDENTIFIER | CS_SAMPLE_CPU,
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ADDR |
+			CS_SAMPLE_CPU,
+	};
+	struct cs_event again, filed, fresh, general;
+	struct cs_errbuf eb = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		uint64_t st = layouts[i] | CS_SAMPLE_CALLCHAIN;
+		struct cs_evlist *l, *lg;
+		void *fix;
+
+		/* the general decoder alone: a WEIGHT after the callchain
+		 * keeps the same fields off the quick path */
+		one_event(&fix, st | CS_SAMPLE_WEIGHT, 0);
+		lg = ((struct fix *)fix)->l;
+		one_event(&fix, st, 0);
+		l = ((struct fix *)fix)->l;
+		/* the stitcher's event lives as long as the session's evlist */
+		memset(&again, 0, sizeof(again));
+		memset(&filed, 0, sizeof(filed));
+		/* records of 80 bytes and more: the quick path's least */
+		for (int nr = 8; nr >= 6; nr -= 2) {
+			struct cs_wait_key k;
+			struct rb b, g;
+			size_t size, gsize;
+
+			size = usual_sample(&b, st, 9999 + (uint64_t)nr, nr);
+			memset(&fresh, 0xa5, sizeof(fresh));
+			assert_int_equal(cs_decode_or_wait(l, b.w, size, 0x100, "t",
+							   &fresh, &k, &eb), 1);
+			assert_int_equal(k.tid, 41);
+			assert_int_equal(k.cookie, 0xc00c1e);
+			assert_int_equal(cs_decode(l, b.w, size, 0x100, "t", &fresh,
+						   &eb), 0);
+			assert_int_equal(cs_decode_again(l, b.w, size, 0x100, "t",
+							 &again, &eb), 0);
+			assert_memory_equal(&again, &fresh, sizeof(fresh));
+			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100,
+							 &filed), 0);
+			assert_memory_equal(&filed, &fresh, sizeof(fresh));
+
+			g = b;
+			put(&g, 0);		/* WEIGHT */
+			gsize = rb_end(&g);
+			memset(&general, 0x5a, sizeof(general));
+			assert_int_equal(cs_decode(lg, g.w, gsize, 0x100, "t",
+						   &general, &eb), 0);
+			assert_memory_equal(&general.sample, &fresh.sample,
+					    offsetof(struct cs_sample, callchain));
+			assert_int_equal(general.sample.callchain_nr,
+					 fresh.sample.callchain_nr);
+			assert_memory_equal(&general.id, &fresh.id, sizeof(fresh.id));
+		}
+		cs_evlist_free(l);
+		cs_evlist_free(lg);
+	}
+}
+
 static int setup_ids_and_chain(void **state)
 {
 	return one_event(state, (WIDE & ~CS_SAMPLE_STREAM_ID) | CS_SAMPLE_CALLCHAIN, 0);
@@ -804,6 +963,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(spec_deferred_record_decodes, setup_spec, teardown),
 		cmocka_unit_test_setup_teardown(deferred_nr_past_the_trailer_is_ebadmsg, setup_spec, teardown),
 		cmocka_unit_test_setup_teardown(trailer_fields_come_from_the_end, setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(deferred_record_with_every_trailer_field, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(unterminated_strings_are_ebadmsg, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(mmap2_with_build_id, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(mmap2_build_id_bit_without_build_id_attr_is_the_inode_form, setup_wide_no_build_id, teardown),
@@ -817,6 +977,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bytes_past_a_samples_fields_are_ebadmsg,
 						setup_ids_and_chain, teardown),
 		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
+		cmocka_unit_test(usual_layouts_decode_as_the_general_decoder_does),
 		cmocka_unit_test_setup_teardown(decoded_again_is_decoded_afresh,
 						setup_ids_and_chain, teardown),
 	};

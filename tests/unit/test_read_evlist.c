@@ -12,6 +12,7 @@
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
 #include "lib/read/evlist.h"
+#include "lib/read/evlist_int.h"
 
 static struct cs_perf_attr attr(uint32_t type, uint64_t config, uint64_t st)
 {
@@ -216,6 +217,52 @@ static void sample_id_without_identifier_is_found_by_position(void **state)
 	cs_evlist_free(l);
 }
 
+/* The reader's time without a branch on the type gives what the plain
+ * one gives, for every type, size and layout: a time where there is one,
+ * CS_NO_TIME where the record is too short or the layout has none. */
+static void flat_record_time_is_the_plain_one(void **state)
+{
+	static const uint64_t layouts[] = {
+		CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID |
+			CS_SAMPLE_TIME | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD,
+		CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME,
+		CS_SAMPLE_IP | CS_SAMPLE_TID,			/* no time */
+		CS_SAMPLE_TIME,
+	};
+	static const uint32_t types[] = {
+		CS_RECORD_SAMPLE, CS_RECORD_CALLCHAIN_DEFERRED, CS_RECORD_COMM,
+		CS_RECORD_MMAP2, CS_RECORD_EXIT,
+	};
+	uint64_t rec[32];
+
+	(void)state;
+	for (size_t i = 0; i < 32; i++)
+		rec[i] = 0x1000 + i;
+	for (size_t li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++) {
+		for (int all = 0; all < 2; all++) {
+			struct cs_perf_attr a = attr(CS_PERF_TYPE_SOFTWARE, 0,
+						     layouts[li]);
+			const struct cs_evsel_layout *lay;
+			struct cs_evlist *l;
+			uint64_t id = 1;
+
+			if (!all)
+				a.flags = 0;	/* no sample_id trailer */
+			assert_int_equal(cs_evlist_new(&l), 0);
+			assert_int_equal(cs_evlist_add(l, &a, NULL, &id, 1), 0);
+			lay = cs_evsel_layout(cs_evlist_get(l, 0));
+			for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++)
+				for (size_t size = 8; size <= sizeof(rec); size += 8)
+					assert_int_equal(
+						cs_layout_record_time_flat(lay, rec, size,
+									   types[ti]),
+						cs_layout_record_time(lay, rec, size,
+								      types[ti]));
+			cs_evlist_free(l);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +272,7 @@ int main(void)
 		cmocka_unit_test(names_are_derived_or_given),
 		cmocka_unit_test(short_attrs_are_zero_extended),
 		cmocka_unit_test(time_comes_from_its_fixed_position),
+		cmocka_unit_test(flat_record_time_is_the_plain_one),
 		cmocka_unit_test(sample_id_without_identifier_is_found_by_position),
 	};
 

@@ -194,6 +194,38 @@ static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s,
 	c->p = p;
 }
 
+/* The fixed fields of the layouts `perf record -g` writes: IP, TID, TIME,
+ * PERIOD, with IDENTIFIER when it records more than one event and CPU
+ * when it records per CPU. */
+#define USUAL_BITS (CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME | \
+		    CS_SAMPLE_PERIOD)
+
+/* fixed_fields() with st one of those layouts' spelled out, so that each
+ * is straight-line code (no test per field), any other st as it is. */
+static inline __attribute__((always_inline)) void
+usual_fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s,
+		   struct cs_sample_id *id)
+{
+	switch (st & FIXED_BITS) {
+	case USUAL_BITS:
+		fixed_fields(USUAL_BITS, c, s, id);
+		break;
+	case USUAL_BITS | CS_SAMPLE_CPU:
+		fixed_fields(USUAL_BITS | CS_SAMPLE_CPU, c, s, id);
+		break;
+	case USUAL_BITS | CS_SAMPLE_IDENTIFIER:
+		fixed_fields(USUAL_BITS | CS_SAMPLE_IDENTIFIER, c, s, id);
+		break;
+	case USUAL_BITS | CS_SAMPLE_IDENTIFIER | CS_SAMPLE_CPU:
+		fixed_fields(USUAL_BITS | CS_SAMPLE_IDENTIFIER | CS_SAMPLE_CPU,
+			     c, s, id);
+		break;
+	default:
+		fixed_fields(st, c, s, id);
+		break;
+	}
+}
+
 /* Fills *s and, with the fields a sample shares with a sample_id trailer,
  * *id: written together, so that nobody reads a field back while its
  * store is still on its way (a wide copy from the sample afterwards
@@ -692,6 +724,111 @@ layout_of_event(const struct cs_evsel *evsel)
 	return cs_evsel_layout(evsel);
 }
 
+/* A usual sample of layout lay and nr callchain entries, found sound,
+ * into *ev. again: *ev holds zeroes or an earlier decode of the caller's
+ * (cs_decode_again()). */
+static inline __attribute__((always_inline)) void
+fill_usual(const struct cs_evsel_layout *lay, const struct cs_evsel *evsel,
+	   const void *rec, size_t size, uint64_t offset, uint64_t nr,
+	   struct cs_event *ev, bool again)
+{
+	const uint8_t *b = rec;
+	struct cur c = { b + 8, b + size, NULL };
+
+	/* a sample of one layout sets the same fields whichever way it was
+	 * decoded: after one, the others are still zero */
+	if (!again || ev->type != CS_RECORD_SAMPLE || !ev->evsel ||
+	    cs_evsel_layout(ev->evsel)->sample_type != lay->sample_type)
+		zero(ev, sizeof(*ev));
+	usual_fixed_fields(lay->sample_type, &c, &ev->sample, &ev->id);
+	ev->sample.misc = cs_ld16(b + 4);
+	ev->sample.callchain_nr = nr;
+	ev->sample.callchain = (const uint64_t *)(const void *)
+			       (b + 16 + lay->sample_fixed_size);
+	ev->type = CS_RECORD_SAMPLE;
+	ev->misc = ev->sample.misc;
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->bytes = rec;
+	ev->evsel = evsel;
+	ev->has_id = true;
+}
+
+/* trailer() of a trailer known to hold its fields (its event's
+ * trailer_size bytes at p): no check per field. */
+static inline void trailer_fields(uint64_t st, const uint8_t *p,
+				  struct cs_sample_id *id)
+{
+	if (st & CS_SAMPLE_TID) {
+		id->pid = cs_ld32(p);
+		id->tid = cs_ld32(p + 4);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_TIME) {
+		id->time = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_ID) {
+		id->id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_STREAM_ID) {
+		id->stream_id = cs_ld64(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_CPU) {
+		id->cpu = cs_ld32(p);
+		p += 8;
+	}
+	if (st & CS_SAMPLE_IDENTIFIER)
+		id->id = cs_ld64(p);
+}
+
+/*
+ * The usual CALLCHAIN_DEFERRED record (size >= 8): cookie, nr, then nr
+ * ips that fill it up to its event's sample_id trailer, straight through
+ * (in real recordings nearly every other record is one). Returns 0 with
+ * *ev decoded as decode_record() decodes it, or -1, having decided
+ * nothing, for any other record, which decode_record() walks (and
+ * explains if it is damaged).
+ */
+static inline int quick_deferred(const struct cs_evlist *l, const void *rec,
+				 size_t size, uint64_t offset,
+				 struct cs_event *ev)
+{
+	const uint8_t *b = rec;
+	const struct cs_evsel_layout *lay;
+	const struct cs_evsel *evsel;
+	size_t tsize, body;
+	uint64_t nr;
+
+	if (cs_ld32(b) != CS_RECORD_CALLCHAIN_DEFERRED || size < 24 ||
+	    cs_ld16(b + 6) != size ||
+	    !(evsel = cs_evlist_trailer_event_inline(l, rec, size)))
+		return -1;
+	lay = cs_evsel_layout(evsel);
+	tsize = lay->trailer_size;
+	if (!tsize || tsize > size - 24)
+		return -1;
+	body = size - 24 - tsize;		/* the ips' bytes */
+	nr = cs_ld64(b + 16);
+	if ((body & 7) || nr != body / 8)
+		return -1;
+	zero(ev, sizeof(*ev));
+	ev->type = CS_RECORD_CALLCHAIN_DEFERRED;
+	ev->misc = cs_ld16(b + 4);
+	ev->size = (uint16_t)size;
+	ev->offset = offset;
+	ev->bytes = rec;
+	ev->evsel = evsel;
+	ev->deferred.cookie = cs_ld64(b + 8);
+	ev->deferred.nr = nr;
+	ev->deferred.ips = (const uint64_t *)(const void *)(b + 24);
+	trailer_fields(lay->sample_type, b + size - tsize, &ev->id);
+	ev->has_id = true;
+	return 0;
+}
+
 /*
  * The usual sample (perf record -g): the fixed fields, then a callchain
  * that fills the record, straight through. With k, one whose callchain
@@ -700,7 +837,7 @@ layout_of_event(const struct cs_evsel *evsel)
  * other record, which decode_record() walks (and explains if it is
  * damaged). Inline in both callers: every sample comes here.
  */
-static inline int quick_sample(const struct cs_evlist *l, const void *rec,
+static inline __attribute__((always_inline)) int quick_sample(const struct cs_evlist *l, const void *rec,
 			       size_t size, uint64_t offset,
 			       struct cs_event *ev, struct cs_wait_key *k,
 			       bool again)
@@ -708,7 +845,6 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 	const uint8_t *b = rec, *chain;
 	const struct cs_evsel_layout *lay;
 	const struct cs_evsel *evsel;
-	struct cur c = { b + 8, b + size, NULL };
 	size_t left;
 	uint64_t nr;
 
@@ -738,22 +874,7 @@ static inline int quick_sample(const struct cs_evlist *l, const void *rec,
 			  cs_ld64(b + 8 + 8 * lay->sample_time_pos);
 		return 1;
 	}
-	/* a sample of one layout sets the same fields whichever way it was
-	 * decoded: after one, the others are still zero */
-	if (!again || ev->type != CS_RECORD_SAMPLE || !ev->evsel ||
-	    cs_evsel_layout(ev->evsel)->sample_type != lay->sample_type)
-		zero(ev, sizeof(*ev));
-	fixed_fields(lay->sample_type, &c, &ev->sample, &ev->id);
-	ev->sample.misc = cs_ld16(b + 4);
-	ev->sample.callchain_nr = nr;
-	ev->sample.callchain = (const uint64_t *)(const void *)(chain + 8);
-	ev->type = CS_RECORD_SAMPLE;
-	ev->misc = ev->sample.misc;
-	ev->size = (uint16_t)size;
-	ev->offset = offset;
-	ev->bytes = rec;
-	ev->evsel = evsel;
-	ev->has_id = true;
+	fill_usual(lay, evsel, rec, size, offset, nr, ev, again);
 	return 0;
 }
 
@@ -764,6 +885,8 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 	/* most records are the usual sample; anything else, and any doubt,
 	 * the long way */
 	if (!quick_sample(l, rec, size, offset, ev, NULL, false))
+		return 0;
+	if (size >= 8 && !quick_deferred(l, rec, size, offset, ev))
 		return 0;
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }
@@ -785,5 +908,23 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 
 	if (ret >= 0)
 		return ret;
+	if (size >= 8 && !quick_deferred(l, rec, size, offset, ev))
+		return 0;
 	return decode_record(l, rec, size, offset, path, ev, eb);
+}
+
+int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
+		    uint64_t offset, struct cs_event *ev)
+{
+	const struct cs_evsel *evsel = cs_evlist_sample_event_inline(l, rec,
+								     size);
+	const struct cs_evsel_layout *lay = l->same;
+
+	if (!lay)
+		lay = layout_of_event(evsel);
+	/* the callchain fills the record: cs_decode_or_wait() checked that
+	 * its count says so */
+	fill_usual(lay, evsel, rec, size, offset,
+		   (size - 16 - lay->sample_fixed_size) / 8, ev, true);
+	return 0;
 }

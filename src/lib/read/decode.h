@@ -48,6 +48,12 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 		      uint64_t offset, const char *path, struct cs_event *ev,
 		      struct cs_wait_key *k, struct cs_errbuf *eb);
 
+/* cs_decode_again() of a sample that cs_decode_or_wait() returned 1 for,
+ * with the same evlist and the same bytes: the checks that call made
+ * hold, and are not made again. Returns 0. */
+int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
+		    uint64_t offset, struct cs_event *ev);
+
 /* Just the sample body, for one attr (used by cs_decode and by tests). */
 int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 		     size_t size, struct cs_sample *out);

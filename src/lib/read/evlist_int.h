@@ -119,6 +119,21 @@ cs_evlist_sample_event_inline(const struct cs_evlist *l, const void *rec,
 	return cs_evlist_find_id(l, cs_ld64((const char *)rec + 8 + l->id_pos * 8));
 }
 
+/* The event of a kernel record other than SAMPLE (size >= 8), named by
+ * the id at its trailer's end, inline for the decoder's quick path. */
+static inline const struct cs_evsel *
+cs_evlist_trailer_event_inline(const struct cs_evlist *l, const void *rec,
+			       size_t size)
+{
+	if (!l->nr)
+		return NULL;
+	if (l->nr == 1 || !l->id_back)
+		return &l->ev[0]->pub;
+	if (size < 8 + l->id_back)
+		return NULL;
+	return cs_evlist_find_id(l, cs_ld64((const char *)rec + size - l->id_back));
+}
+
 /* A record's time where lay puts it (size >= 8), or CS_NO_TIME. */
 static inline uint64_t cs_layout_record_time(const struct cs_evsel_layout *lay,
 					     const void *rec, size_t size,
@@ -135,6 +150,28 @@ static inline uint64_t cs_layout_record_time(const struct cs_evsel_layout *lay,
 	return cs_ld64((const char *)rec + size - lay->trailer_time_back);
 }
 
+/* cs_layout_record_time() without a branch on the type, for a caller that
+ * has not branched on it already: in real recordings samples and deferred
+ * records alternate in no order a predictor learns. Both places are
+ * worked out and masked; where neither holds a time the header is read,
+ * in bounds, and dropped. */
+static inline uint64_t cs_layout_record_time_flat(const struct cs_evsel_layout *lay,
+						  const void *rec, size_t size,
+						  uint32_t type)
+{
+	uint64_t sample = -(uint64_t)(type == CS_RECORD_SAMPLE);
+	uint64_t s_at = 8 + 8 * (uint64_t)(int64_t)lay->sample_time_pos;
+	uint64_t s_ok = (uint64_t)(lay->sample_time_pos >= 0) &
+			(uint64_t)(s_at + 8 <= size);
+	uint64_t t_at = size - lay->trailer_time_back;
+	uint64_t t_ok = (uint64_t)(lay->trailer_time_back != 0) &
+			(uint64_t)(size >= 8 + lay->trailer_size);
+	uint64_t ok = (s_ok & sample) | (t_ok & ~sample);
+	uint64_t at = ((s_at & sample) | (t_at & ~sample)) & -ok;
+
+	return cs_ld64((const char *)rec + at) | (ok - 1);
+}
+
 /* cs_evlist_record_time() of a kernel record (type < HEADER_ATTR, size
  * >= 8), inline for the usual file whose events share one layout. */
 static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
@@ -143,7 +180,7 @@ static inline uint64_t cs_evlist_kernel_record_time(const struct cs_evlist *l,
 {
 	if (!l->same)
 		return cs_evlist_record_time(l, rec, size);
-	return cs_layout_record_time(l->same, rec, size, type);
+	return cs_layout_record_time_flat(l->same, rec, size, type);
 }
 
 /* The layout of an evsel that came from a cs_evlist. */

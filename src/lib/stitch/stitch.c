@@ -46,6 +46,7 @@ struct pend {
 	uint64_t seq;			/* arrival order, for the end flush */
 	uint32_t size;
 	bool copied;			/* bytes are the data of a struct copy */
+	bool filed;			/* by its key (cs_stitch_park()) */
 };				/* 32 bytes: two to a cache line, none across */
 
 /* A record that was not stable, copied into a slot. */
@@ -498,7 +499,8 @@ static int deliver_kernel_only(struct cs_stitch *st, const struct cs_event *ev,
 /* A waiting sample's event, decoded again from its record into st->ev. */
 static inline int pend_decode(struct cs_stitch *st, const struct pend *p)
 {
-	return st->decode(st->decode_ctx, p->bytes, p->size, p->offset, &st->ev);
+	return st->decode(st->decode_ctx, p->bytes, p->size, p->offset,
+			  p->filed, &st->ev);
 }
 
 #define PREFETCH_AHEAD	4
@@ -677,7 +679,7 @@ static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 static inline __attribute__((always_inline)) int
 wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		uint64_t time, const void *bytes, size_t size, uint64_t offset,
-		bool stable)
+		bool stable, bool filed)
 {
 	struct pend *p;
 	int err;
@@ -695,6 +697,7 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 	p = &t->wait[t->wait_nr];
 	p->bytes = bytes;
 	p->copied = !stable;
+	p->filed = filed;
 	if (!stable) {
 		struct copy *c = slot_get(st, sizeof(*c) + size);
 
@@ -750,7 +753,7 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 		return deliver_merged(st, ev, t, CS_CHAIN_STITCHED_LATE);
 	}
 	return wait(st, t, cookie, ev->sample.time, ev->bytes, ev->size,
-		    ev->offset, stable);
+		    ev->offset, stable, false);
 }
 
 int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
@@ -770,7 +773,8 @@ int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
 	st->stats->samples++;
 	st->stats->samples_deferred++;
 	*waits = true;
-	return wait(st, t, k->cookie, k->time, bytes, size, offset, stable);
+	return wait(st, t, k->cookie, k->time, bytes, size, offset, stable,
+		    true);
 }
 
 static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)

@@ -26,10 +26,13 @@ typedef int (*cs_stitched_fn)(void *ctx, const struct cs_stitched *s);
 /* Decodes a waiting sample's record (bytes, size, at offset) into *ev
  * when it goes out: the stitcher keeps where a record is, not its decoded
  * event. *ev is the stitcher's own, zeroed at first and written by this
- * hook alone (cs_decode_again() may take it as it is). Returns 0 or a
- * negative errno, which the stitcher passes on. */
+ * hook alone (cs_decode_again() may take it as it is). filed: the sample
+ * was filed by its key (cs_stitch_park()), so the bytes are what the key
+ * was read from (cs_decode_filed() may take them). Returns 0 or a negative
+ * errno, which the stitcher passes on. */
 typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
-				   uint64_t offset, struct cs_event *ev);
+				   uint64_t offset, bool filed,
+				   struct cs_event *ev);
 
 /* stats is updated in place (not owned). With merge off, every sample goes
  * out at once as CS_CHAIN_UNMERGED and records only count. With parts, a
