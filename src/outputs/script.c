@@ -1135,6 +1135,11 @@ size_t cs_script_fmt_given_up(const struct cs_script *sc)
 	return sc->fmt_given_up;
 }
 
+size_t cs_script_line_cache_grown(const struct cs_script *sc)
+{
+	return sc->arena_cap > LC_ARENA ? sc->arena_cap : 0;
+}
+
 static bool is_tracepoint(const struct cs_evsel *e)
 {
 	return e && e->type == CS_PERF_TYPE_TRACEPOINT;
