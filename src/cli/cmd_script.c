@@ -146,6 +146,10 @@ int cmd_script(int argc, char **argv)
 			"threads took turns on one CPU (the others busy); the "
 			"rest made on the reading thread\n",
 			cs_script_fmt_given_up(sc));
+	if (in.stats && cs_script_line_cache_grown(sc))
+		fprintf(stderr, "  line cache grown to %zu MiB of text: the place "
+			"table found lines other processes made\n",
+			cs_script_line_cache_grown(sc) >> 20);
 	if (!in.quiet) {
 		const char *first;
 		size_t n = cs_machine_build_id_mismatches(cs_session_machine(s), &first);

@@ -76,6 +76,11 @@ uint64_t cs_script_unformatted(const struct cs_script *sc);
  * reading thread (the rest was made on that one); 0: it was not. */
 size_t cs_script_fmt_given_up(const struct cs_script *sc);
 
+/* The bytes of the line cache's text (its arena) when it grew instead of
+ * starting over, where the place table found lines other processes made
+ * (a system-wide profile); 0: it did not. */
+size_t cs_script_line_cache_grown(const struct cs_script *sc);
+
 /* Writes out what is buffered; returns 0, or the errno of the write that
  * failed (this one or an earlier: the output's callbacks then returned 1,
  * stopping the run). Call it before the session that fed sc is freed: a

@@ -34,6 +34,8 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define LC_TABLE (LC_SLOTS * 16u)	/* its slots' bytes */
 #define LC_REGION (8u << 20)		/* the slots, then the text */
 #define LC_ARENA (LC_REGION - LC_TABLE)	/* the text */
+#define LC_REGION_MAX (16u << 20)	/* ... grown to, once, where it pays */
+#define LC_ARENA_MAX (LC_REGION_MAX - LC_TABLE)
 #define HUGE_PAGE (2u << 20)
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define INLINES_MAX 32			/* inlined calls shown at an address */
@@ -200,8 +202,8 @@ struct line_ent {
 
 /* packed: the address space (spaces beyond LE_SPACE_MAX are not cached),
  * the text's offset in the arena, its length and its lines */
-#define LE_SPACE_BITS 22
-#define LE_OFF_BITS 23			/* LC_ARENA */
+#define LE_SPACE_BITS 21
+#define LE_OFF_BITS 24			/* LC_ARENA_MAX */
 #define LE_LEN_BITS 13			/* LC_MAX_TEXT */
 #define LE_SPACE_MAX ((1ull << LE_SPACE_BITS) - 2)
 #define LE_AT ((1u << LE_LEN_BITS) - 1)	/* a length: the text is OP_AT's */
@@ -211,7 +213,7 @@ struct line_ent {
 #define LE_LINES(e) ((uint32_t)((e)->packed >> (LE_SPACE_BITS + LE_OFF_BITS + LE_LEN_BITS)))
 _Static_assert(sizeof(struct line_ent) * LC_SLOTS == LC_TABLE &&
 	       LC_REGION % HUGE_PAGE == 0, "the line cache fills whole huge pages");
-_Static_assert(LC_ARENA <= 1u << LE_OFF_BITS && LC_MAX_TEXT < LE_AT &&
+_Static_assert(LC_ARENA_MAX <= 1u << LE_OFF_BITS && LC_MAX_TEXT < LE_AT &&
 	       INLINES_MAX + 1 < 1u << (64 - LE_SPACE_BITS - LE_OFF_BITS - LE_LEN_BITS),
 	       "a line entry's fields fit its packed word");
 
@@ -236,8 +238,9 @@ struct cs_script {
 	struct stack *stacks;
 	size_t first, nr_held;
 	struct line_ent *lines;		/* LC_SLOTS, then the arena */
-	char *arena;			/* LC_ARENA bytes of line text */
+	char *arena;			/* arena_cap bytes of line text */
 	size_t arena_len;
+	size_t arena_cap;		/* LC_ARENA, or LC_ARENA_MAX once grown */
 	uint64_t arena_starts;		/* how many times it started over */
 	struct writer *writer;		/* NULL: text written on this thread */
 	size_t room_end;		/* room() gives room up to here */
@@ -253,6 +256,7 @@ struct cs_script {
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
+	bool place_pays;		/* the last window found a quarter */
 	uint32_t place_rest;		/* places not looked up from here on */
 	bool fmt_names;			/* with fmt: addresses are named there
 					 * (OP_AT) */
@@ -290,7 +294,7 @@ struct at_text {
 	uint8_t gen;			/* at_gen when made; 0: never */
 	uint8_t lines;			/* INLINES_MAX + 1 at most */
 };
-_Static_assert(INLINES_MAX + 1 <= UINT8_MAX && LC_ARENA <= 1u << 24 &&
+_Static_assert(INLINES_MAX + 1 <= UINT8_MAX && LC_ARENA_MAX <= 1u << 24 &&
 	       LC_MAX_TEXT < 1u << 16,
 	       "an address's lines, and OP_REF's fields, fit their bytes");
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -446,13 +447,14 @@ void cs_symcache_image_store(const char *key, const void *image, size_t size,
 	memcpy(header + magic + klen + 1, sizes, sizeof(sizes));
 	fd = cache_temp(path, tmp, sizeof(tmp));
 	if (fd >= 0) {
-		err = cs_write_all(fd, header, IMAGE_HEADER);
-		if (!err)
-			err = cs_write_all(fd, image, size);
-		if (!err)
-			err = cs_write_all(fd, zeros, align8(size) - size);
-		if (!err)
-			err = cs_write_all(fd, index, index_size);
+		/* in one call, for the large folios a mapping of it gets
+		 * (cs_symtab_save()) */
+		err = cs_writev_all(fd, (struct iovec[]){
+			{ header, IMAGE_HEADER },
+			{ (void *)(uintptr_t)image, size },
+			{ (void *)(uintptr_t)zeros, align8(size) - size },
+			{ (void *)(uintptr_t)index, index_size },
+		}, 4);
 		cache_commit(fd, tmp, path, err);
 	}
 	free(header);

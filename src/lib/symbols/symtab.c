@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 struct entry {
@@ -615,6 +616,9 @@ struct saved_head {
 
 static const char saved_magic[8] = "CSSYMT1";
 
+#define HUGE_TABLE ((size_t)2 << 20)	/* a saved table's size, from which it
+					 * is advised onto huge pages */
+
 static size_t pad8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -625,32 +629,27 @@ int cs_symtab_save(const struct cs_symtab *t, int fd, const char *key)
 	struct saved_head h = { .key_len = strlen(key), .nr = t->nr_syms,
 				.pool_len = t->pool_len };
 	static const char zero[8];
+	const uint8_t *m = t->mangled ? t->mangled : t->saved_mangled;
+	uint8_t *none = m ? NULL : calloc(t->nr_syms ? t->nr_syms : 1, 1);
 	int err;
 
+	if (!m && !none)
+		return -ENOMEM;
 	memcpy(h.magic, saved_magic, sizeof(h.magic));
-	err = cs_write_all(fd, &h, sizeof(h));
-	if (!err)
-		err = cs_write_all(fd, key, h.key_len);
-	if (!err)
-		err = cs_write_all(fd, zero, pad8(h.key_len) - h.key_len);
-	if (!err)
-		err = cs_write_all(fd, t->starts, t->nr_syms * sizeof(*t->starts));
-	if (!err)
-		err = cs_write_all(fd, t->ends, t->nr_syms * sizeof(*t->ends));
-	if (!err) {
-		const uint8_t *m = t->mangled ? t->mangled : t->saved_mangled;
-		uint8_t *none = m ? NULL : calloc(t->nr_syms ? t->nr_syms : 1, 1);
-
-		if (!m && !none)
-			err = -ENOMEM;
-		else
-			err = cs_write_all(fd, m ? m : none, t->nr_syms);
-		free(none);
-	}
-	if (!err)
-		err = cs_write_all(fd, zero, pad8(t->nr_syms) - t->nr_syms);
-	if (!err)
-		err = cs_write_all(fd, t->pool_view, t->pool_len);
+	/* in one call: the file's page cache then comes in folios of up to
+	 * 2 MiB, which the mapping of a later open maps with huge pages - a
+	 * lookup's few reads of a big table are TLB misses each otherwise */
+	err = cs_writev_all(fd, (struct iovec[]){
+		{ &h, sizeof(h) },
+		{ (void *)(uintptr_t)key, h.key_len },
+		{ (void *)(uintptr_t)zero, pad8(h.key_len) - h.key_len },
+		{ t->starts, t->nr_syms * sizeof(*t->starts) },
+		{ t->ends, t->nr_syms * sizeof(*t->ends) },
+		{ (void *)(uintptr_t)(m ? m : none), t->nr_syms },
+		{ (void *)(uintptr_t)zero, pad8(t->nr_syms) - t->nr_syms },
+		{ (void *)(uintptr_t)t->pool_view, t->pool_len },
+	}, 8);
+	free(none);
 	return err;
 }
 
@@ -717,6 +716,14 @@ int cs_symtab_open_saved(const char *path, const char *key,
 	close(fd);
 	if (map == MAP_FAILED)
 		return -errno;
+	/* A big table's lookups read a few lines each, far apart: on 4 KiB
+	 * pages each is a TLB miss too. The file was written in one call
+	 * (cs_symtab_save()), so its page cache is in large folios, and a
+	 * filesystem that aligns such mappings (ext4, xfs: to 2 MiB) maps
+	 * them with huge pages; the advice asks for the same folios when
+	 * the file is read again after the page cache dropped it. */
+	if ((size_t)st.st_size >= HUGE_TABLE)
+		madvise(map, (size_t)st.st_size, MADV_HUGEPAGE);
 	err = cs_symtab_new(&t);
 	if (!err) {
 		t->map = map;
