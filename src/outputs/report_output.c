@@ -18,7 +18,6 @@
 static int run_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_report_run *run = ctx;
-
 	const struct cs_file_info *fi = cs_session_info(s);
 
 	run->machine = cs_session_machine(s);

@@ -196,7 +196,7 @@ size_t report_tables_memory(const struct cs_report *r)
  * of the input read, they would end past 5/4 of it: such a profile goes
  * to the file anyway, and now the process is still under the budget.
  * Tables that end a little under the budget (the bench's 500k profile:
- * 243 MiB of 256) project under 5/4 of it at that point, by a margin
+ * 242 MiB of 256) project under 5/4 of it at that point, by a margin
  * wider than the steps their indexes make as they double. Not knowing
  * the input's size (a pipe), only the budget decides. */
 #define EARLY_SHARE(budget)	((budget) - (budget) / 8)
