@@ -248,7 +248,9 @@ struct cs_ksymbol {
 /*
  * One record, decoded. `bytes` is the record as found (after decompression
  * and, for a foreign-endian file, in the file's byte order); `offset` is its
- * position in the file or stream, for messages. Which union member is valid
+ * position in the file or stream, for messages and for how far a reader
+ * is (a record of a compressed payload has that of the compressed record
+ * it came out of: positions in the file as it lies). Which union member is valid
  * follows `type`; records we only count carry just the header and sample_id.
  */
 struct cs_event {

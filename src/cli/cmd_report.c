@@ -37,7 +37,9 @@ static const char usage_text[] =
 	"      --memory BYTES    the memory the report's tables may hold (K, M, G;\n"
 	"                        default 256M, or $CALLSTITCH_REPORT_MEMORY): past\n"
 	"                        it the stacks go to a temporary file in $TMPDIR\n"
-	"                        and the report is made from there (same output)\n"
+	"                        and the report is made from there (same output;\n"
+	"                        with $CALLSTITCH_REPORT_VERBOSE=1 a line on\n"
+	"                        stderr says which way and why)\n"
 	"  -j, --jobs N          threads for counting the samples while the next\n"
 	"                        are read, sorting, formatting, decompressing,\n"
 	"                        loading symbols ahead of their first use and\n"
@@ -142,6 +144,7 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL;
 	char bad[64];
 	const char *env = getenv("CALLSTITCH_REPORT_MEMORY");
+	const char *verbose = getenv("CALLSTITCH_REPORT_VERBOSE");
 	int c, rc = 129;
 
 	if (env && *env && !parse_bytes(env, &o.memory)) {
@@ -236,6 +239,11 @@ int cmd_report(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_report_ops, &run);
 	if (rc && cs_report_error(run.report))
 		cli_error("report: %s", cs_report_error(run.report));
+	/* how it was made, for whoever weighs the memory budget */
+	if (verbose && *verbose && strcmp(verbose, "0") &&
+	    cs_report_memory_note(run.report))
+		fprintf(stderr, "callstitch: report: %s\n",
+			cs_report_memory_note(run.report));
 out:
 	rc = cli_output_close(run.out, output, run.write_err, rc);
 	/* before the session: the report's keys point at its names, and a

@@ -281,6 +281,7 @@ struct sample_in {
 					 * already (else it takes the next key) */
 	bool has_inlined;
 	uint64_t period;
+	uint64_t done, total;		/* cs_report_progress() then */
 };
 
 #define SLOT_SEEN	(1u << 31)
@@ -422,7 +423,7 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 		err = add_stack(r, in->evsel, in->state, thread, in->nr, in->period);
 	if (!err && ++r->since_check >= r->check_every) {
 		r->since_check = 0;
-		if (report_tables_memory(r) > r->budget)
+		if (report_spill_due(r, in->done, in->total))
 			err = report_spill_start(r);
 	}
 	return err;
@@ -431,7 +432,7 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 /* A sample in a batch of the hand-off: this header, its keys, their
  * sym_start, its slots (walked), then its comm and a NUL. */
 struct sample_rec {
-	uint64_t period;
+	uint64_t period, done, total;
 	uint32_t evsel, pid, tid, nr, nr_keys;
 	uint32_t comm_len;
 	uint8_t state;
@@ -465,6 +466,7 @@ static int aggregate_batch(void *ctx, const void *buf, size_t len)
 			.nr_keys = rec->nr_keys,
 			.slots = rec->walked ? slots : NULL,
 			.has_inlined = rec->has_inlined, .period = rec->period,
+			.done = rec->done, .total = rec->total,
 		};
 
 		err = aggregate(r, &in);
@@ -488,7 +490,8 @@ static bool handing_off(struct cs_report *r)
 static int hand_off(struct cs_report *r, const struct sample_in *in)
 {
 	struct sample_rec h = {
-		.period = in->period, .evsel = in->evsel, .pid = in->pid,
+		.period = in->period, .done = in->done, .total = in->total,
+		.evsel = in->evsel, .pid = in->pid,
 		.tid = in->tid, .nr = (uint32_t)in->nr,
 		.nr_keys = (uint32_t)in->nr_keys,
 		.comm_len = (uint32_t)strlen(in->comm), .state = (uint8_t)in->state,
@@ -532,6 +535,7 @@ int cs_report_add_off_cpu(struct cs_report *r, unsigned int evsel,
 		.comm = comm ? comm : ":unknown",
 		.keys = r->frame_keys, .sym_start = r->frame_sym_start,
 		.nr = nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr, .period = period,
+		.done = r->input_done, .total = r->input_total,
 	};
 
 	if ((size_t)evsel + 1 > THREAD_EVSEL(UINT32_MAX))
@@ -562,6 +566,7 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 		.keys = r->frame_keys, .sym_start = r->frame_sym_start,
 		.slots = r->slots,
 		.nr = nr > CS_FRAMES_MAX ? CS_FRAMES_MAX : nr, .period = period,
+		.done = r->input_done, .total = r->input_total,
 	};
 	bool apart = handing_off(r);
 	struct seen_frame **seen = apart ? &r->seen_read : &r->seen;
@@ -600,6 +605,17 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 		}
 	}
 	return apart ? hand_off(r, &in) : aggregate(r, &in);
+}
+
+void cs_report_progress(struct cs_report *r, uint64_t done, uint64_t total)
+{
+	r->input_done = done;
+	r->input_total = total;
+}
+
+const char *cs_report_memory_note(const struct cs_report *r)
+{
+	return r->why[0] ? r->why : NULL;
 }
 
 int cs_report_flush(struct cs_report *r)
@@ -642,6 +658,8 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 		err = report_mark_inlined(r);
 	if (err)
 		return err;
+	snprintf(r->why, sizeof(r->why), "in memory: tables of %zu bytes, the "
+		 "budget %zu", report_tables_memory(r), r->budget);
 	/* everything is added: the entries and their sort need the memory
 	 * more than the index of frames and stacks */
 	cs_agg_trim(r->stacks);

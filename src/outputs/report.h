@@ -117,6 +117,14 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
 			 size_t nr, uint64_t period,
 			 cs_report_resolve_fn resolve, void *ctx);
 
+/* Where the samples added from now on come from: done of total bytes
+ * through the input (total 0: not known, as of a pipe). Over 7/8 of the
+ * memory budget, tables that, growing on as they grew over the input so
+ * far, would end past 5/4 of it go to the temporary file at once, before
+ * they and the rest of the process pass the budget; without progress only
+ * the budget decides. The output is the same either way. */
+void cs_report_progress(struct cs_report *r, uint64_t done, uint64_t total);
+
 /* With jobs > 1, the samples added are counted on a thread of their own
  * while the caller reads the next ones (the frames' keys are made here):
  * waits until every sample added is counted and ends that thread. Later
@@ -139,6 +147,11 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
  * NULL if none did. */
 const char *cs_report_error(const struct cs_report *r);
 
+/* After cs_report_write(): one line that says how the report was made,
+ * in memory (its tables' bytes) or from a temporary file (when and why
+ * it went there); NULL before. Owned by r. */
+const char *cs_report_memory_note(const struct cs_report *r);
+
 /* As an output: ctx is a struct cs_report_run. `end` writes the metadata
  * header (from cs_session_info() and the stitching statistics) and then
  * the report. */
@@ -158,6 +171,9 @@ struct cs_report_run {
 	uint8_t *inlined;
 	struct cs_out_inline_cache *inline_cache;
 	uint64_t filtered;		/* samples the filters left out */
+	uint64_t data_start, data_size;	/* the file's data section, by
+					 * which samples tell the report how
+					 * far in they are (size 0: a pipe) */
 };
 extern const struct cs_output_ops cs_report_ops;
 /* Frees what begin allocated (not the report). */

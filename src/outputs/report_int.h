@@ -74,6 +74,12 @@ struct cs_report {
 	 * file spill */
 	size_t budget;			/* bytes: o.memory, or 256 MiB */
 	uint32_t since_check, check_every;	/* samples between looks */
+	uint64_t input_done, input_total;	/* cs_report_progress(): the
+					 * caller's, handed on with each
+					 * sample */
+	char why[REPORT_ERR_LEN];	/* cs_report_memory_note(): set at
+					 * the switch, or when written in
+					 * memory */
 	struct report_tmp *spill;	/* NULL: in memory */
 	uint64_t spill_seq;		/* the next record's */
 	struct cs_agg_key *seen_keys;	/* per slot of seen: its frame's key
@@ -132,6 +138,10 @@ struct report_spill_frame {
 
 /* The bytes of the tables the budget weighs */
 size_t report_tables_memory(const struct cs_report *r);
+/* Whether the tables go to the temporary file now, a sample being done of
+ * total bytes through the input (total 0: not known); if so, r->why says
+ * why */
+bool report_spill_due(struct cs_report *r, uint64_t done, uint64_t total);
 /* The switch: every stack to the file, the tables freed. 0 or -errno */
 int report_spill_start(struct cs_report *r);
 /* report.c: seen_keys from the slots of seen, at the switch */

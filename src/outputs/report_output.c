@@ -18,8 +18,16 @@
 static int run_begin(void *ctx, struct cs_session *s)
 {
 	struct cs_report_run *run = ctx;
+	const struct cs_file_info *fi = cs_session_info(s);
 
 	run->machine = cs_session_machine(s);
+	/* a record's offset against the data section's size: in a
+	 * compressed file, the compressed bytes read (a compressed record's
+	 * records carry its offset) */
+	if (fi && !fi->pipe_mode) {
+		run->data_start = fi->data_offset;
+		run->data_size = fi->data_size;
+	}
 	run->frames = malloc(CS_FRAMES_MAX * sizeof(*run->frames));
 	run->spaces = malloc(CS_FRAMES_MAX * sizeof(*run->spaces));
 	run->expanded = malloc(CS_FRAMES_MAX * sizeof(*run->expanded));
@@ -91,6 +99,8 @@ static int run_sample(void *ctx, const struct cs_stitched *s)
 		return 0;
 	}
 	n = walk_frames(run, s);
+	cs_report_progress(run->report, s->event->offset > run->data_start ?
+			   s->event->offset - run->data_start : 0, run->data_size);
 	if (run->no_inline)
 		return said(run, cs_report_add_walked(run->report, evsel, s->off_cpu,
 					    smp->pid, smp->tid, comm, run->frames,

@@ -6,6 +6,7 @@
  * temporary files, the switch and the records. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -185,6 +186,48 @@ size_t report_tables_memory(const struct cs_report *r)
 {
 	return cs_agg_memory(r->stacks) +
 	       cs_agg_nr_frames(r->stacks) * sizeof(*r->sym_start);
+}
+
+/* Spill mode starts when the tables pass the budget. On a profile far too
+ * big for it, that leaves the process at the budget plus all that lives
+ * beside the tables (the threads, the machine's maps and symbols: 11 MiB
+ * on a 2 GB profile of distinct stacks), over it. So past 7/8 of the
+ * budget the tables go already if, growing on as they grew over the part
+ * of the input read, they would end past 5/4 of it: such a profile goes
+ * to the file anyway, and now the process is still under the budget.
+ * Tables that end a little under the budget (the bench's 500k profile:
+ * 242 MiB of 256) project under 5/4 of it at that point, by a margin
+ * wider than the steps their indexes make as they double. Not knowing
+ * the input's size (a pipe), only the budget decides. */
+#define EARLY_SHARE(budget)	((budget) - (budget) / 8)
+
+bool report_spill_due(struct cs_report *r, uint64_t done, uint64_t total)
+{
+	size_t mem = report_tables_memory(r);
+	uint64_t samples = 0;
+	double share, projected;
+
+	if (mem <= EARLY_SHARE(r->budget))
+		return false;
+	for (size_t ev = 0; ev < r->nr_ev; ev++)
+		samples += r->ev_samples[ev];
+	if (mem > r->budget) {
+		snprintf(r->why, sizeof(r->why), "from a temporary file: the "
+			 "tables passed the budget of %zu bytes after %" PRIu64
+			 " samples (%zu bytes)", r->budget, samples, mem);
+		return true;
+	}
+	if (!total || !done)
+		return false;
+	share = done < total ? (double)done / (double)total : 1.0;
+	projected = (double)mem / share;
+	if (projected <= (double)r->budget * 1.25)
+		return false;
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "were projected past 5/4 of the budget of %zu bytes after %"
+		 PRIu64 " samples (%zu bytes at %.1f%% of the input: %.0f)",
+		 r->budget, samples, mem, share * 100, projected);
+	return true;
 }
 
 /* Every stack of the tables as a record (seq: its id, so the order of

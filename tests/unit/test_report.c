@@ -593,6 +593,83 @@ static void spill_mode_writes_what_the_tables_write(void **state)
 	free(mem);
 }
 
+/* A profile of distinct stacks, as the all-random ones: every sample
+ * brings two new frames. progress_total 0: no progress given; else sample
+ * i is i of progress_total through the input. Its text, and the line
+ * that says how it was made in *note. */
+#define DISTINCT_SAMPLES 3000
+static char *distinct_profile(unsigned int jobs, size_t budget,
+			      uint64_t progress_total, char **note)
+{
+	struct cs_report *r = report((struct cs_report_opts){
+		.jobs = jobs, .graph = CS_REPORT_GRAPH_CALLER, .memory = budget });
+	char *t;
+
+	for (unsigned int i = 0; i < DISTINCT_SAMPLES; i++) {
+		struct cs_frame f[3] = { uf("leaf"), uf("mid"), uf("main") };
+
+		f[0].loc.sym_start = 0x1000 + 2 * i;
+		f[1].loc.sym_start = 0x1001 + 2 * i;
+		if (progress_total)
+			cs_report_progress(r, i, progress_total);
+		assert_int_equal(cs_report_add(r, 0, 10, 11, "w", f, NULL, 3,
+					       1 + i % 7), 0);
+	}
+	t = written(r);
+	assert_non_null(cs_report_memory_note(r));
+	*note = strdup(cs_report_memory_note(r));
+	cs_report_free(r);
+	return t;
+}
+
+/* Tables that pass 7/8 of the budget while the input read so far says
+ * they will end far past it go to the temporary file then, under the
+ * budget (so that the rest of the process fits beside them); tables that
+ * will end under 5/4 of it, or of an input of unknown size, stay in
+ * memory until they pass the budget itself. The same text every way. */
+static void tables_projected_far_past_the_budget_spill_early(void **state)
+{
+	char *note, *mem = distinct_profile(1, (size_t)1 << 30, 0, &note);
+	size_t tables, budget;
+	const char *p = strstr(note, "tables of ");
+
+	(void)state;
+	assert_non_null(p);
+	tables = strtoul(p + strlen("tables of "), NULL, 10);
+	assert_true(tables > 64 << 10);
+	free(note);
+	/* the tables end within the budget, past 7/8 of it */
+	budget = tables + tables / 20;
+	for (unsigned int jobs = 1; jobs <= 2; jobs++) {
+		/* the input is 8 times what these samples are of it */
+		char *t = distinct_profile(jobs, budget, 8 * DISTINCT_SAMPLES, &note);
+
+		assert_string_equal(t, mem);
+		assert_non_null(strstr(note, "from a temporary file: the tables "
+				       "were projected past 5/4 of the budget"));
+		free(t);
+		free(note);
+		/* these samples are the whole input */
+		t = distinct_profile(jobs, budget, DISTINCT_SAMPLES, &note);
+		assert_string_equal(t, mem);
+		assert_non_null(strstr(note, "in memory: "));
+		free(t);
+		free(note);
+		/* the input's size is not known: only the budget decides */
+		t = distinct_profile(jobs, budget, 0, &note);
+		assert_non_null(strstr(note, "in memory: "));
+		free(t);
+		free(note);
+		t = distinct_profile(jobs, tables - tables / 20, 0, &note);
+		assert_string_equal(t, mem);
+		assert_non_null(strstr(note, "from a temporary file: the tables "
+				       "passed the budget"));
+		free(t);
+		free(note);
+	}
+	free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +688,7 @@ int main(void)
 		cmocka_unit_test(walked_frames_resolve_once_per_space),
 		cmocka_unit_test(a_thread_of_aggregation_writes_the_same_report),
 		cmocka_unit_test(spill_mode_writes_what_the_tables_write),
+		cmocka_unit_test(tables_projected_far_past_the_budget_spill_early),
 	};
 	int failed = cmocka_run_group_tests_name("report in memory", tests,
 						 in_memory, NULL);
