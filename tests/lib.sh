@@ -49,6 +49,29 @@ fixture() {
 # ("... (N samples ...)", its last summary line on stderr)
 samples_of() { sed -n 's/.*(\([0-9]*\) samples.*/\1/p' "$1" | tail -1; }
 
+# field KEY "k=v k=v ...": the number after KEY= in a summary line
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $2"; }
+
+# canon_equals_truth WHAT DATA EXPECT SUM: $CANON (tests/tools/cs_canon)
+# reads DATA through the library; its counts are the generator's summary
+# SUM and its stitched lines, sorted, the ground truth EXPECT. Leaves them
+# in $T/canon.out, $T/canon.err and (sorted) $T/got.
+canon_equals_truth() {
+	if "$CANON" -i "$2" --stats >"$T/canon.out" 2>"$T/canon.err"; then
+		ok "$1: cs_canon reads the profile"
+	else
+		notok "$1: cs_canon reads the profile"
+		sed 's/^/#   /' "$T/canon.err" | head -5
+	fi
+	check_eq "$1: the session counts what the generator made" "$4" \
+		"$(grep '^samples=' "$T/canon.err")"
+	sort -S 25% "$3" >"$T/want"
+	sort -S 25% "$T/canon.out" >"$T/got"
+	same_file "$1: stitched output equals the ground truth, line for line" \
+		"$T/want" "$T/got"
+	rm -f "$T/want"
+}
+
 # fixture_symfs DIR: DIR made a --symfs root holding the fixtures'
 # workload (linux-7.3.4) where it was recorded, /opt/fixt/workload
 fixture_symfs() {

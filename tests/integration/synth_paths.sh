@@ -34,22 +34,12 @@ else ok "another seed, other stacks"; fi
 
 # the ground truth holds every case of the stitcher, as without --paths
 sum=$(cat "$T/a.sum")
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<" $2"; }
 for k in stitched late lost superseded exited end original duplicates orphans; do
 	v=$(field "$k" "$sum")
 	if [ "${v:-0}" -gt 0 ]; then ok "ground truth has $k ($v)"
 	else notok "ground truth has $k (${v:-none})"; fi
 done
-if "$CANON" -i "$T/a.data" --stats >"$T/a.out" 2>"$T/canon.err"; then
-	ok "cs_canon reads the profile"
-else
-	notok "cs_canon reads the profile"; sed 's/^/#   /' "$T/canon.err" | head -5
-fi
-check_eq "the session counts what the generator made" "$sum" \
-	"$(grep '^samples=' "$T/canon.err")"
-sort "$T/a.exp" >"$T/want"
-sort "$T/a.out" >"$T/got"
-same_file "stitched output equals the ground truth, line for line" "$T/want" "$T/got"
+canon_equals_truth "--paths" "$T/a.data" "$T/a.exp" "$sum"
 
 # a chain is the kernel part, the user marker and the user part: each part
 # comes from a path (the kernel's cut short by at most two inner frames)
