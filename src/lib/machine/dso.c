@@ -192,6 +192,7 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 		free(d);
 		return NULL;
 	}
+	d->name_len = strlen(d->name);
 	if (build_id_size)
 		memcpy(d->build_id, build_id, build_id_size);
 	d->build_id_size = (uint8_t)build_id_size;
