@@ -293,6 +293,50 @@ static void elf_symbols_resolve_a_live_address(void **state)
 	cs_symtab_free(t);
 }
 
+/* A binary without .symtab: its .gnu_debuglink (the name and the CRC
+ * cs_elf_debuglink() reads) comes with its facts, that the debug file's
+ * lookup does not open it again; none: "" - and a binary with symbols is
+ * not asked for it. */
+static void stripped_binaries_carry_their_debuglink(void **state)
+{
+	char dir[] = "/tmp/cs-test-link.XXXXXX", cmd[9000], self[4096];
+	char bin[64], bare[64], name[256];
+	struct cs_elf_info info;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	uint32_t crc;
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_non_null(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(bare, sizeof(bare), "%s/bare", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && cp '%s' prog.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=prog.debug prog.debug prog && "
+		 "objcopy --strip-all prog.debug bare", dir, self);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+		skip();			/* no objcopy */
+	}
+	assert_int_equal(cs_elf_info_read(bin, &info), 0);
+	assert_false(info.has_symtab);
+	assert_true(info.debuglink_read);
+	assert_int_equal(cs_elf_debuglink(bin, name, sizeof(name), &crc), 0);
+	assert_string_equal(info.debuglink, "prog.debug");
+	assert_string_equal(info.debuglink, name);
+	assert_int_equal(info.debuglink_crc, crc);
+	assert_int_equal(cs_elf_info_read(bare, &info), 0);
+	assert_true(info.debuglink_read);
+	assert_string_equal(info.debuglink, "");
+	assert_int_equal(cs_elf_info_read("/proc/self/exe", &info), 0);
+	assert_true(info.has_symtab);
+	assert_false(info.debuglink_read);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The PLT entry named for a function jumps through the GOT slot that the
  * dynamic linker filled with that very function. */
 static void plt_entries_are_named_for_their_targets(void **state)
@@ -670,6 +714,7 @@ int main(void)
 		cmocka_unit_test(sized_symbols_end_at_their_size),
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),
+		cmocka_unit_test(stripped_binaries_carry_their_debuglink),
 		cmocka_unit_test(plt_entries_are_named_for_their_targets),
 		cmocka_unit_test(plt_entries_of_cpp_targets_are_demangled),
 		cmocka_unit_test(non_elf_files_are_refused),
