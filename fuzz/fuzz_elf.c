@@ -56,6 +56,10 @@ static void search(struct cs_symtab *t)
 					  (unsigned long long)f->end);
 			if (f && !f->name)
 				fuzz_fail("fuzz_elf: a symbol without a name");
+			if (f && f->name_len != strlen(f->name))
+				fuzz_fail("fuzz_elf: a name of %zu bytes said to "
+					  "have %zu", strlen(f->name),
+					  f->name_len);
 		}
 	}
 	for (size_t k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {

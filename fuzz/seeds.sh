@@ -142,12 +142,15 @@ out = sys.argv[1]
 def table(name, syms, key=b'fuzz'):
     pool, ents = b'', []
     for start, end, sym, module in syms:
-        n = len(pool); pool += sym + b'\0'
+        # each string: its length (2 bytes), its bytes, a NUL; an offset
+        # is that of its bytes
+        n = len(pool) + 2; pool += struct.pack('<H', len(sym)) + sym + b'\0'
         m = 0xffffffff
         if module is not None:
-            m = len(pool); pool += module + b'\0'
+            m = len(pool) + 2
+            pool += struct.pack('<H', len(module)) + module + b'\0'
         ents.append((start, end, n, m))
-    b = b'CSSYMT1\0' + struct.pack('<3Q', len(key), len(ents), len(pool))
+    b = b'CSSYMT2\0' + struct.pack('<3Q', len(key), len(ents), len(pool))
     b += key + b'\0' * (-len(key) % 8)
     b += b''.join(struct.pack('<Q', e[0]) for e in ents)
     b += b''.join(struct.pack('<QII', e[1], e[2], e[3]) for e in ents)

@@ -277,11 +277,14 @@ static size_t name_len(const struct cs_script *sc, const char *name,
 	return e->len;
 }
 
+/* The names of frame f's line, and their lengths: from lens (the
+ * resolution's, NULL: none) where it has them, else measured. */
 void script_frame_names(const struct cs_script *sc, const struct cs_frame *f,
-			struct line_names *nm)
+			const struct cs_loc_lens *lens, struct line_names *nm)
 {
 	const struct cs_location *l = &f->loc;
 	unsigned int fl = sc->fields;
+	bool known = lens && f->kind == CS_FRAME_ADDR;
 
 	*nm = (struct line_names){ .missing = f->kind == CS_FRAME_MISSING_USER };
 	if (fl & CS_SCRIPT_SYM) {
@@ -297,12 +300,14 @@ void script_frame_names(const struct cs_script *sc, const struct cs_frame *f,
 			nm->symoff = l->sym && (fl & CS_SCRIPT_SYMOFF);
 			break;
 		}
-		nm->sym_len = name_len(sc, nm->sym, l->kernel);
+		nm->sym_len = known && l->sym ? lens->sym :
+			      name_len(sc, nm->sym, l->kernel);
 	}
 	if (fl & CS_SCRIPT_DSO) {
 		nm->dso = f->kind == CS_FRAME_ADDR && l->dso_name ?
 			  l->dso_name : "[unknown]";
-		nm->dso_len = name_len(sc, nm->dso, l->kernel);
+		nm->dso_len = known && l->dso_name ? lens->dso :
+			      name_len(sc, nm->dso, l->kernel);
 	}
 }
 
@@ -360,7 +365,7 @@ void script_put_frame(struct cs_script *sc, const struct cs_frame *f,
 	struct line_names nm;
 	char *p;
 
-	script_frame_names(sc, f, &nm);
+	script_frame_names(sc, f, NULL, &nm);
 	if (nm.sym_len > BUF_SIZE / 2 || nm.dso_len > BUF_SIZE / 2 ||
 	    !(p = room(sc, nm.sym_len + nm.dso_len + 80))) {
 		put_frame_pieces(sc, f, lead);
@@ -551,12 +556,13 @@ static size_t put_def_op(struct cs_script *sc, const struct cs_frame *f,
  * (names[0..n), innermost first), then its own, into nm[0..n]. Returns
  * a bound of their text's length (script_frame_to()'s rule). */
 size_t script_addr_names(const struct cs_script *sc, const struct cs_frame *f,
+			 const struct cs_loc_lens *lens,
 			 const char *const *names, size_t n,
 			 struct line_names *nm)
 {
 	size_t bound;
 
-	script_frame_names(sc, f, &nm[n]);
+	script_frame_names(sc, f, lens, &nm[n]);
 	bound = 80 + nm[n].sym_len + nm[n].dso_len;
 	for (size_t i = 0; i < n; i++) {
 		nm[i] = nm[n];
@@ -609,18 +615,20 @@ static size_t put_addr_new(struct cs_script *sc, uint32_t pid,
 {
 	const char *names[INLINES_MAX];
 	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
+	struct cs_loc_lens lens;
 	size_t n = 0, bound, lines, len;
 	char *text, *p;
 
 	/* the machine's cache would hold what the line cache holds */
-	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc);
+	cs_machine_resolve_once(sc->machine, pid, f->cpumode, f->addr, &f->loc,
+				&lens);
 	if (!sc->no_inline && f->loc.sym && !f->loc.kernel) {
 		n = cs_machine_inlines(sc->machine, pid, f->addr, names,
 				       INLINES_MAX);
 		if (n > INLINES_MAX)
 			n = INLINES_MAX;
 	}
-	bound = script_addr_names(sc, f, names, n, nm);
+	bound = script_addr_names(sc, f, &lens, names, n, nm);
 	*all = n + 1;
 	/* long names: written, never cached */
 	if (bound > LC_MAX_TEXT)
@@ -980,7 +988,7 @@ static void put_marker(struct cs_script *sc, const struct cs_frame *f)
 		put_ch(sc, '\n');
 		return;
 	}
-	script_frame_names(sc, f, &nm);
+	script_frame_names(sc, f, NULL, &nm);
 	len = script_frame_len(f, &nm) + 1;
 	bound = nm.sym_len + nm.dso_len + 80;	/* script_frame_to()'s room */
 	op = op_room(sc, 8 + bound);

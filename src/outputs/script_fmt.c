@@ -193,13 +193,15 @@ static void at_room(struct cs_script *c, size_t n)
 }
 
 /* a's location (cs_machine_resolve()'s answer), from put_at()'s bin and
- * off. */
-static void at_resolve(const struct at_addr *a, struct cs_location *loc)
+ * off, and the lengths of its names (lens NULL: not wanted). */
+static void at_resolve(const struct at_addr *a, struct cs_location *loc,
+		       struct cs_loc_lens *lens)
 {
 	if (a->kernel)
-		cs_machine_kernel_place_resolve(a->bin, a->off, a->addr, loc);
+		cs_machine_kernel_place_resolve(a->bin, a->off, a->addr, loc,
+						lens);
 	else
-		cs_machine_place_resolve(a->bin, a->off, loc);
+		cs_machine_place_resolve(a->bin, a->off, loc, lens);
 }
 
 /* A copy of the line made at a's place for another address, with a's
@@ -245,8 +247,9 @@ static void at_keep(struct cs_script *c, const struct at_addr *a,
 /* at_make() for a user address with a symbol, without --no-inline: its
  * inlined calls' lines, then its own. */
 static bool at_make_lines(struct cs_script *c, const struct at_addr *a,
-			  const struct cs_frame *fr, struct cs_place_line *pl,
-			  struct at_text *t)
+			  const struct cs_frame *fr,
+			  const struct cs_loc_lens *lens,
+			  struct cs_place_line *pl, struct at_text *t)
 {
 	const char *names[INLINES_MAX];
 	struct line_names nm[INLINES_MAX + 1];	/* the inlined calls', then its own */
@@ -256,7 +259,7 @@ static bool at_make_lines(struct cs_script *c, const struct at_addr *a,
 	n = cs_machine_place_inlines(a->bin, a->off, names, INLINES_MAX);
 	if (n > INLINES_MAX)
 		n = INLINES_MAX;
-	bound = script_addr_names(c, fr, names, n, nm);
+	bound = script_addr_names(c, fr, lens, names, n, nm);
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
 		if ((left = stack_take(c, n + 1, 0)))
@@ -283,6 +286,7 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 {
 	struct cs_place_line *pl = NULL;
 	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
+	struct cs_loc_lens lens;
 	struct line_names nm;
 	char *text, *end;
 	size_t bound;
@@ -292,11 +296,11 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 		if (at_copy(c, a, pl, t))
 			return true;
 	}
-	at_resolve(a, &fr.loc);
+	at_resolve(a, &fr.loc, &lens);
 	if (!c->no_inline && fr.loc.sym && !fr.loc.kernel)
-		return at_make_lines(c, a, &fr, pl, t);
+		return at_make_lines(c, a, &fr, &lens, pl, t);
 	/* one line: most addresses, every one with --no-inline */
-	script_frame_names(c, &fr, &nm);
+	script_frame_names(c, &fr, &lens, &nm);
 	bound = 80 + nm.sym_len + nm.dso_len;
 	if (bound > LC_MAX_TEXT) {
 		t->gen = 0;
@@ -348,7 +352,7 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 				       .kernel = w[0] & OP_AT_KERNEL };
 		if (w[0] & OP_AT_IP) {
 			fr = (struct cs_frame){ .kind = CS_FRAME_ADDR, .addr = a->addr };
-			at_resolve(a, &fr.loc);
+			at_resolve(a, &fr.loc, NULL);
 			script_put_frame(c, &fr, ' ');
 			return;
 		}

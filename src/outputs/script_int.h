@@ -429,7 +429,7 @@ void script_formatter_stop(struct cs_script *sc);
 int script_printer_new(const struct cs_script_opts *o, bool writer,
 		       struct cs_script **out);
 void script_frame_names(const struct cs_script *sc, const struct cs_frame *f,
-			struct line_names *nm);
+			const struct cs_loc_lens *lens, struct line_names *nm);
 size_t script_frame_len(const struct cs_frame *f, const struct line_names *nm);
 char *script_frame_to(char *p, const struct cs_frame *f, char lead,
 		      const struct line_names *nm);
@@ -440,6 +440,7 @@ char *script_unknown_to(char *p, uint64_t addr, unsigned int fields);
 void script_readdress(char *text, size_t len, size_t lines, uint64_t addr);
 void script_lines_take(struct cs_script *sc, const struct cs_script *c);
 size_t script_addr_names(const struct cs_script *sc, const struct cs_frame *f,
+			 const struct cs_loc_lens *lens,
 			 const char *const *names, size_t n,
 			 struct line_names *nm);
 size_t script_put_long_lines(struct cs_script *sc, const struct cs_frame *f,

@@ -268,6 +268,7 @@ static void processes_and_threads_asked_in_turn_answer_their_own(void **state)
 	static const char *const comm[3] = { "one", "two", "three" };
 	static const char *const bin[3] = { "/bin/one", "/bin/two", "/bin/three" };
 	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_loc_lens lens;
 	struct cs_location loc;
 
 	(void)state;
@@ -282,7 +283,8 @@ static void processes_and_threads_asked_in_turn_answer_their_own(void **state)
 			assert_string_equal(cs_machine_comm_at(m, p, p, 10),
 					    comm[p - PID]);
 			assert_int_not_equal(cs_machine_user_space(m, p), 0);
-			cs_machine_resolve_once(m, p, CS_MISC_USER, 0x400010, &loc);
+			cs_machine_resolve_once(m, p, CS_MISC_USER, 0x400010, &loc,
+						NULL);
 			assert_string_equal(loc.dso_name, bin[p - PID]);
 		}
 	/* the last two asked about change: the next answers say so */
@@ -292,8 +294,10 @@ static void processes_and_threads_asked_in_turn_answer_their_own(void **state)
 	assert_string_equal(cs_machine_comm_at(m, PID + 2, PID + 2, 30), "renamed");
 	assert_null(cs_machine_comm_at(m, PID + 1, PID + 1, 30));
 	assert_string_equal(cs_machine_comm_at(m, PID + 1, PID + 1, 15), "two");
-	cs_machine_resolve_once(m, PID + 2, CS_MISC_USER, 0x400010, &loc);
+	cs_machine_resolve_once(m, PID + 2, CS_MISC_USER, 0x400010, &loc, &lens);
 	assert_string_equal(loc.dso_name, "/bin/new");
+	assert_int_equal(lens.dso, 8);
+	assert_int_equal(lens.sym, 0);		/* no symbol: no file */
 	/* never seen: no name, no space */
 	assert_null(cs_machine_comm_at(m, 7, 7, 10));
 	assert_int_equal(cs_machine_user_space(m, 7), 0);
@@ -499,6 +503,7 @@ static void a_binary_mapped_by_two_processes_is_one_place(void **state)
 static void a_place_resolves_as_its_address_does(void **state)
 {
 	struct cs_machine *m = new_machine(NULL, NULL);
+	struct cs_loc_lens lens;
 	struct cs_location loc, at;
 	struct self_map sm;
 	const void *bin;
@@ -511,9 +516,16 @@ static void a_place_resolves_as_its_address_does(void **state)
 	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
 	assert_true(cs_machine_user_place(m, PID, marker_addr(), &bin, &off));
 	cs_machine_place_load(m, bin);
-	cs_machine_place_resolve(bin, off, &at);
+	cs_machine_place_resolve(bin, off, &at, &lens);
 	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
 	assert_string_equal(at.sym, "marker_function_for_machine");
+	assert_int_equal(lens.sym, strlen(at.sym));
+	assert_int_equal(lens.dso, strlen(at.dso_name));
+	cs_machine_resolve_once(m, PID, CS_MISC_USER, marker_addr(), &at, &lens);
+	assert_ptr_equal(at.sym, loc.sym);
+	assert_int_equal(lens.sym, strlen(at.sym));
+	assert_int_equal(lens.dso, strlen(at.dso_name));
+	cs_machine_place_resolve(bin, off, &at, NULL);
 	assert_ptr_equal(at.sym, loc.sym);
 	assert_int_equal(at.sym_offset, loc.sym_offset);
 	assert_int_equal(at.sym_start, loc.sym_start);
@@ -886,6 +898,7 @@ static void kernel_places_resolve_as_their_addresses_do(void **state)
 	static const uint64_t addrs[] = { 0xffffffff81000123, 0xffffffff81000201,
 					  0xffffffff80000000 };
 	struct cs_event ev = { .type = CS_RECORD_KSYMBOL };
+	struct cs_loc_lens lens;
 	struct cs_location loc, at;
 	struct cs_machine *m;
 	const void *tab;
@@ -903,27 +916,37 @@ static void kernel_places_resolve_as_their_addresses_do(void **state)
 	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
 		assert_true(cs_machine_kernel_place(m, addrs[i], &tab, &outside));
 		assert_non_null(tab);
-		cs_machine_kernel_place_resolve(tab, outside, addrs[i], &at);
+		cs_machine_kernel_place_resolve(tab, outside, addrs[i], &at,
+						&lens);
 		cs_machine_resolve(m, PID, CS_MISC_KERNEL, addrs[i], &loc);
 		assert_true(at.kernel);
+		assert_int_equal(lens.sym, at.sym ? strlen(at.sym) : 0);
+		assert_int_equal(lens.dso, at.dso_name ? strlen(at.dso_name) : 0);
 		assert_ptr_equal(at.sym, loc.sym);
 		assert_int_equal(at.sym_offset, loc.sym_offset);
 		assert_ptr_equal(at.dso_name, loc.dso_name);
 	}
-	cs_machine_kernel_place_resolve(tab, false, 0xffffffff81000123, &at);
+	cs_machine_kernel_place_resolve(tab, false, 0xffffffff81000123, &at,
+					&lens);
 	assert_string_equal(at.sym, "do_sys_open");
+	assert_int_equal(lens.sym, 11);
 	/* no symbol: outside the kernel's map, no dso either */
-	cs_machine_kernel_place_resolve(tab, true, 0xffffffff80000000, &at);
+	cs_machine_kernel_place_resolve(tab, true, 0xffffffff80000000, &at,
+					&lens);
 	assert_null(at.sym);
 	assert_null(at.dso_name);
-	cs_machine_kernel_place_resolve(tab, false, 0xffffffff80000000, &at);
+	assert_int_equal(lens.sym, 0);
+	assert_int_equal(lens.dso, 0);
+	cs_machine_kernel_place_resolve(tab, false, 0xffffffff80000000, &at,
+					&lens);
 	assert_string_equal(at.dso_name, "[kernel.kallsyms]");
+	assert_int_equal(lens.dso, 17);
 	cs_machine_free(m);
 	unlink(path);
 	/* no kernel symbols at all */
 	m = new_machine(NULL, NULL);
 	assert_true(cs_machine_kernel_place(m, addrs[0], &tab, &outside));
-	cs_machine_kernel_place_resolve(tab, outside, addrs[0], &at);
+	cs_machine_kernel_place_resolve(tab, outside, addrs[0], &at, NULL);
 	assert_null(at.sym);
 	assert_string_equal(at.dso_name, "[kernel.kallsyms]");
 	cs_machine_free(m);

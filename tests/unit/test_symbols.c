@@ -293,6 +293,50 @@ static void elf_symbols_resolve_a_live_address(void **state)
 	cs_symtab_free(t);
 }
 
+/* A binary without .symtab: its .gnu_debuglink (the name and the CRC
+ * cs_elf_debuglink() reads) comes with its facts, that the debug file's
+ * lookup does not open it again; none: "" - and a binary with symbols is
+ * not asked for it. */
+static void stripped_binaries_carry_their_debuglink(void **state)
+{
+	char dir[] = "/tmp/cs-test-link.XXXXXX", cmd[9000], self[4096];
+	char bin[64], bare[64], name[256];
+	struct cs_elf_info info;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	uint32_t crc;
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = '\0';
+	assert_non_null(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/prog", dir);
+	snprintf(bare, sizeof(bare), "%s/bare", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && cp '%s' prog.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=prog.debug prog.debug prog && "
+		 "objcopy --strip-all prog.debug bare", dir, self);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		assert_int_equal(system(cmd), 0);
+		skip();			/* no objcopy */
+	}
+	assert_int_equal(cs_elf_info_read(bin, &info), 0);
+	assert_false(info.has_symtab);
+	assert_true(info.debuglink_read);
+	assert_int_equal(cs_elf_debuglink(bin, name, sizeof(name), &crc), 0);
+	assert_string_equal(info.debuglink, "prog.debug");
+	assert_string_equal(info.debuglink, name);
+	assert_int_equal(info.debuglink_crc, crc);
+	assert_int_equal(cs_elf_info_read(bare, &info), 0);
+	assert_true(info.debuglink_read);
+	assert_string_equal(info.debuglink, "");
+	assert_int_equal(cs_elf_info_read("/proc/self/exe", &info), 0);
+	assert_true(info.has_symtab);
+	assert_false(info.debuglink_read);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The PLT entry named for a function jumps through the GOT slot that the
  * dynamic linker filled with that very function. */
 static void plt_entries_are_named_for_their_targets(void **state)
@@ -426,6 +470,8 @@ static void lookups_copy_what_find_returns(void **state)
 				assert_int_equal(got.start, want->start);
 				assert_int_equal(got.end, want->end);
 				assert_string_equal(got.name, want->name);
+				assert_int_equal(got.name_len, strlen(got.name));
+				assert_int_equal(want->name_len, strlen(want->name));
 				assert_int_equal(!got.module, !want->module);
 				if (got.module)
 					assert_string_equal(got.module, want->module);
@@ -483,6 +529,80 @@ static void saved_tables_answer_as_the_original(void **state)
 	assert_int_equal(cs_symtab_open_saved(path, "key one", &u), -EBADMSG);
 	unlink(path);
 	cs_symtab_free(t);
+}
+
+/* A name's length comes with it, as the table keeps it: a name as
+ * added, demangled, too long to keep a length for (measured), and in a
+ * saved table whose kept length would run past its names (measured: a
+ * length read from a file is never trusted past the file's end). */
+static void names_come_with_their_lengths(void **state)
+{
+	char path[] = "/tmp/cs-test-symtab.XXXXXX";
+	size_t long_len = 70000;
+	char *long_name = malloc(long_len + 1), *file;
+	struct cs_symtab *t, *u;
+	struct cs_sym s;
+	FILE *f;
+	long size;
+	int fd;
+
+	(void)state;
+	assert_non_null(long_name);
+	memset(long_name, 'x', long_len);
+	long_name[long_len] = '\0';
+	assert_int_equal(cs_symtab_new(&t), 0);
+	assert_int_equal(cs_symtab_add(t, 0x1000, 16, CS_SYM_GLOBAL, "helper", 6,
+				       NULL), 0);
+	assert_int_equal(cs_symtab_add_mangled(t, 0x2000, 16, CS_SYM_GLOBAL,
+					       "_ZN3foo3barEv", 13), 0);
+	assert_int_equal(cs_symtab_add(t, 0x3000, 16, CS_SYM_GLOBAL, long_name,
+				       long_len, NULL), 0);
+	assert_int_equal(cs_symtab_add(t, 0x4000, 16, CS_SYM_GLOBAL, "zz_last",
+				       7, NULL), 0);
+	assert_int_equal(cs_symtab_finish(t), 0);
+	for (int round = 0; round < 2; round++) {	/* the second: recent */
+		assert_true(cs_symtab_lookup(t, 0x1004, &s));
+		assert_int_equal(s.name_len, 6);
+		assert_true(cs_symtab_lookup(t, 0x2004, &s));
+		assert_string_equal(s.name, "foo::bar");
+		assert_int_equal(s.name_len, 8);
+		assert_true(cs_symtab_lookup(t, 0x3004, &s));
+		assert_int_equal(s.name_len, long_len);
+		assert_int_equal(cs_symtab_find(t, 0x3008)->name_len, long_len);
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(cs_symtab_save(t, fd, "key"), 0);
+	close(fd);
+	/* "zz_last" is the pool's last name: its length made to claim
+	 * more bytes than are left */
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	file = malloc((size_t)size);
+	assert_non_null(file);
+	rewind(f);
+	assert_int_equal(fread(file, 1, (size_t)size, f), (size_t)size);
+	assert_memory_equal(file + size - 8, "zz_last", 8);
+	assert_int_equal(fseek(f, size - 10, SEEK_SET), 0);
+	assert_int_equal(fwrite("\x40\x00", 1, 2, f), 2);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(cs_symtab_open_saved(path, "key", &u), 0);
+	unlink(path);
+	assert_true(cs_symtab_lookup(u, 0x4004, &s));
+	assert_string_equal(s.name, "zz_last");
+	assert_int_equal(s.name_len, 7);
+	assert_true(cs_symtab_lookup(u, 0x1004, &s));
+	assert_int_equal(s.name_len, 6);
+	assert_true(cs_symtab_lookup(u, 0x2004, &s));
+	assert_int_equal(s.name_len, 8);
+	assert_true(cs_symtab_lookup(u, 0x3004, &s));
+	assert_int_equal(s.name_len, long_len);
+	cs_symtab_free(u);
+	cs_symtab_free(t);
+	free(file);
+	free(long_name);
 }
 
 /* a binary without function symbols (stripped, .dynsym all undefined) is
@@ -594,6 +714,7 @@ int main(void)
 		cmocka_unit_test(sized_symbols_end_at_their_size),
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),
+		cmocka_unit_test(stripped_binaries_carry_their_debuglink),
 		cmocka_unit_test(plt_entries_are_named_for_their_targets),
 		cmocka_unit_test(plt_entries_of_cpp_targets_are_demangled),
 		cmocka_unit_test(non_elf_files_are_refused),
@@ -602,6 +723,7 @@ int main(void)
 		cmocka_unit_test(empty_tables_are_saved_and_opened),
 		cmocka_unit_test(big_tables_answer_as_their_symbols_say),
 		cmocka_unit_test(lookups_copy_what_find_returns),
+		cmocka_unit_test(names_come_with_their_lengths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

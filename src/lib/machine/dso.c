@@ -192,6 +192,7 @@ struct cs_dso *cs_dso_findnew(struct cs_dso_table *t, const char *name,
 		free(d);
 		return NULL;
 	}
+	d->name_len = strlen(d->name);
 	if (build_id_size)
 		memcpy(d->build_id, build_id, build_id_size);
 	d->build_id_size = (uint8_t)build_id_size;
@@ -848,8 +849,17 @@ static bool debuglink_file(struct cs_dso_table *t, const char *name,
 	};
 	uint32_t crc;
 
-	if (cs_elf_debuglink(binary, link, sizeof(link), &crc) ||
-	    !fmt_path(bdir, sizeof(bdir), "%s", binary) ||
+	_Static_assert(sizeof(link) == sizeof(info->debuglink), "link's room");
+	/* info was read from binary: for a stripped one it holds the link */
+	if (info->debuglink_read) {
+		if (!info->debuglink[0])
+			return false;
+		memcpy(link, info->debuglink, sizeof(link));
+		crc = info->debuglink_crc;
+	} else if (cs_elf_debuglink(binary, link, sizeof(link), &crc)) {
+		return false;
+	}
+	if (!fmt_path(bdir, sizeof(bdir), "%s", binary) ||
 	    !fmt_path(rdir, sizeof(rdir), "%s", name) ||
 	    !strrchr(bdir, '/') || !strrchr(rdir, '/'))
 		return false;

@@ -38,6 +38,7 @@ enum cs_dso_status {
 
 struct cs_dso {
 	char *name;			/* recorded path: what outputs show */
+	size_t name_len;		/* strlen(name) */
 	char *found;			/* file symbols were read from, or NULL */
 	bool found_is_copy;		/* our [vdso], copied: removed at free */
 	uint8_t build_id[20];

@@ -762,25 +762,33 @@ static void load_kernel(struct cs_machine *m)
  * kernel's symbols (NULL: none), outside whether addr is outside the
  * kernel's map. */
 static void resolve_in_kernel(struct cs_symtab *tab, bool outside,
-			      uint64_t addr, struct cs_location *loc)
+			      uint64_t addr, struct cs_location *loc,
+			      struct cs_loc_lens *lens)
 {
+	static const char kernel_name[] = "[kernel.kallsyms]";
 	struct cs_sym s;
 
 	loc->kernel = true;
-	loc->dso_name = "[kernel.kallsyms]";
+	loc->dso_name = kernel_name;
+	lens->dso = sizeof(kernel_name) - 1;
 	loc->dso_addr = addr;
 	if (!tab || !cs_symtab_lookup(tab, addr, &s)) {
 		/* outside the kernel's map, an address without a symbol has
 		 * no dso at all, as perf shows it */
-		if (outside)
+		if (outside) {
 			loc->dso_name = NULL;
+			lens->dso = 0;
+		}
 		return;
 	}
 	loc->sym = s.name;
+	lens->sym = s.name_len;
 	loc->sym_start = s.start;
 	loc->sym_offset = addr - s.start;
-	if (s.module)
+	if (s.module) {
 		loc->dso_name = s.module;
+		lens->dso = strlen(s.module);
+	}
 }
 
 /* The KSYMBOL (a BPF program, a trampoline) that holds addr, or NULL. */
@@ -802,7 +810,7 @@ static bool outside_kernel(const struct cs_machine *m, uint64_t addr)
 }
 
 static void resolve_kernel(struct cs_machine *m, uint64_t addr,
-			   struct cs_location *loc)
+			   struct cs_location *loc, struct cs_loc_lens *lens)
 {
 	const struct ksym *k = ksym_at(m, addr);
 
@@ -810,6 +818,7 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 		loc->kernel = true;
 		loc->dso_addr = addr;
 		loc->sym = k->name;
+		lens->sym = lens->dso = strlen(k->name);
 		loc->sym_start = k->addr;
 		loc->sym_offset = addr - k->addr;
 		loc->dso_name = k->name;
@@ -819,17 +828,18 @@ static void resolve_kernel(struct cs_machine *m, uint64_t addr,
 	}
 	if (!m->kernel_tried)
 		load_kernel(m);
-	resolve_in_kernel(m->kernel, outside_kernel(m, addr), addr, loc);
+	resolve_in_kernel(m->kernel, outside_kernel(m, addr), addr, loc, lens);
 }
 
 /* What user address addr's place (binary d, file offset off) shows: its
  * dso, build id, address in the binary and symbol. d is loaded. */
 static void resolve_in_dso(struct cs_dso *d, uint64_t off,
-			   struct cs_location *loc)
+			   struct cs_location *loc, struct cs_loc_lens *lens)
 {
 	struct cs_sym s;
 
 	loc->dso_name = d->name;
+	lens->dso = d->name_len;
 	if (d->build_id_size) {
 		loc->build_id = d->build_id;
 		loc->build_id_size = d->build_id_size;
@@ -842,12 +852,13 @@ static void resolve_in_dso(struct cs_dso *d, uint64_t off,
 	if (d->status != CS_DSO_LOADED || !cs_dso_find_sym(d, loc->dso_addr, &s))
 		return;
 	loc->sym = s.name;
+	lens->sym = s.name_len;
 	loc->sym_start = s.start;
 	loc->sym_offset = loc->dso_addr - s.start;
 }
 
 static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
-			 struct cs_location *loc)
+			 struct cs_location *loc, struct cs_loc_lens *lens)
 {
 	const struct cs_map *map = p ? cs_maps_find(&p->maps, addr) : NULL;
 	struct cs_dso *d;
@@ -859,7 +870,7 @@ static void resolve_user(struct cs_machine *m, struct proc *p, uint64_t addr,
 	loc->map_start = map->start;
 	loc->map_end = map->end;
 	loc->map_pgoff = map->pgoff;
-	resolve_in_dso(d, addr - map->start + map->pgoff, loc);
+	resolve_in_dso(d, addr - map->start + map->pgoff, loc, lens);
 }
 
 static struct cache_ent *cache_slot(struct cs_machine *m, uint64_t space,
@@ -883,6 +894,7 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	bool kernel = cs_machine_is_kernel(cpumode, addr);
 	struct proc *p = NULL;
 	struct cache_ent *c;
+	struct cs_loc_lens lens;
 	uint64_t space;
 
 	if (kernel) {
@@ -899,9 +911,9 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 	}
 	memset(loc, 0, sizeof(loc[0]));
 	if (kernel)
-		resolve_kernel(m, addr, loc);
+		resolve_kernel(m, addr, loc, &lens);
 	else
-		resolve_user(m, p, addr, loc);
+		resolve_user(m, p, addr, loc, &lens);
 	c->space = space;
 	c->addr = addr;
 	c->loc = *loc;
@@ -909,13 +921,18 @@ void cs_machine_resolve(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 
 void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 			     uint8_t cpumode, uint64_t addr,
-			     struct cs_location *loc)
+			     struct cs_location *loc, struct cs_loc_lens *lens)
 {
+	struct cs_loc_lens unwanted;
+
+	if (!lens)
+		lens = &unwanted;
 	memset(loc, 0, sizeof(loc[0]));
+	*lens = (struct cs_loc_lens){ 0 };
 	if (cs_machine_is_kernel(cpumode, addr))
-		resolve_kernel(m, addr, loc);
+		resolve_kernel(m, addr, loc, lens);
 	else
-		resolve_user(m, proc_get(m, pid), addr, loc);
+		resolve_user(m, proc_get(m, pid), addr, loc, lens);
 }
 
 bool cs_machine_user_place(struct cs_machine *m, uint32_t pid, uint64_t addr,
@@ -969,17 +986,28 @@ bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
 }
 
 void cs_machine_kernel_place_resolve(const void *tab, bool outside,
-				     uint64_t addr, struct cs_location *loc)
+				     uint64_t addr, struct cs_location *loc,
+				     struct cs_loc_lens *lens)
 {
+	struct cs_loc_lens unwanted;
+
+	if (!lens)
+		lens = &unwanted;
 	memset(loc, 0, sizeof(loc[0]));
-	resolve_in_kernel((struct cs_symtab *)tab, outside, addr, loc);
+	*lens = (struct cs_loc_lens){ 0 };
+	resolve_in_kernel((struct cs_symtab *)tab, outside, addr, loc, lens);
 }
 
 void cs_machine_place_resolve(const void *bin, uint64_t off,
-			      struct cs_location *loc)
+			      struct cs_location *loc, struct cs_loc_lens *lens)
 {
+	struct cs_loc_lens unwanted;
+
+	if (!lens)
+		lens = &unwanted;
 	memset(loc, 0, sizeof(loc[0]));
-	resolve_in_dso((struct cs_dso *)bin, off, loc);
+	*lens = (struct cs_loc_lens){ 0 };
+	resolve_in_dso((struct cs_dso *)bin, off, loc, lens);
 }
 
 uint64_t cs_machine_user_space(struct cs_machine *m, uint32_t pid)

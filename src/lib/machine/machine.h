@@ -81,12 +81,22 @@ uint64_t cs_machine_kernel_space(const struct cs_machine *m);
 void cs_machine_prefetch(struct cs_machine *m, uint32_t pid, uint8_t cpumode,
 			 uint64_t addr);
 
+/* The lengths of a location's names, as the tables that hold the names
+ * keep them: a caller that copies the names need not measure them first
+ * (for a name it has not read yet, a cache miss that everything after
+ * it waited for). */
+struct cs_loc_lens {
+	size_t sym;			/* strlen(loc->sym); 0 without one */
+	size_t dso;			/* strlen(loc->dso_name); 0 without one */
+};
+
 /* cs_machine_resolve() without its cache, for a caller that caches what
  * it makes of the answer itself (an address it asks about twice is one
- * it could not keep): the cache would only cost a random memory access. */
+ * it could not keep): the cache would only cost a random memory access.
+ * lens (NULL: not wanted) gets the lengths of loc's names. */
 void cs_machine_resolve_once(struct cs_machine *m, uint32_t pid,
 			     uint8_t cpumode, uint64_t addr,
-			     struct cs_location *loc);
+			     struct cs_location *loc, struct cs_loc_lens *lens);
 
 /* Where user address addr of pid lies: the binary mapped there (*bin,
  * shared by every process that maps it, valid while the machine lives)
@@ -114,9 +124,9 @@ void cs_machine_place_load_inlines(struct cs_machine *m, const void *bin);
  * placed. bin must have been loaded (cs_machine_place_load()), and while
  * that thread asks, no other may resolve an address in the same binary
  * (a lookup fills the symbol table's caches). Names live as long as the
- * machine. */
+ * machine; lens (NULL: not wanted) gets their lengths. */
 void cs_machine_place_resolve(const void *bin, uint64_t off,
-			      struct cs_location *loc);
+			      struct cs_location *loc, struct cs_loc_lens *lens);
 
 /* What cs_machine_inlines() gives a user address at (bin, off), under
  * the same rules, once cs_machine_place_load_inlines() made bin ready. */
@@ -136,7 +146,8 @@ bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
  * cs_machine_kernel_place()'s answers, under cs_machine_place_resolve()'s
  * rules: no other thread may resolve kernel addresses meanwhile. */
 void cs_machine_kernel_place_resolve(const void *tab, bool outside,
-				     uint64_t addr, struct cs_location *loc);
+				     uint64_t addr, struct cs_location *loc,
+				     struct cs_loc_lens *lens);
 
 /* For the unwinder: the binary mapped at user address addr of pid at this
  * point of the stream, its file (found on first use, without reading its

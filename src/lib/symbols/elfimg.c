@@ -126,6 +126,8 @@ static void plt_range(Elf *elf, struct cs_elf_info *info)
 	info->plt_end = sh.sh_addr + sh.sh_size;
 }
 
+static int debuglink_of(Elf *elf, char *name, size_t size, uint32_t *crc);
+
 int cs_elf_info_read(const char *path, struct cs_elf_info *info)
 {
 	GElf_Ehdr eh;
@@ -185,6 +187,12 @@ int cs_elf_info_read(const char *path, struct cs_elf_info *info)
 					 ELF_T_NHDR);
 		if (d)
 			note_build_id(d, info);
+	}
+	if (!info->has_symtab) {
+		info->debuglink_read = true;
+		if (debuglink_of(elf, info->debuglink, sizeof(info->debuglink),
+				 &info->debuglink_crc))
+			info->debuglink[0] = '\0';
 	}
 out:
 	elf_end(elf);
@@ -360,19 +368,15 @@ void cs_build_id_hex(const uint8_t *id, size_t size, char *buf)
 	buf[2 * size] = '\0';
 }
 
-int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc)
+/* cs_elf_debuglink() of an open file */
+static int debuglink_of(Elf *elf, char *name, size_t size, uint32_t *crc)
 {
 	Elf_Data *d;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	size_t n;
-	int fd, err;
-	Elf *elf;
+	int err = -ENOENT;
 
-	err = elf_open(path, &fd, &elf);
-	if (err)
-		return err;
-	err = -ENOENT;
 	scn = find_section(elf, ".gnu_debuglink", &sh);
 	d = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
 	/* the name, NUL, padding to 4 bytes, then the CRC */
@@ -393,6 +397,18 @@ int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc)
 			       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 		err = 0;
 	}
+	return err;
+}
+
+int cs_elf_debuglink(const char *path, char *name, size_t size, uint32_t *crc)
+{
+	int fd, err;
+	Elf *elf;
+
+	err = elf_open(path, &fd, &elf);
+	if (err)
+		return err;
+	err = debuglink_of(elf, name, size, crc);
 	elf_end(elf);
 	close(fd);
 	return err;

@@ -26,6 +26,12 @@ struct cs_elf_info {
 	size_t nr_segs;
 	struct cs_elf_seg segs[CS_ELF_MAX_SEGS];	/* executable PT_LOADs first */
 	uint64_t plt_start, plt_end;	/* the PLT entries code calls, or 0, 0 */
+	/* A binary without .symtab has its symbols in a debug file, which
+	 * its .gnu_debuglink may name: read with the rest (debuglink_read)
+	 * for such a binary, that the lookup need not open it again. */
+	bool debuglink_read;
+	char debuglink[256];		/* "": none (cs_elf_debuglink()) */
+	uint32_t debuglink_crc;
 };
 
 /* Sets libelf's version, once for the process (any thread may be the

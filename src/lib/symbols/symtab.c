@@ -27,6 +27,7 @@ struct entry {
 struct shown {
 	uint64_t i;			/* UINT64_MAX: empty */
 	char *dem;			/* NULL: shown as it is */
+	size_t dem_len;
 };
 
 /* a finished symbol but its start, which is searched in an array of its own */
@@ -40,8 +41,15 @@ struct fin_ent {
 struct recent {
 	uint64_t lo, hi;		/* [lo, hi); empty: lo == hi */
 	const char *name;
-	size_t i;
+	uint32_t i, name_len;		/* tables of more symbols keep none */
 };
+
+/* Each string of the pool is its length (LEN_BYTES, native order), its
+ * bytes and a NUL; its offset is that of its bytes. The length comes with
+ * the name's first bytes, in the line they are in: an output that copies
+ * a name need not measure it first (script did, 3% of a run). */
+#define LEN_BYTES 2
+#define LEN_MEASURE 0xffff		/* a longer name's: measured instead */
 
 #define RECENT_BITS 9			/* recent answers, by 4 KiB of address: */
 #define RECENT_BITS_MIN 4		/* fewer for a small table */
@@ -102,6 +110,7 @@ int cs_symtab_reserve(struct cs_symtab *t, size_t nr, size_t bytes)
 		t->ent = e;
 		t->cap = t->nr + nr;
 	}
+	bytes += nr * LEN_BYTES;
 	if (t->pool_len + bytes > t->pool_cap) {
 		char *p;
 
@@ -119,11 +128,14 @@ int cs_symtab_reserve(struct cs_symtab *t, size_t nr, size_t bytes)
 
 static int pool_add(struct cs_symtab *t, const char *s, size_t len, uint32_t *off)
 {
-	if (t->pool_len + len + 1 > t->pool_cap) {
+	uint16_t stored = len < LEN_MEASURE ? (uint16_t)len : LEN_MEASURE;
+	size_t need = t->pool_len + LEN_BYTES + len + 1;
+
+	if (need > t->pool_cap) {
 		size_t cap = t->pool_cap ? t->pool_cap * 2 : 65536;
 		char *p;
 
-		while (cap < t->pool_len + len + 1)
+		while (cap < need)
 			cap *= 2;
 		if (cap > UINT32_MAX)
 			return -ENOMEM;
@@ -133,11 +145,26 @@ static int pool_add(struct cs_symtab *t, const char *s, size_t len, uint32_t *of
 		t->pool = p;
 		t->pool_cap = cap;
 	}
-	memcpy(t->pool + t->pool_len, s, len);
-	t->pool[t->pool_len + len] = '\0';
-	*off = (uint32_t)t->pool_len;
-	t->pool_len += len + 1;
+	memcpy(t->pool + t->pool_len, &stored, LEN_BYTES);
+	memcpy(t->pool + t->pool_len + LEN_BYTES, s, len);
+	t->pool[need - 1] = '\0';
+	*off = (uint32_t)(t->pool_len + LEN_BYTES);
+	t->pool_len = need;
 	return 0;
+}
+
+/* The length of the finished pool's string at off. A saved table's
+ * lengths are checked here, where one is read, not when the table is
+ * opened (most names never are): one that would run past the pool, or
+ * too long to be kept, is measured, up to the pool's last NUL at worst. */
+static size_t pool_strlen(const struct cs_symtab *t, uint32_t off)
+{
+	uint16_t len;
+
+	memcpy(&len, t->pool_view + off - LEN_BYTES, LEN_BYTES);
+	if (len == LEN_MEASURE || len >= t->pool_len - off)
+		return strlen(t->pool_view + off);
+	return len;
 }
 
 static int add(struct cs_symtab *t, uint64_t start, uint64_t size,
@@ -406,15 +433,23 @@ static struct shown *shown_slot(struct shown *tab, size_t cap, uint64_t i)
 	return &tab[k];
 }
 
-/* The name shown for symbol i, whose name in the pool is name: demangled
- * (once) when it is mangled; the mangled one if libiberty cannot
- * demangle it or memory runs out. */
-static const char *shown_name(struct cs_symtab *t, size_t i, const char *name)
+/* The name shown for symbol i, whose name is at off in the pool, and its
+ * length in *len: demangled (once) when it is mangled; the mangled one if
+ * libiberty cannot demangle it or memory runs out. */
+static const char *shown_name(struct cs_symtab *t, size_t i, uint32_t off,
+			      size_t *len)
 {
-	struct shown *e;
+	const char *name = t->pool_view + off;
+	struct shown *e = t->cap_shown ? shown_slot(t->shown, t->cap_shown, i) :
+			  NULL;
 
-	if (t->cap_shown && (e = shown_slot(t->shown, t->cap_shown, i))->i == i)
-		return e->dem ? e->dem : name;
+	if (e && e->i == i && e->dem) {
+		*len = e->dem_len;
+		return e->dem;
+	}
+	*len = pool_strlen(t, off);
+	if (e && e->i == i)
+		return name;
 	if (!((t->mangled && t->mangled[i]) ||
 	      (t->saved_mangled && t->saved_mangled[i])))
 		return name;
@@ -437,18 +472,26 @@ static const char *shown_name(struct cs_symtab *t, size_t i, const char *name)
 	e->i = i;
 	e->dem = cs_demangle(name);
 	t->nr_shown++;
-	return e->dem ? e->dem : name;
+	if (!e->dem)
+		return name;
+	e->dem_len = strlen(e->dem);
+	*len = e->dem_len;
+	return e->dem;
 }
 
-/* The name shown for symbol i. Only a name that starts so can be mangled:
- * for the others the flag (another cache line) is not read. */
-static const char *name_at(struct cs_symtab *t, size_t i)
+/* The name shown for symbol i, and its length in *len. Only a name that
+ * starts so can be mangled: for the others the flag (another cache line)
+ * is not read. */
+static const char *name_at(struct cs_symtab *t, size_t i, size_t *len)
 {
-	const char *name = t->pool_view + t->ends[i].name;
+	uint32_t off = t->ends[i].name;
+	const char *name = t->pool_view + off;
 
-	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R')) {
+		*len = pool_strlen(t, off);
 		return name;
-	return shown_name(t, i, name);
+	}
+	return shown_name(t, i, off, len);
 }
 
 /* Symbol i, made on first use; NULL without memory. */
@@ -466,7 +509,7 @@ static const struct cs_sym *sym_at(struct cs_symtab *t, size_t i)
 	s->start = t->starts[i];
 	s->end = f->end;
 	s->module = f->module == UINT32_MAX ? NULL : t->pool_view + f->module;
-	s->name = name_at(t, i);
+	s->name = name_at(t, i, &s->name_len);
 	return s;
 }
 
@@ -522,14 +565,16 @@ static void buckets_make(struct cs_symtab *t)
 }
 
 /* The index of the symbol containing addr, or SIZE_MAX; *name its name
- * as shown. */
-static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name)
+ * as shown, *len that name's length. */
+static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name,
+			 size_t *len)
 {
 	struct recent *r = recent_slot(t, addr);
 	size_t lo = 0, hi = t->nr_syms, i;
 
 	if (r && addr - r->lo < r->hi - r->lo) {
 		*name = r->name;
+		*len = r->name_len;
 		return r->i;
 	}
 	if (!t->buckets_tried)
@@ -559,13 +604,14 @@ static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name)
 	if (!lo || addr >= t->ends[lo - 1].end)
 		return SIZE_MAX;
 	i = lo - 1;
-	*name = name_at(t, i);
-	if (r) {
+	*name = name_at(t, i, len);
+	if (r && i <= UINT32_MAX && *len <= UINT32_MAX) {
 		r->lo = t->starts[i];
 		r->hi = i + 1 < t->nr_syms && t->starts[i + 1] < t->ends[i].end ?
 			t->starts[i + 1] : t->ends[i].end;
 		r->name = *name;
-		r->i = i;
+		r->i = (uint32_t)i;
+		r->name_len = (uint32_t)*len;
 	}
 	return i;
 }
@@ -573,7 +619,7 @@ static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name)
 const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 {
 	const char *name;
-	size_t i = find_index(t, addr, &name);
+	size_t len, i = find_index(t, addr, &name, &len);
 
 	return i == SIZE_MAX ? NULL : sym_at(t, i);
 }
@@ -581,7 +627,7 @@ const struct cs_sym *cs_symtab_find(struct cs_symtab *t, uint64_t addr)
 bool cs_symtab_lookup(struct cs_symtab *t, uint64_t addr, struct cs_sym *out)
 {
 	const char *name;
-	size_t i = find_index(t, addr, &name);
+	size_t len, i = find_index(t, addr, &name, &len);
 	const struct fin_ent *f;
 
 	if (i == SIZE_MAX)
@@ -590,6 +636,7 @@ bool cs_symtab_lookup(struct cs_symtab *t, uint64_t addr, struct cs_sym *out)
 	out->start = t->starts[i];
 	out->end = f->end;
 	out->name = name;
+	out->name_len = len;
 	out->module = f->module == UINT32_MAX ? NULL : t->pool_view + f->module;
 	return true;
 }
@@ -607,14 +654,16 @@ const struct cs_sym *cs_symtab_at(struct cs_symtab *t, size_t i)
 /* ---- saved tables ------------------------------------------------------- */
 
 /* A finished table as a file: this header, the key (padded to 8 bytes),
- * starts[nr], ends[nr], mangled[nr] (padded to 8), the pool. Native byte
- * order: it is a cache of this machine. */
+ * starts[nr], ends[nr], mangled[nr] (padded to 8), the pool (its strings
+ * with their lengths). Native byte order: it is a cache of this machine.
+ * The magic's digit is the format's version: a file of another version
+ * is not read, and the table is made and saved again. */
 struct saved_head {
 	char magic[8];
 	uint64_t key_len, nr, pool_len;
 };
 
-static const char saved_magic[8] = "CSSYMT1";
+static const char saved_magic[8] = "CSSYMT2";
 
 #define HUGE_TABLE ((size_t)2 << 20)	/* a saved table's size, from which it
 					 * is advised onto huge pages */
@@ -687,8 +736,10 @@ static int saved_view(struct cs_symtab *t, const char *buf, size_t len,
 	for (size_t i = 0; i < h.nr; i++) {
 		const struct fin_ent *f = &t->ends[i];
 
-		if (f->name >= h.pool_len ||
-		    (f->module != UINT32_MAX && f->module >= h.pool_len) ||
+		/* a string's length is before it (pool_strlen()) */
+		if (f->name >= h.pool_len || f->name < LEN_BYTES ||
+		    (f->module != UINT32_MAX &&
+		     (f->module >= h.pool_len || f->module < LEN_BYTES)) ||
 		    f->end < t->starts[i] || (i && t->starts[i] <= t->starts[i - 1]))
 			return -EBADMSG;
 	}

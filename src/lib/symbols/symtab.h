@@ -3,7 +3,7 @@
  * Filled once (from an ELF file or from kallsyms), finished (sorted, aliases
  * at one address reduced to the one perf would show, sizes of unsized
  * symbols closed at the next symbol), then only read. Names live in one
- * string pool owned by the table.
+ * string pool owned by the table, each with its length.
  */
 #ifndef CS_SYMTAB_H
 #define CS_SYMTAB_H
@@ -25,6 +25,8 @@ struct cs_sym {
 	uint64_t end;			/* exclusive */
 	const char *name;		/* owned by the table */
 	const char *module;		/* kallsyms "[module]" name, or NULL */
+	size_t name_len;		/* strlen(name), kept with it: an output
+					 * need not measure a name it copies */
 };
 
 /* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
