@@ -1,25 +1,11 @@
 /* u32map.c - see u32map.h. */
 #include "lib/util/u32map.h"
-#include "lib/util/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT64_MAX
-
-void *cs_u32map_get(const struct cs_u32map *map, uint32_t key)
-{
-	size_t i;
-
-	if (!map->cap)
-		return NULL;
-	for (i = cs_hash_u32(key) & (map->cap - 1); map->ent[i].key != EMPTY;
-	     i = (i + 1) & (map->cap - 1))
-		if (map->ent[i].key == key)
-			return map->ent[i].val;
-	return NULL;
-}
+#define EMPTY CS_U32MAP_EMPTY
 
 /* The slot of key in ent[cap]: its own, or the empty one it would take. */
 static struct cs_u32map_ent *slot_of(struct cs_u32map_ent *ent, size_t cap,

@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/util/hash.h"
+
 struct cs_u32map_ent {
-	uint64_t key;			/* UINT64_MAX: empty */
+	uint64_t key;			/* CS_U32MAP_EMPTY: empty */
 	void *val;
 };
 
@@ -23,8 +25,21 @@ struct cs_u32map {
 	size_t cap, nr;
 };
 
-/* The value of key, or NULL. */
-void *cs_u32map_get(const struct cs_u32map *map, uint32_t key);
+#define CS_U32MAP_EMPTY UINT64_MAX
+
+/* The value of key, or NULL. Inline: the machine asks once a sample. */
+static inline void *cs_u32map_get(const struct cs_u32map *map, uint32_t key)
+{
+	size_t i;
+
+	if (!map->cap)
+		return NULL;
+	for (i = cs_hash_u32(key) & (map->cap - 1);
+	     map->ent[i].key != CS_U32MAP_EMPTY; i = (i + 1) & (map->cap - 1))
+		if (map->ent[i].key == key)
+			return map->ent[i].val;
+	return NULL;
+}
 
 /* Sets key's value (val must not be NULL: NULL means absent). Returns 0,
  * or -ENOMEM with the map unchanged. */
