@@ -211,7 +211,10 @@ int main(int argc, char **argv)
 			return 1;
 	for (int i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);
-	printf("waited sleep_in_nanosleep %.6f\nwaited read_from_pipe %.6f\n"
-	       "waited wait_on_futex %.6f\n", waited[0], waited[1], waited[2]);
+	/* the pid, so that a system-wide profile is read for this process
+	 * alone (another run of this workload may be recorded beside it) */
+	printf("pid %d\nwaited sleep_in_nanosleep %.6f\n"
+	       "waited read_from_pipe %.6f\nwaited wait_on_futex %.6f\n",
+	       (int)getpid(), waited[0], waited[1], waited[2]);
 	return 0;
 }
