@@ -155,14 +155,17 @@ static int pool_add(struct cs_symtab *t, const char *s, size_t len, uint32_t *of
 
 /* The length of the finished pool's string at off. A saved table's
  * lengths are checked here, where one is read, not when the table is
- * opened (most names never are): one that would run past the pool, or
- * too long to be kept, is measured, up to the pool's last NUL at worst. */
+ * opened (most names never are): one that would run past the pool, that
+ * does not end at a NUL, or too long to be kept, is measured, up to the
+ * pool's last NUL at worst. (A NUL inside the length is not looked for:
+ * that would measure every name, which the lengths are there to spare.) */
 static size_t pool_strlen(const struct cs_symtab *t, uint32_t off)
 {
 	uint16_t len;
 
 	memcpy(&len, t->pool_view + off - LEN_BYTES, LEN_BYTES);
-	if (len == LEN_MEASURE || len >= t->pool_len - off)
+	if (len == LEN_MEASURE || len >= t->pool_len - off ||
+	    t->pool_view[off + len] != '\0')
 		return strlen(t->pool_view + off);
 	return len;
 }

@@ -26,7 +26,10 @@ struct cs_sym {
 	const char *name;		/* owned by the table */
 	const char *module;		/* kallsyms "[module]" name, or NULL */
 	size_t name_len;		/* strlen(name), kept with it: an output
-					 * need not measure a name it copies */
+					 * need not measure a name it copies.
+					 * name[name_len] is always its NUL; a
+					 * damaged saved table may hold another
+					 * NUL before it (its bytes, printed) */
 };
 
 /* Returns 0 and an empty table in *out (caller frees), or -ENOMEM. */
