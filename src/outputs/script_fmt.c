@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #define JUDGE_NS (10 * 1000000ull)	/* a look at the threads this often */
 #define JUDGE_POOR 3			/* poor looks in a row: given up */
@@ -20,13 +21,18 @@ int script_fmt_names_start(struct cs_script *sc)
 {
 	struct cs_script *c = sc->fmt->out;
 
-	/* the table is filled as slots are: zero pages until then */
-	c->at_texts = calloc(LC_SLOTS, sizeof(*c->at_texts));
-	c->at_addrs = calloc(LC_SLOTS, sizeof(*c->at_addrs));
-	c->at_arena = malloc(AT_ARENA);
-	if (!c->at_texts || !c->at_addrs || !c->at_arena ||
-	    cs_place_lines_new(&c->at_places))
+	/* the tables, then the arena, in one region (at_texts owns it): the
+	 * tables are looked up at random, at every OP_AT and OP_SLOT, and
+	 * on huge pages (where the kernel gives them) those lookups and
+	 * their prefetches miss no TLB, which on 4 KiB pages took a third
+	 * of this thread's time on profiles of new addresses */
+	c->at_texts = aligned_alloc(HUGE_PAGE, AT_REGION);
+	if (!c->at_texts || cs_place_lines_new(&c->at_places))
 		return -ENOMEM;
+	madvise(c->at_texts, AT_REGION, MADV_HUGEPAGE);
+	c->at_addrs = (struct at_addr *)(c->at_texts + LC_SLOTS);
+	c->at_arena = (char *)(c->at_addrs + LC_SLOTS);
+	memset(c->at_texts, 0, (size_t)(c->at_arena - (char *)c->at_texts));
 	c->at_gen = 1;
 	sc->fmt_names = true;
 	sc->stack_counts = !sc->no_inline;
