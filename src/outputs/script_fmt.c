@@ -291,11 +291,18 @@ static bool at_make(struct cs_script *c, const struct at_addr *a,
 		    struct at_text *t)
 {
 	struct cs_place_line *pl = NULL;
-	struct cs_frame fr = { .kind = CS_FRAME_ADDR, .addr = a->addr };
+	struct cs_frame fr;
 	struct cs_loc_lens lens;
 	struct line_names nm;
 	char *text, *end;
 	size_t bound;
+
+	/* not zeroed whole: at_resolve() clears fr.loc, and a string
+	 * instruction clearing the rest took a third of this function */
+	fr.addr = a->addr;
+	fr.cpumode = 0;
+	fr.kind = CS_FRAME_ADDR;
+	fr.missing = 0;
 
 	if (!a->kernel) {
 		pl = cs_place_lines_slot(c->at_places, a->bin, a->off);
