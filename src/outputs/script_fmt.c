@@ -383,9 +383,11 @@ static void op_prefetch(const struct cs_script *c, const char *p)
 
 	switch (*w & 0xff) {
 	case OP_AT:
-		__builtin_prefetch(cs_place_lines_slot(c->at_places,
-						       (const void *)(uintptr_t)w[2],
-						       w[3]));
+		/* a kernel address has no place slot (at_make()) */
+		if (!(*w & OP_AT_KERNEL))
+			__builtin_prefetch(cs_place_lines_slot(c->at_places,
+							       (const void *)(uintptr_t)w[2],
+							       w[3]));
 		__builtin_prefetch(&c->at_addrs[*w >> 32], 1);
 		/* fall through */
 	case OP_SLOT:
