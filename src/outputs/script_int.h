@@ -515,9 +515,7 @@ static inline char *room(struct cs_script *sc, size_t n)
  * before it is closed. */
 static inline void *op_room(struct cs_script *sc, size_t size)
 {
-	/* an operation between two frames' has no text open: no call */
-	if (sc->text_at != NO_TEXT)
-		script_text_close(sc);
+	script_text_close(sc);
 	if (sc->len + size > OPS_SIZE)
 		script_ops_out(sc);
 	return sc->buf + sc->len;
