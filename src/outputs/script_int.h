@@ -184,8 +184,12 @@ struct def_op {
 					 * or are copied after nm[lines] */
 };
 
+/* Each batch on cache lines of its own: the reading thread counts the
+ * at_ops of the one it fills at every OP_AT and OP_SLOT, while the
+ * formatting thread reads the fields of the one before it at every such
+ * operation - on one line, each count took the line from the other CPU. */
 struct ops {
-	char *buf;			/* OPS_SIZE */
+	_Alignas(64) char *buf;		/* OPS_SIZE */
 	size_t len;
 	bool sync;			/* then write all out, before it is back */
 	uint32_t *at_ops;		/* OPS_SIZE / 8: where its OP_AT and
