@@ -33,13 +33,13 @@ static void usage(FILE *f)
 		"                        unwound from a stack copy (default 127)\n"
 		"      --no-inline       no lines for inlined functions (from DWARF)\n"
 		"  -j, --jobs N          threads: with 2 or more the text is made (the\n"
-		"                        addresses named too) and\n"
-		"                        written on a thread of its own (with 3 or more\n"
-		"                        written on a third), the file is read ahead on\n"
-		"                        another (a compressed one decompressed), and N\n"
-		"                        threads load the symbols of the sampled\n"
-		"                        binaries ahead of their first use; the same\n"
-		"                        bytes (default: the CPUs available)\n"
+		"                        addresses named too) and written on a thread of\n"
+		"                        its own (with 3 or more written on a third, and\n"
+		"                        the file read ahead on a fourth), a compressed\n"
+		"                        file is decompressed ahead, and N threads load\n"
+		"                        the symbols of the sampled binaries ahead of\n"
+		"                        their first use; the same bytes (default: the\n"
+		"                        CPUs available)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -117,10 +117,14 @@ int cmd_script(int argc, char **argv)
 		return 1;
 	}
 	in.jobs = so.jobs;
-	/* the text is made on a second thread (and written on a third), but
-	 * the reading thread has four fifths of the work: the records are
-	 * read ahead beside them from -j 2 on (real profile: -10% wall) */
-	in.output_threads = 0;
+	/* the text is made on a second thread (and written on a third); the
+	 * records are read ahead from -j 3 on. Since addresses are named on
+	 * the formatting thread the two threads are about evenly busy, so at
+	 * -j 2 a reading-ahead thread only takes turns with them, and the
+	 * reading thread decodes records another CPU's cache holds: -j 2 is
+	 * 5-15% faster without it (docs/performance.md, "script on two
+	 * cores, fourth pass") */
+	in.output_threads = 1;
 	/* every sample's stack is resolved, whole (perf's build-id list
 	 * names the binaries of the samples' ips; ours those of whole
 	 * stacks): its binaries may load ahead. Not when -F leaves the stack

@@ -147,9 +147,7 @@ void cs_script_free(struct cs_script *sc)
 	free(sc->heads);
 	free(sc->lines);
 	cs_place_lines_free(sc->places);
-	free(sc->at_texts);
-	free(sc->at_addrs);
-	free(sc->at_arena);
+	free(sc->at_texts);		/* and at_addrs, at_arena */
 	cs_place_lines_free(sc->at_places);
 	free(sc);
 }

@@ -148,6 +148,7 @@ enum { OP_TEXT = 1, OP_HEAD, OP_REF, OP_DEF, OP_COPY, OP_UNK, OP_AT, OP_SLOT,
 #define OP_STACK_USER (1ull << 9)
 #define AT_ARENA (4u << 20)		/* the formatting thread's own text */
 #define AT_AHEAD 16			/* OP_AT and OP_SLOT looked at ahead */
+#define AT_REGION (8u << 20)		/* at_texts, at_addrs, at_arena */
 
 /* What a sample's first line shows of the sample: a struct cs_sample
  * has thirty more fields, which the formatting thread would zero for
@@ -183,8 +184,12 @@ struct def_op {
 					 * or are copied after nm[lines] */
 };
 
+/* Each batch on cache lines of its own: the reading thread counts the
+ * at_ops of the one it fills at every OP_AT and OP_SLOT, while the
+ * formatting thread reads the fields of the one before it at every such
+ * operation - on one line, each count took the line from the other CPU. */
 struct ops {
-	char *buf;			/* OPS_SIZE */
+	_Alignas(64) char *buf;		/* OPS_SIZE */
 	size_t len;
 	bool sync;			/* then write all out, before it is back */
 	uint32_t *at_ops;		/* OPS_SIZE / 8: where its OP_AT and
@@ -305,6 +310,9 @@ struct at_addr {
 	uint64_t off, addr;
 	bool kernel;
 };
+_Static_assert(LC_SLOTS * (sizeof(struct at_text) + sizeof(struct at_addr)) +
+	       AT_ARENA <= AT_REGION && AT_REGION % HUGE_PAGE == 0,
+	       "the formatting thread's tables and arena fill whole huge pages");
 
 /* A sample's first line up to its time, as put_head() last made it for a
  * CPU: the comm, pid and tid need not be measured and formatted again

@@ -74,8 +74,8 @@ for c in "${cmds[@]}"; do
 			"$CS" "$c" -q -j 1 -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS" \
 				"${out[@]}" $v >"$T/one" 2>"$T/one.err" ||
 				{ bad=1; echo "# -j 1 $v on $p failed"; }
-			# script: 2 threads (reading, formatting, the records
-			# read ahead on a third) and 3 (and writing, the same
+			# script: 2 threads (reading, formatting) and 3 (and
+			# writing, the records read ahead on a fourth, the same
 			# formatting: default options only); the others: 2
 			# and 5 (their counting thread, and the records read
 			# ahead)

@@ -55,8 +55,8 @@ for c in report script folded flame pprof speedscope; do
 done
 
 # the records read ahead on a thread of their own: with a core left over
-# after the output's threads (report 3; script's 2 above, with its writer
-# at 3), and inject's -j 2
+# after the output's threads (report 3; script 3, beside its formatting
+# thread and its writer), and inject's -j 2
 for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2" "pprof -j 3" \
 	"speedscope -j 3"; do
 	read -r c j n <<<"$run"
