@@ -165,18 +165,14 @@ static long dso_index(struct cs_dsos *d, const char *path, bool foreign,
 /* The process entry of pid (created when `create`), or NULL. */
 static struct proc *proc_of(struct cs_dsos *d, uint32_t pid, bool create)
 {
-	struct proc *p = cs_u32map_get(&d->procs, pid);
+	struct proc *p;
+	bool created;
 
-	if (p || !create)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	if (cs_u32map_put(&d->procs, pid, p)) {
-		free(p);
-		return NULL;
-	}
+	if (!create)
+		return cs_u32map_get(&d->procs, pid);
+	p = cs_u32map_get_new(&d->procs, pid, sizeof(*p), &created);
+	if (p && created)
+		p->pid = pid;
 	return p;
 }
 

@@ -46,16 +46,14 @@ int cs_waiting_new(uint64_t sample_type, struct cs_waiting **out)
 static struct tid_entry *lookup(struct cs_waiting *w, uint32_t tid, bool create,
 				int *err)
 {
-	struct tid_entry *e = cs_u32map_get(&w->tab, tid);
+	struct tid_entry *e;
+	bool created;
 
-	if (e || !create)
-		return e;
-	e = calloc(1, sizeof(*e));
-	if (!e || cs_u32map_put(&w->tab, tid, e)) {
-		free(e);
+	if (!create)
+		return cs_u32map_get(&w->tab, tid);
+	e = cs_u32map_get_new(&w->tab, tid, sizeof(*e), &created);
+	if (!e)
 		*err = -ENOMEM;
-		return NULL;
-	}
 	return e;
 }
 

@@ -1,7 +1,9 @@
 /* test_u32map.c - ids to pointers: found after the map grows, absent ids
- * absent, every entry visited once, values freed by the caller's function. */
+ * absent, a new value made once, every entry visited once, values freed by
+ * the caller's function. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +53,28 @@ static void put_replaces(void **state)
 	assert_int_equal(map.nr, 1);
 	assert_ptr_equal(cs_u32map_get(&map, 7), &b);
 	cs_u32map_free(&map, NULL);
+}
+
+static void get_new_makes_a_value_once(void **state)
+{
+	struct cs_u32map map = { 0 };
+	bool created;
+	uint64_t *a, *b;
+
+	(void)state;
+	a = cs_u32map_get_new(&map, 42, 64, &created);
+	assert_non_null(a);
+	assert_true(created);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(a[i], 0);	/* zeroed */
+	a[0] = 7;
+	b = cs_u32map_get_new(&map, 42, 64, &created);
+	assert_ptr_equal(a, b);
+	assert_false(created);
+	assert_int_equal(b[0], 7);
+	assert_ptr_equal(cs_u32map_get(&map, 42), a);
+	assert_int_equal(map.nr, 1);
+	cs_u32map_free(&map, free);
 }
 
 static int count_visit(void *val, void *ctx)
@@ -112,6 +136,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(found_after_growing),
 		cmocka_unit_test(put_replaces),
+		cmocka_unit_test(get_new_makes_a_value_once),
 		cmocka_unit_test(each_visits_every_entry_once),
 		cmocka_unit_test(free_frees_values),
 	};

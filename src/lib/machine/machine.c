@@ -236,36 +236,26 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 				     uint32_t tid)
 {
-	struct thread *t = cs_u32map_get(&m->threads, tid);
+	bool created;
+	struct thread *t = cs_u32map_get_new(&m->threads, tid, sizeof(*t),
+					     &created);
 
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->pid = pid;
-	t->tid = tid;
-	if (cs_u32map_put(&m->threads, tid, t)) {
-		free(t);
-		return NULL;
+	if (t && created) {
+		t->pid = pid;
+		t->tid = tid;
 	}
 	return t;
 }
 
 static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 {
-	struct proc *p = cs_u32map_get(&m->procs, pid);
+	bool created;
+	struct proc *p = cs_u32map_get_new(&m->procs, pid, sizeof(*p),
+					   &created);
 
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->maps.space = m->next_space++;
-	if (cs_u32map_put(&m->procs, pid, p)) {
-		free(p);
-		return NULL;
+	if (p && created) {
+		p->pid = pid;
+		p->maps.space = m->next_space++;
 	}
 	return p;
 }

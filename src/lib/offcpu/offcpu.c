@@ -171,18 +171,9 @@ static struct thr *thr_find(struct cs_offcpu *oc, uint32_t tid)
  * switches out again, and its entry keeps its array. */
 static struct thr *thr_get(struct cs_offcpu *oc, uint32_t tid)
 {
-	struct thr *t = thr_find(oc, tid);
+	bool created;
 
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	if (cs_u32map_put(&oc->thr, tid, t)) {
-		free(t);
-		return NULL;
-	}
-	return t;
+	return cs_u32map_get_new(&oc->thr, tid, sizeof(struct thr), &created);
 }
 
 /* ---- delivery ----------------------------------------------------------- */

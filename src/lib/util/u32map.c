@@ -57,6 +57,23 @@ int cs_u32map_put(struct cs_u32map *map, uint32_t key, void *val)
 	return 0;
 }
 
+void *cs_u32map_get_new(struct cs_u32map *map, uint32_t key, size_t size,
+			bool *created)
+{
+	void *val = cs_u32map_get(map, key);
+
+	*created = false;
+	if (val)
+		return val;
+	val = calloc(1, size);
+	if (!val || cs_u32map_put(map, key, val)) {
+		free(val);
+		return NULL;
+	}
+	*created = true;
+	return val;
+}
+
 int cs_u32map_each(const struct cs_u32map *map,
 		   int (*fn)(void *val, void *ctx), void *ctx)
 {

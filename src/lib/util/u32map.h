@@ -9,6 +9,7 @@
 #ifndef CS_U32MAP_H
 #define CS_U32MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,13 @@ static inline void *cs_u32map_get(const struct cs_u32map *map, uint32_t key)
 /* Sets key's value (val must not be NULL: NULL means absent). Returns 0,
  * or -ENOMEM with the map unchanged. */
 int cs_u32map_put(struct cs_u32map *map, uint32_t key, void *val);
+
+/* The value of key; when there is none, a new one of size bytes, zeroed,
+ * put in its place (*created set, for the caller to fill in; it is the
+ * caller's, as every value is). NULL when out of memory, the map as it
+ * was. */
+void *cs_u32map_get_new(struct cs_u32map *map, uint32_t key, size_t size,
+			bool *created);
 
 /* Calls fn(value, ctx) for every entry, in the slots' order (which
  * depends on the keys and the map's size only); stops at the first
