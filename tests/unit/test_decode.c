@@ -16,6 +16,7 @@
 #include "abi/perf_abi.h"
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
+#include "lib/read/fields.h"
 #include "lib/util/errbuf.h"
 
 #define ALL_SAMPLE_BITS (CS_SAMPLE_MAX - 1)
@@ -1179,6 +1180,26 @@ static void assert_head(const struct cs_event *ev, uint64_t st, uint64_t time)
 	assert_memory_equal(&ev->id, &want, sizeof(want));
 }
 
+/* The decoder's head table (fields.h) has the bits and the bytes its
+ * checks assume: a bit missing from CS_SAMPLE_HEAD_BITS would send a
+ * field of the head to the variable part's checks, which do not read it;
+ * a head longer than CS_SAMPLE_HEAD_MAX would be read past a short body. */
+static void head_table_has_the_bits_and_bytes_the_checks_assume(void **state)
+{
+	uint64_t bits = 0;
+	size_t bytes = 0;
+
+	(void)state;
+	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
+		bits |= cs_sample_head[i].bit;
+		bytes += cs_sample_head[i].size;
+	}
+	assert_int_equal(bits, CS_SAMPLE_HEAD_BITS);
+	assert_int_equal(bytes, CS_SAMPLE_HEAD_MAX);
+	for (size_t i = 0; i < CS_TRAILER_NR; i++)
+		assert_true(cs_trailer[i].bit & CS_SAMPLE_HEAD_BITS);
+}
+
 /* Every one of the 512 sample heads is read alike by each way a sample is
  * decoded: the quick path (straight-line code for perf record -g's
  * layouts, the table walked for the rest), a sample filed by its wait key
@@ -1302,6 +1323,7 @@ int main(void)
 		cmocka_unit_test(usual_layouts_decode_as_the_general_decoder_does),
 		cmocka_unit_test(every_trailer_layout_is_read_alike_on_both_paths),
 		cmocka_unit_test(every_sample_head_layout_is_read_alike_on_every_path),
+		cmocka_unit_test(head_table_has_the_bits_and_bytes_the_checks_assume),
 		cmocka_unit_test_setup_teardown(decoded_again_is_decoded_afresh,
 						setup_ids_and_chain, teardown),
 	};

@@ -10,11 +10,12 @@
  * cpu and a reserved u32.
  *
  * evlist.c works out each event's layout from these tables (where a
- * sample's time, tid and id sit, how far from a record's end each trailer
- * field is); decode.c reads a sample's head by walking the table, unrolled
- * and folded at compile time for the layouts it spells out, and names the
- * field a short record runs out at from it. Not for use outside
- * src/lib/read.
+ * sample's time, tid and id sit, the sizes of the head and the trailer,
+ * how far from a record's end the trailer's time and id are); decode.c
+ * reads a sample's head and a trailer by walking them, unrolled and, for
+ * the layouts it spells out, folded at compile time, and names the field
+ * a short sample ends in from the head's table. Not for use outside
+ * src/lib/read (and its tests).
  */
 #ifndef CS_FIELDS_H
 #define CS_FIELDS_H
