@@ -16,6 +16,7 @@
 #include "abi/perf_abi.h"
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
+#include "lib/read/fields.h"
 #include "lib/util/errbuf.h"
 
 #define ALL_SAMPLE_BITS (CS_SAMPLE_MAX - 1)
@@ -944,6 +945,348 @@ static void usual_layouts_decode_as_the_general_decoder_does(void **state)
 	}
 }
 
+/* ---- every layout of the id fields, on every path ---- */
+
+/* The ABI's orders, written here apart from the decoder's own (fields.h),
+ * with the word each field's message names when a record ends in it. */
+static const struct { uint64_t bit; const char *name; } head_order[] = {
+	{ CS_SAMPLE_IDENTIFIER, "identifier" }, { CS_SAMPLE_IP, "ip" },
+	{ CS_SAMPLE_TID, "pid" }, { CS_SAMPLE_TIME, "time" },
+	{ CS_SAMPLE_ADDR, "addr" }, { CS_SAMPLE_ID, "id" },
+	{ CS_SAMPLE_STREAM_ID, "stream id" }, { CS_SAMPLE_CPU, "cpu" },
+	{ CS_SAMPLE_PERIOD, "period" },
+};
+static const uint64_t trailer_order[] = {
+	CS_SAMPLE_TID, CS_SAMPLE_TIME, CS_SAMPLE_ID, CS_SAMPLE_STREAM_ID,
+	CS_SAMPLE_CPU, CS_SAMPLE_IDENTIFIER,
+};
+
+/* ID and IDENTIFIER differ, so that which one a decoder keeps shows. */
+#define V_PID		40
+#define V_TID		41
+#define V_ID		7
+#define V_IDENT		6
+#define V_STREAM	9
+#define V_CPU		3
+
+/* Bits of order (nr of them) that mask's bits pick. */
+static uint64_t pick(const uint64_t *order, size_t stride, size_t nr,
+		     unsigned int mask)
+{
+	uint64_t st = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (mask & (1u << i))
+			st |= *(const uint64_t *)(const void *)
+			      ((const char *)order + i * stride);
+	return st;
+}
+
+/* Two events of sample_type st: the first has id V_ID, the second
+ * V_IDENT, so that the event a record is filed under says which of its
+ * fields named it. */
+static struct cs_evlist *two_events(uint64_t st)
+{
+	struct cs_evlist *l;
+	struct cs_perf_attr a;
+	uint64_t id = V_ID, ident = V_IDENT;
+
+	memset(&a, 0, sizeof(a));
+	a.size = CS_PERF_ATTR_SIZE_VER7;
+	a.type = CS_PERF_TYPE_SOFTWARE;
+	a.sample_type = st;
+	a.flags = CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_DEFER_CALLCHAIN;
+	assert_int_equal(cs_evlist_new(&l), 0);
+	assert_int_equal(cs_evlist_add(l, &a, NULL, &id, 1), 0);
+	assert_int_equal(cs_evlist_add(l, &a, NULL, &ident, 1), 0);
+	return l;
+}
+
+static void put_trailer(struct rb *b, uint64_t st, uint64_t time)
+{
+	if (st & CS_SAMPLE_TID)
+		pair(b, V_PID, V_TID);
+	if (st & CS_SAMPLE_TIME)
+		put(b, time);
+	if (st & CS_SAMPLE_ID)
+		put(b, V_ID);
+	if (st & CS_SAMPLE_STREAM_ID)
+		put(b, V_STREAM);
+	if (st & CS_SAMPLE_CPU)
+		pair(b, V_CPU, 0);
+	if (st & CS_SAMPLE_IDENTIFIER)
+		put(b, V_IDENT);
+}
+
+/* The ids a record of st carries. The id: a trailer's is its last field
+ * (IDENTIFIER over ID), a sample's too (ID, after IDENTIFIER). */
+static struct cs_sample_id want_ids(uint64_t st, uint64_t time, bool trailer)
+{
+	struct cs_sample_id w;
+
+	memset(&w, 0, sizeof(w));
+	if (st & CS_SAMPLE_TID) {
+		w.pid = V_PID;
+		w.tid = V_TID;
+	}
+	if (st & CS_SAMPLE_TIME)
+		w.time = time;
+	if (st & (trailer ? CS_SAMPLE_IDENTIFIER : CS_SAMPLE_ID))
+		w.id = trailer ? V_IDENT : V_ID;
+	else if (st & (CS_SAMPLE_ID | CS_SAMPLE_IDENTIFIER))
+		w.id = trailer ? V_ID : V_IDENT;
+	if (st & CS_SAMPLE_STREAM_ID)
+		w.stream_id = V_STREAM;
+	if (st & CS_SAMPLE_CPU)
+		w.cpu = V_CPU;
+	return w;
+}
+
+/* The event perf files a record of st under: the one IDENTIFIER names
+ * when there is one (it sits at the same place whatever the event), else
+ * ID's, else the first. */
+static unsigned int want_event(uint64_t st)
+{
+	return (st & CS_SAMPLE_IDENTIFIER) ? 1 : 0;
+}
+
+/* Every one of the 64 trailers gives the same ids, time and event on the
+ * quick path (a usual CALLCHAIN_DEFERRED record) and the general one (an
+ * EXIT record), each field where the ABI puts it; a record too short for
+ * its trailer says so. */
+static void every_trailer_layout_is_read_alike_on_both_paths(void **state)
+{
+	(void)state;
+	for (unsigned int mask = 0; mask < 64; mask++) {
+		uint64_t st = pick(trailer_order, sizeof(trailer_order[0]), 6, mask);
+		uint64_t time = 5000 + mask;
+		struct cs_sample_id want = want_ids(st, time, true);
+		struct cs_evlist *l = two_events(st);
+		struct cs_errbuf eb = { 0 };
+		struct cs_event deferred, exited;
+		size_t dsize, esize, tsize;
+		struct rb d, e;
+
+		rb_start(&d, CS_RECORD_CALLCHAIN_DEFERRED, CS_MISC_USER);
+		put(&d, 0xc00c1e);
+		put(&d, 2);
+		put(&d, 0x7f0000001000ULL);
+		put(&d, 0x7f0000002000ULL);
+		put_trailer(&d, st, time);
+		dsize = rb_end(&d);
+		tsize = dsize - 40;
+		rb_start(&e, CS_RECORD_EXIT, 0);
+		pair(&e, 100, 1);
+		pair(&e, 101, 1);
+		put(&e, 4000);
+		put_trailer(&e, st, time);
+		esize = rb_end(&e);
+
+		memset(&deferred, 0xa5, sizeof(deferred));
+		memset(&exited, 0x5a, sizeof(exited));
+		assert_int_equal(cs_decode(l, d.w, dsize, 0x40, "t", &deferred, &eb), 0);
+		assert_int_equal(cs_decode(l, e.w, esize, 0x40, "t", &exited, &eb), 0);
+		assert_int_equal(deferred.deferred.nr, 2);
+		assert_int_equal(exited.fork.time, 4000);
+		for (int i = 0; i < 2; i++) {
+			const struct cs_event *ev = i ? &exited : &deferred;
+			const void *rec = i ? (const void *)e.w : (const void *)d.w;
+
+			assert_int_equal(ev->has_id, st != 0);
+			assert_memory_equal(&ev->id, &want, sizeof(want));
+			assert_ptr_equal(ev->evsel, cs_evlist_get(l, want_event(st)));
+			assert_int_equal(cs_evlist_record_time(l, rec, i ? esize : dsize),
+					 (st & CS_SAMPLE_TIME) ? time : CS_NO_TIME);
+		}
+		/* the header and all but the trailer's last 8 bytes */
+		if (tsize) {
+			rb_resize(&e, tsize);
+			cs_error_clear(&eb);
+			assert_int_equal(cs_decode(l, e.w, tsize, 0x40, "t", &exited,
+						   &eb), -EBADMSG);
+			assert_string_equal(eb.msg, "t: EXIT record at offset 0x40: "
+					    "too short for its sample_id trailer");
+		}
+		cs_evlist_free(l);
+	}
+}
+
+/* A sample of st: its head fields in the ABI's order, then a callchain of
+ * nr entries (the last two [USER_DEFERRED, cookie] when nr >= 2). */
+static size_t head_sample(struct rb *b, uint64_t st, uint64_t time, int nr)
+{
+	rb_start(b, CS_RECORD_SAMPLE, CS_MISC_KERNEL);
+	if (st & CS_SAMPLE_IDENTIFIER)
+		put(b, V_IDENT);
+	if (st & CS_SAMPLE_IP)
+		put(b, 0xffffffff81000000ULL);
+	if (st & CS_SAMPLE_TID)
+		pair(b, V_PID, V_TID);
+	if (st & CS_SAMPLE_TIME)
+		put(b, time);
+	if (st & CS_SAMPLE_ADDR)
+		put(b, 0x5000);
+	if (st & CS_SAMPLE_ID)
+		put(b, V_ID);
+	if (st & CS_SAMPLE_STREAM_ID)
+		put(b, V_STREAM);
+	if (st & CS_SAMPLE_CPU)
+		pair(b, V_CPU, 0);
+	if (st & CS_SAMPLE_PERIOD)
+		put(b, 4000);
+	put(b, (uint64_t)nr);
+	for (int i = 0; i < nr - 2; i++)
+		put(b, 0xffffffff81000100ULL + (uint64_t)i);
+	if (nr >= 2) {
+		put(b, CS_CONTEXT_USER_DEFERRED);
+		put(b, 0xc00c1e);
+	}
+	return rb_end(b);
+}
+
+/* What a record of st that ends left bytes into its head names. */
+static const char *want_cut(uint64_t st, size_t left)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < sizeof(head_order) / sizeof(head_order[0]); i++) {
+		if (!(st & head_order[i].bit))
+			continue;
+		if (head_order[i].bit == CS_SAMPLE_TID && left >= at + 4 &&
+		    left < at + 8)
+			return "tid";
+		if (left < at + 8)
+			return head_order[i].name;
+		at += 8;
+	}
+	return NULL;
+}
+
+static void assert_head(const struct cs_event *ev, uint64_t st, uint64_t time)
+{
+	struct cs_sample_id want = want_ids(st, time, false);
+	const struct cs_sample *s = &ev->sample;
+
+	assert_int_equal(s->ip, (st & CS_SAMPLE_IP) ? 0xffffffff81000000ULL : 0);
+	assert_int_equal(s->pid, want.pid);
+	assert_int_equal(s->tid, want.tid);
+	assert_int_equal(s->time, want.time);
+	assert_int_equal(s->addr, (st & CS_SAMPLE_ADDR) ? 0x5000 : 0);
+	assert_int_equal(s->id, want.id);
+	assert_int_equal(s->stream_id, want.stream_id);
+	assert_int_equal(s->cpu, want.cpu);
+	assert_int_equal(s->period, (st & CS_SAMPLE_PERIOD) ? 4000 : 0);
+	assert_true(ev->has_id);
+	assert_memory_equal(&ev->id, &want, sizeof(want));
+}
+
+/* The decoder's head table (fields.h) has the bits and the bytes its
+ * checks assume: a bit missing from CS_SAMPLE_HEAD_BITS would send a
+ * field of the head to the variable part's checks, which do not read it;
+ * a head longer than CS_SAMPLE_HEAD_MAX would be read past a short body. */
+static void head_table_has_the_bits_and_bytes_the_checks_assume(void **state)
+{
+	uint64_t bits = 0;
+	size_t bytes = 0;
+
+	(void)state;
+	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
+		bits |= cs_sample_head[i].bit;
+		bytes += cs_sample_head[i].size;
+	}
+	assert_int_equal(bits, CS_SAMPLE_HEAD_BITS);
+	assert_int_equal(bytes, CS_SAMPLE_HEAD_MAX);
+	for (size_t i = 0; i < CS_TRAILER_NR; i++)
+		assert_true(cs_trailer[i].bit & CS_SAMPLE_HEAD_BITS);
+}
+
+/* Every one of the 512 sample heads is read alike by each way a sample is
+ * decoded: the quick path (straight-line code for perf record -g's
+ * layouts, the table walked for the rest), a sample filed by its wait key
+ * and decoded again, the general decoder with its body long or short
+ * (under 72 bytes: measured first), and cs_decode_sample(); the event it
+ * is filed under, its time and its wait key come from where the ABI puts
+ * them; a record that ends inside its head names the field it ends in. */
+static void every_sample_head_layout_is_read_alike_on_every_path(void **state)
+{
+	(void)state;
+	for (unsigned int mask = 0; mask < 512; mask++) {
+		uint64_t st = pick(&head_order[0].bit, sizeof(head_order[0]), 9,
+				   mask) | CS_SAMPLE_CALLCHAIN;
+		uint64_t time = 9000 + mask;
+		size_t head = 8 * (size_t)__builtin_popcount(mask);
+		struct cs_evlist *l = two_events(st);
+		struct cs_evlist *lg = two_events(st | CS_SAMPLE_WEIGHT);
+		struct cs_errbuf eb = { 0 };
+
+		for (int nr = 0; nr <= 8; nr += 8) {
+			struct cs_event quick, general, filed;
+			struct cs_sample alone;
+			struct cs_wait_key k;
+			struct rb b, g;
+			size_t size, gsize;
+
+			size = head_sample(&b, st, time, nr);
+			g = b;
+			put(&g, 0);			/* WEIGHT */
+			gsize = rb_end(&g);
+			memset(&quick, 0xa5, sizeof(quick));
+			memset(&general, 0x5a, sizeof(general));
+			assert_int_equal(cs_decode(l, b.w, size, 0x100, "t", &quick,
+						   &eb), 0);
+			assert_int_equal(cs_decode(lg, g.w, gsize, 0x100, "t", &general,
+						   &eb), 0);
+			assert_int_equal(cs_decode_sample(cs_evsel_attr(
+					 cs_evlist_get(l, 0)), b.w, size, &alone), 0);
+			assert_head(&quick, st, time);
+			assert_head(&general, st, time);
+			assert_memory_equal(&alone, &quick.sample, sizeof(alone));
+			assert_int_equal(quick.sample.callchain_nr, nr);
+			assert_ptr_equal(quick.sample.callchain, &b.w[2 + head / 8]);
+			assert_ptr_equal(quick.evsel, cs_evlist_get(l, want_event(st)));
+			assert_ptr_equal(general.evsel, cs_evlist_get(lg, want_event(st)));
+			assert_int_equal(cs_evlist_record_time(l, b.w, size),
+					 (st & CS_SAMPLE_TIME) ? time : CS_NO_TIME);
+			if (!nr)
+				continue;
+			/* the chain ends in a deferred user part: it waits */
+			assert_int_equal(cs_decode_or_wait(l, b.w, size, 0x100, "t",
+							   &filed, &k, &eb), 1);
+			assert_int_equal(k.tid, (st & CS_SAMPLE_TID) ? V_TID : 0);
+			assert_int_equal(k.time, (st & CS_SAMPLE_TIME) ? time : 0);
+			assert_int_equal(k.cookie, 0xc00c1e);
+			memset(&filed, 0, sizeof(filed));
+			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100, &filed), 0);
+			assert_memory_equal(&filed, &quick, sizeof(quick));
+		}
+		cs_evlist_free(l);
+		cs_evlist_free(lg);
+
+		/* cut inside the head: one event, so that it is found whatever
+		 * the cut leaves of its id */
+		{
+			void *fix;
+			struct rb b;
+			struct cs_event ev;
+			char want[64];
+
+			one_event(&fix, st, 0);
+			l = ((struct fix *)fix)->l;
+			head_sample(&b, st, time, 0);
+			for (size_t left = 0; left < head; left += 4) {
+				rb_resize(&b, 8 + left);
+				cs_error_clear(&eb);
+				assert_int_equal(cs_decode(l, b.w, 8 + left, 0x100, "t",
+							   &ev, &eb), -EBADMSG);
+				snprintf(want, sizeof(want), "t: SAMPLE record at "
+					 "offset 0x100: %s", want_cut(st, left));
+				assert_string_equal(eb.msg, want);
+			}
+			cs_evlist_free(l);
+		}
+	}
+}
+
 static int setup_ids_and_chain(void **state)
 {
 	return one_event(state, (WIDE & ~CS_SAMPLE_STREAM_ID) | CS_SAMPLE_CALLCHAIN, 0);
@@ -978,6 +1321,9 @@ int main(void)
 						setup_ids_and_chain, teardown),
 		cmocka_unit_test_setup_teardown(sample_decodes_through_its_evsel, setup_wide, teardown),
 		cmocka_unit_test(usual_layouts_decode_as_the_general_decoder_does),
+		cmocka_unit_test(every_trailer_layout_is_read_alike_on_both_paths),
+		cmocka_unit_test(every_sample_head_layout_is_read_alike_on_every_path),
+		cmocka_unit_test(head_table_has_the_bits_and_bytes_the_checks_assume),
 		cmocka_unit_test_setup_teardown(decoded_again_is_decoded_afresh,
 						setup_ids_and_chain, teardown),
 	};

@@ -4,10 +4,14 @@
  * hostile length can only produce -EBADMSG with a reason, never a read past
  * the record. Arrays are handed out as pointers into the record: records
  * are 8-byte aligned (the reader guarantees it) and so are u64 arrays.
+ * The fixed-size fields (a sample's head, the sample_id trailer) are
+ * checked whole and read by fields.h's tables, the one place their order
+ * is written.
  */
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
 #include "lib/read/evlist_int.h"
+#include "lib/read/fields.h"
 #include "lib/read/bytes.h"
 #include "lib/util/errbuf.h"
 
@@ -141,55 +145,49 @@ static uint64_t read_values(uint64_t rf, struct cur *c)
 	return (uint64_t)(c->p - start) / 8;
 }
 
-/* The fixed-size fields that open a sample body: at most nine u64s. */
-#define FIXED_BITS (CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID | \
-		    CS_SAMPLE_TIME | CS_SAMPLE_ADDR | CS_SAMPLE_ID | \
-		    CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD)
-#define FIXED_MAX	(9 * 8)
+#define FIXED_BITS	CS_SAMPLE_HEAD_BITS
+#define FIXED_MAX	CS_SAMPLE_HEAD_MAX
 
-/* The fixed fields when the body holds FIXED_MAX bytes, so that none of
- * them can run past it whichever are present: no check per field. */
-static inline void fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s,
-				struct cs_sample_id *id)
+/* v into the field of *s at sample_at (-1: none) and the one of *id that
+ * idf names (CS_ID_NONE: none). */
+static inline __attribute__((always_inline)) void
+put_field(struct cs_sample *s, int sample_at, struct cs_sample_id *id,
+	  unsigned int idf, unsigned int size, const uint8_t *p)
+{
+	if (size == 8) {
+		uint64_t v = cs_ld64(p);
+
+		if (sample_at >= 0)
+			*(uint64_t *)(void *)((char *)s + sample_at) = v;
+		if (idf != CS_ID_NONE)
+			*(uint64_t *)(void *)((char *)id + cs_id_at[idf]) = v;
+	} else {
+		uint32_t v = cs_ld32(p);
+
+		if (sample_at >= 0)
+			*(uint32_t *)(void *)((char *)s + sample_at) = v;
+		if (idf != CS_ID_NONE)
+			*(uint32_t *)(void *)((char *)id + cs_id_at[idf]) = v;
+	}
+}
+
+/* The fixed fields (fields.h's cs_sample_head) when the body is known to
+ * hold all that st selects: no check per field. Unrolled, so that for an
+ * st known at compile time each field is a plain load and store. */
+static inline __attribute__((always_inline)) void
+fixed_fields(uint64_t st, struct cur *c, struct cs_sample *s,
+	     struct cs_sample_id *id)
 {
 	const uint8_t *p = c->p;
 
-	if (st & CS_SAMPLE_IDENTIFIER) {
-		s->id = id->id = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_IP) {
-		s->ip = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_TID) {
-		s->pid = id->pid = cs_ld32(p);
-		s->tid = id->tid = cs_ld32(p + 4);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_TIME) {
-		s->time = id->time = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_ADDR) {
-		s->addr = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_ID) {
-		s->id = id->id = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_STREAM_ID) {
-		s->stream_id = id->stream_id = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_CPU) {
-		s->cpu = id->cpu = cs_ld32(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_PERIOD) {
-		s->period = cs_ld64(p);
-		p += 8;
+#pragma GCC unroll 16
+	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
+		const struct cs_field *f = &cs_sample_head[i];
+
+		if (!(st & f->bit))
+			continue;
+		put_field(s, f->sample_at, id, f->id, f->size, p);
+		p += f->size;
 	}
 	c->p = p;
 }
@@ -235,39 +233,15 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 {
 	uint64_t st = attr->sample_type;
 
-	if ((size_t)(c->end - c->p) >= FIXED_MAX) {
-		fixed_fields(st, c, s, id);
-		goto variable;
+	/* a body of FIXED_MAX bytes holds the fixed fields whichever are
+	 * there; a shorter one is measured, and the field it ends in named */
+	if ((size_t)(c->end - c->p) < FIXED_MAX) {
+		c->why = cs_fields_cut(cs_sample_head, CS_SAMPLE_HEAD_NR, st,
+				       (size_t)(c->end - c->p));
+		if (c->why)
+			return -EBADMSG;
 	}
-	if (st & CS_SAMPLE_IDENTIFIER)
-		s->id = u64(c, "identifier");
-	if (st & CS_SAMPLE_IP)
-		s->ip = u64(c, "ip");
-	if (st & CS_SAMPLE_TID) {
-		s->pid = u32(c, "pid");
-		s->tid = u32(c, "tid");
-	}
-	if (st & CS_SAMPLE_TIME)
-		s->time = u64(c, "time");
-	if (st & CS_SAMPLE_ADDR)
-		s->addr = u64(c, "addr");
-	if (st & CS_SAMPLE_ID)
-		s->id = u64(c, "id");
-	if (st & CS_SAMPLE_STREAM_ID)
-		s->stream_id = u64(c, "stream id");
-	if (st & CS_SAMPLE_CPU) {
-		s->cpu = u32(c, "cpu");
-		u32(c, "cpu");
-	}
-	if (st & CS_SAMPLE_PERIOD)
-		s->period = u64(c, "period");
-	id->pid = s->pid;
-	id->tid = s->tid;
-	id->time = s->time;
-	id->id = s->id;
-	id->stream_id = s->stream_id;
-	id->cpu = s->cpu;
-variable:
+	fixed_fields(st, c, s, id);
 	if (st & CS_SAMPLE_READ) {
 		const uint8_t *at = c->p;
 
@@ -396,25 +370,20 @@ int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 	return decode_sample(attr, rec, size, out, &id, &why);
 }
 
-/* The sample_id trailer: the same fields a sample would carry, in order. */
-static void trailer(uint64_t st, struct cur *c, struct cs_sample_id *id)
+/* The sample_id trailer (fields.h's cs_trailer) of sample_type st at p,
+ * known to hold the trailer_size bytes st gives: no check per field. */
+static inline __attribute__((always_inline)) void
+trailer_fields(uint64_t st, const uint8_t *p, struct cs_sample_id *id)
 {
-	if (st & CS_SAMPLE_TID) {
-		id->pid = u32(c, "trailer pid");
-		id->tid = u32(c, "trailer tid");
+#pragma GCC unroll 16
+	for (size_t i = 0; i < CS_TRAILER_NR; i++) {
+		const struct cs_field *f = &cs_trailer[i];
+
+		if (!(st & f->bit))
+			continue;
+		put_field(NULL, -1, id, f->id, f->size, p);
+		p += f->size;
 	}
-	if (st & CS_SAMPLE_TIME)
-		id->time = u64(c, "trailer time");
-	if (st & CS_SAMPLE_ID)
-		id->id = u64(c, "trailer id");
-	if (st & CS_SAMPLE_STREAM_ID)
-		id->stream_id = u64(c, "trailer stream id");
-	if (st & CS_SAMPLE_CPU) {
-		id->cpu = u32(c, "trailer cpu");
-		u32(c, "trailer cpu");
-	}
-	if (st & CS_SAMPLE_IDENTIFIER)
-		id->id = u64(c, "trailer identifier");
 }
 
 static const char *const type_names[] = {
@@ -677,20 +646,19 @@ decode_record(const struct cs_evlist *l, const void *rec, size_t size,
 			why = "too short for its sample_id trailer";
 			goto bad;
 		}
+		/* the trailer is tsize bytes, all there: its fields are read
+		 * without a check each, as on the quick path */
 		c.end = b + size - tsize;
 		if (lay && tsize) {
-			struct cur t = { c.end, b + size, NULL };
-
-			trailer(lay->sample_type, &t, &ev->id);
+			trailer_fields(lay->sample_type, c.end, &ev->id);
 			ev->has_id = true;
 		} else if (tsize) {
 			/* the kernel writes only ids of the file's events; perf's
 			 * own records say 0. Another id is a damaged record, or
 			 * a damaged ids section that lost the event */
 			struct cs_sample_id id = { 0 };
-			struct cur t = { c.end, b + size, NULL };
 
-			trailer(cs_evsel_layout(first)->sample_type, &t, &id);
+			trailer_fields(cs_evsel_layout(first)->sample_type, c.end, &id);
 			if (id.id) {
 				why = "its sample id names no event of the file";
 				goto bad;
@@ -752,36 +720,6 @@ fill_usual(const struct cs_evsel_layout *lay, const struct cs_evsel *evsel,
 	ev->bytes = rec;
 	ev->evsel = evsel;
 	ev->has_id = true;
-}
-
-/* trailer() of a trailer known to hold its fields (its event's
- * trailer_size bytes at p): no check per field. */
-static inline void trailer_fields(uint64_t st, const uint8_t *p,
-				  struct cs_sample_id *id)
-{
-	if (st & CS_SAMPLE_TID) {
-		id->pid = cs_ld32(p);
-		id->tid = cs_ld32(p + 4);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_TIME) {
-		id->time = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_ID) {
-		id->id = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_STREAM_ID) {
-		id->stream_id = cs_ld64(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_CPU) {
-		id->cpu = cs_ld32(p);
-		p += 8;
-	}
-	if (st & CS_SAMPLE_IDENTIFIER)
-		id->id = cs_ld64(p);
 }
 
 /*

@@ -1,15 +1,13 @@
 /* evlist.c - events of a profile, their ids, and the id/time layout. */
 #include "lib/read/evlist.h"
 #include "lib/read/evlist_int.h"
+#include "lib/read/fields.h"
 #include "lib/read/bytes.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define TRAILER_BITS (CS_SAMPLE_TID | CS_SAMPLE_TIME | CS_SAMPLE_ID | \
-		      CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_IDENTIFIER)
 
 const struct cs_perf_attr *cs_evsel_attr(const struct cs_evsel *e)
 {
@@ -20,7 +18,7 @@ size_t cs_attr_trailer_size(const struct cs_perf_attr *attr)
 {
 	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL))
 		return 0;
-	return (size_t)__builtin_popcountll(attr->sample_type & TRAILER_BITS) * 8;
+	return cs_fields_size(cs_trailer, CS_TRAILER_NR, attr->sample_type);
 }
 
 void cs_attr_copy(struct cs_perf_attr *out, const struct cs_perf_attr *attr)
@@ -33,27 +31,56 @@ void cs_attr_copy(struct cs_perf_attr *out, const struct cs_perf_attr *attr)
 	memcpy(out, attr, n);
 }
 
+/* u64 index in a sample of the first field bit puts there, or -1. */
+static int sample_pos(uint64_t st, uint64_t bit)
+{
+	size_t at = 0;
+
+	if (!(st & bit))
+		return -1;
+	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
+		if (cs_sample_head[i].bit == bit)
+			break;
+		if (st & cs_sample_head[i].bit)
+			at += cs_sample_head[i].size;
+	}
+	return (int)(at / 8);
+}
+
+/* Where a sample names its event: IDENTIFIER, at a place that is the same
+ * whatever the event, when there is one, else ID; -1 for neither. */
 static int sample_id_pos(uint64_t st)
 {
 	if (st & CS_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & CS_SAMPLE_ID))
-		return -1;
-	return __builtin_popcountll(st & (CS_SAMPLE_IP | CS_SAMPLE_TID |
-					  CS_SAMPLE_TIME | CS_SAMPLE_ADDR));
+		return sample_pos(st, CS_SAMPLE_IDENTIFIER);
+	return sample_pos(st, CS_SAMPLE_ID);
 }
 
-static size_t trailer_id_back(uint64_t st, int id_all)
+/* Bytes from a record's end (tsize bytes of trailer) to the field bit
+ * puts in the trailer, or 0 for none. */
+static size_t trailer_back(uint64_t st, size_t tsize, uint64_t bit)
 {
-	if (!id_all)
+	size_t at = 0, back = 0;
+
+	if (!tsize || !(st & bit))
 		return 0;
+	for (size_t i = 0; i < CS_TRAILER_NR; i++) {
+		if (!(st & cs_trailer[i].bit))
+			continue;
+		if (cs_trailer[i].bit == bit && !back)
+			back = tsize - at;
+		at += cs_trailer[i].size;
+	}
+	return back;
+}
+
+/* Where a trailer names its event: IDENTIFIER, at the same place from the
+ * end whatever the event, when there is one, else ID; 0 for neither. */
+static size_t trailer_id_back(uint64_t st, size_t tsize)
+{
 	if (st & CS_SAMPLE_IDENTIFIER)
-		return 8;
-	if (!(st & CS_SAMPLE_ID))
-		return 0;
-	/* ID, then STREAM_ID and CPU after it */
-	return 8 * (size_t)(1 + __builtin_popcountll(st & (CS_SAMPLE_STREAM_ID |
-							     CS_SAMPLE_CPU)));
+		return trailer_back(st, tsize, CS_SAMPLE_IDENTIFIER);
+	return trailer_back(st, tsize, CS_SAMPLE_ID);
 }
 
 static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
@@ -64,23 +91,10 @@ static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
 	l->read_format = a->read_format;
 	l->attr_flags = a->flags;
 	l->trailer_size = cs_attr_trailer_size(a);
-	l->sample_time_pos = -1;
-	if (st & CS_SAMPLE_TIME)
-		l->sample_time_pos = __builtin_popcountll(st & (CS_SAMPLE_IDENTIFIER |
-				      CS_SAMPLE_IP | CS_SAMPLE_TID));
-	l->sample_tid_pos = -1;
-	if (st & CS_SAMPLE_TID)
-		l->sample_tid_pos = __builtin_popcountll(st & (CS_SAMPLE_IDENTIFIER |
-				     CS_SAMPLE_IP));
-	l->sample_fixed_size = 8 * (size_t)__builtin_popcountll(st & (
-		CS_SAMPLE_IDENTIFIER | CS_SAMPLE_IP | CS_SAMPLE_TID |
-		CS_SAMPLE_TIME | CS_SAMPLE_ADDR | CS_SAMPLE_ID |
-		CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_PERIOD));
-	l->trailer_time_back = 0;
-	if (l->trailer_size && (st & CS_SAMPLE_TIME))
-		l->trailer_time_back = 8 * (size_t)(1 + __builtin_popcountll(st &
-			(CS_SAMPLE_ID | CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU |
-			 CS_SAMPLE_IDENTIFIER)));
+	l->sample_time_pos = sample_pos(st, CS_SAMPLE_TIME);
+	l->sample_tid_pos = sample_pos(st, CS_SAMPLE_TID);
+	l->sample_fixed_size = cs_fields_size(cs_sample_head, CS_SAMPLE_HEAD_NR, st);
+	l->trailer_time_back = trailer_back(st, l->trailer_size, CS_SAMPLE_TIME);
 }
 
 int cs_evlist_new(struct cs_evlist **out)
@@ -251,7 +265,7 @@ int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
 	if (l->nr) {
 		if (id_all != l->sample_id_all ||
 		    sample_id_pos(a.sample_type) != l->id_pos ||
-		    trailer_id_back(a.sample_type, id_all) != l->id_back)
+		    trailer_id_back(a.sample_type, cs_attr_trailer_size(&a)) != l->id_back)
 			return -EINVAL;
 	}
 	if (l->nr == l->cap) {
@@ -286,7 +300,7 @@ int cs_evlist_add(struct cs_evlist *l, const struct cs_perf_attr *attr,
 	if (!l->nr) {
 		l->sample_id_all = id_all;
 		l->id_pos = sample_id_pos(a.sample_type);
-		l->id_back = trailer_id_back(a.sample_type, id_all);
+		l->id_back = trailer_id_back(a.sample_type, e->lay.trailer_size);
 	}
 	l->nr++;
 	l->same = &l->ev[0]->lay;
