@@ -43,8 +43,11 @@ run_unit() {
 	out=$("$t" 2>&1)
 	local rc=$?
 	local p f
-	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' <<<"$out" | tail -1)
-	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' <<<"$out" | tail -1)
+	# a binary may run its cases in several groups: each has its line
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' <<<"$out" |
+		awk '{ n += $1 } END { print n + 0 }')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s).*/\1/p' <<<"$out" |
+		awk '{ n += $1 } END { print n + 0 }')
 	p=${p:-0} f=${f:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; fi	# ran no case

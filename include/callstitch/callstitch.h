@@ -315,9 +315,10 @@ const char *cs_off_cpu_state_name(enum cs_off_cpu_state s);
 /*
  * A sample with its whole stack. `chain` is the merged callchain: the
  * kernel part, then a CS_CONTEXT_USER marker and the user ips (with the
- * chain_parts option, the marker and the user ips may be in `user`); the
- * deferred marker and the cookie are gone. For KERNEL_ONLY it is the kernel
- * part alone and `cookie` names the entry whose user part is missing.
+ * chain_parts option, the marker and the user ips may be in `user`, and
+ * with user_marker_implied too the marker may be left out); the deferred
+ * marker and the cookie are gone. For KERNEL_ONLY it is the kernel part
+ * alone and `cookie` names the entry whose user part is missing.
  */
 struct cs_stitched {
 	const struct cs_event *event;	/* the sample (event->sample) */
@@ -338,7 +339,17 @@ struct cs_stitched {
 	 * marker and the ips of the deferred record); the whole stack is
 	 * chain[0 .. chain_nr) then user[0 .. user_nr). Otherwise, and for
 	 * every sample that was not stitched, user_nr is 0 and `chain` is the
-	 * whole stack. cs_frames_resolve() reads both. */
+	 * whole stack. cs_frames_resolve() reads both.
+	 *
+	 * With the user_marker_implied option as well, `user` holds the
+	 * deferred record's entries as they are, and when they do not begin
+	 * with a context marker (CS_CONTEXT_USER, or CS_CONTEXT_USER_DEFERRED,
+	 * which drafts of the feature wrote first) the CS_CONTEXT_USER marker
+	 * before them is implied, not stored: the whole stack is then
+	 * chain[0 .. chain_nr), CS_CONTEXT_USER, user[0 .. user_nr). For a
+	 * mapped file `user` then points into the record itself; like
+	 * everything handed to a callback it is valid until the callback
+	 * returns. Without the option `user` always begins with its marker. */
 	const uint64_t *user;
 	uint64_t user_nr;
 };
@@ -513,6 +524,16 @@ struct cs_session_opts {
 	 * use. Promise only what the caller does: a binary the run would not
 	 * load must not be loaded. A pipe lists no binaries ahead. */
 	unsigned int preload;
+	/* With chain_parts: a stitched chain's user part may come without
+	 * its CS_CONTEXT_USER marker, implied instead (see cs_stitched.user
+	 * for how to tell), so that it need not be copied behind one: for a
+	 * mapped file it is the deferred record's own ips. false: `user`
+	 * always begins with the marker, as callers built before the option
+	 * expect. cs_frames_resolve() reads either; a caller that walks
+	 * `user` itself must put the implied marker back where it writes
+	 * the chain out as perf would (a perf.data file). No effect without
+	 * chain_parts, nor on cs_session_next(), which joins chains. */
+	bool user_marker_implied;
 	/* new options go here, at the end */
 };
 

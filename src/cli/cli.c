@@ -263,7 +263,10 @@ struct cs_session *cli_open(const struct cli_input *in)
 		.warning = warning_line,
 		.progress_ctx = &progress_state,
 		.completeness = in->stats || in->completeness,
-		.chain_parts = true,	/* every output reads cs_stitched.user */
+		/* every output reads cs_stitched.user (cs_frames_resolve(), or
+		 * inject, which puts the marker back) */
+		.chain_parts = true,
+		.user_marker_implied = true,
 		.preload = in->preload,
 	};
 	struct cs_session *s = NULL;

@@ -8,6 +8,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/read/evlist.h"
+#include "lib/stitch/parts.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/encode.h"
 #include "lib/write/writer.h"
@@ -281,11 +282,13 @@ static int inject_deferred(void *ctx, const struct cs_event *ev)
 }
 
 /* The two parts of a stitched chain (s->user_nr > 0) joined in
- * inj->chain, as encoding needs them. NULL on -ENOMEM. */
+ * inj->chain, as encoding needs them: the user marker put back where the
+ * session implied it, since perf reads the user part behind it. NULL on
+ * -ENOMEM. */
 static const uint64_t *join_chain(struct cs_inject *inj,
 				  const struct cs_stitched *s)
 {
-	uint64_t nr = s->chain_nr + s->user_nr;
+	uint64_t nr = cs_parts_nr(s);
 
 	if (nr > inj->chain_cap) {
 		uint64_t *c = realloc(inj->chain, nr * sizeof(*c));
@@ -295,9 +298,7 @@ static const uint64_t *join_chain(struct cs_inject *inj,
 		inj->chain = c;
 		inj->chain_cap = nr;
 	}
-	if (s->chain_nr)
-		memcpy(inj->chain, s->chain, s->chain_nr * sizeof(*inj->chain));
-	memcpy(inj->chain + s->chain_nr, s->user, s->user_nr * sizeof(*inj->chain));
+	cs_parts_join(s, inj->chain);
 	return inj->chain;
 }
 
@@ -308,7 +309,7 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 	const struct cs_perf_attr *attr;
 	const struct written_attr *w;
 	const uint64_t *chain;
-	uint64_t nr = s->chain_nr + s->user_nr;
+	uint64_t nr = cs_parts_nr(s);
 	long len;
 
 	if (start(inj))
@@ -357,14 +358,14 @@ static int inject_sample(void *ctx, const struct cs_stitched *s)
 			}
 		if (nr <= keep)
 			break;
-		if (nr == s->chain_nr + s->user_nr)
+		if (nr == cs_parts_nr(s))
 			inj->st.truncated++;
 		nr = nr - keep > 64 ? nr - 64 : keep;
 	}
 	if (len < 0) {
 		cs_error(&inj->eb, (int)len, "%s: sample at offset %#" PRIx64
 			 " cannot be re-encoded with its %" PRIu64 "-entry stack: %s",
-			 inj->path, ev->offset, s->chain_nr + s->user_nr,
+			 inj->path, ev->offset, cs_parts_nr(s),
 			 strerror((int)-len));
 		return 1;
 	}

@@ -23,8 +23,12 @@ static int count_sample(void *ctx, const struct cs_stitched *s)
 	struct totals *t = ctx;
 
 	t->samples++;
-	/* touch the chain, as an output would */
+	/* touch the chain, as an output would: the user part's marker is
+	 * implied when it does not begin with one (user_marker_implied) */
 	t->frames += s->chain_nr + s->user_nr;
+	if (s->user_nr && s->user[0] != CS_CONTEXT_USER &&
+	    s->user[0] != CS_CONTEXT_USER_DEFERRED)
+		t->frames++;
 	return 0;
 }
 
@@ -42,6 +46,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < repeat; i++) {
 		struct cs_session_opts o = { .sz = sizeof(o), .path = argv[1],
 					     .fd = -1, .chain_parts = true,
+					     .user_marker_implied = true,
 					     .read_ahead = ahead };
 		struct cs_session *s = NULL;
 		int err = cs_session_open(&o, &s);

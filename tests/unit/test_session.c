@@ -513,26 +513,42 @@ struct syn_out {
 	size_t n;
 };
 
+/* Whether the user marker before st->user is implied, as callstitch.h
+ * says a caller tells (written here from the header's words, not from
+ * the library's helper, to pin what callers are promised). */
+static bool marker_implied(const struct cs_stitched *st)
+{
+	return st->user_nr && st->user[0] != CS_CONTEXT_USER &&
+	       st->user[0] != CS_CONTEXT_USER_DEFERRED;
+}
+
 static int syn_sample(void *ctx, const struct cs_stitched *st)
 {
 	struct syn_out *o = ctx;
+	uint64_t nr = st->chain_nr;
 
-	assert_true(o->n < 32 && st->chain_nr <= 8);
+	assert_true(o->n < 32 && st->chain_nr + 1 + st->user_nr <= 8);
 	o->time[o->n] = st->event->sample.time;
 	o->state[o->n] = st->state;
 	o->missing[o->n] = st->missing;
-	o->chain_nr[o->n] = st->chain_nr;
 	memcpy(o->chain[o->n], st->chain, st->chain_nr * 8);
+	if (marker_implied(st))
+		o->chain[o->n][nr++] = CS_CONTEXT_USER;
+	if (st->user_nr)
+		memcpy(o->chain[o->n] + nr, st->user, st->user_nr * 8);
+	o->chain_nr[o->n] = nr + st->user_nr;
 	o->n++;
 	return 0;
 }
 
 /* fd >= 0: read the file through a pipe, as `perf record -o - |` would */
-static struct cs_stats syn_run(const char *path, bool through_pipe,
-			       struct syn_out *o)
+static struct cs_stats syn_run_as(const char *path, bool through_pipe,
+				  bool implied, struct syn_out *o)
 {
 	static const struct cs_output_ops sops = { .sample = syn_sample };
-	struct cs_session_opts opts = { .sz = sizeof(opts), .path = path, .fd = -1 };
+	struct cs_session_opts opts = { .sz = sizeof(opts), .path = path, .fd = -1,
+					.chain_parts = implied,
+					.user_marker_implied = implied };
 	struct cs_session *s;
 	struct cs_stats st;
 	int pfd[2] = { -1, -1 };
@@ -569,6 +585,12 @@ static struct cs_stats syn_run(const char *path, bool through_pipe,
 		waitpid(child, NULL, 0);
 	}
 	return st;
+}
+
+static struct cs_stats syn_run(const char *path, bool through_pipe,
+			       struct syn_out *o)
+{
+	return syn_run_as(path, through_pipe, false, o);
 }
 
 static void synthetic_profile_stitches_by_every_rule(void **state)
@@ -619,6 +641,111 @@ static void synthetic_profile_stitches_by_every_rule(void **state)
 	assert_int_equal(o.chain_nr[4], 3);	/* kernel part only */
 }
 
+/* What the late sample of far_profile() came out with. */
+struct far_seen {
+	uint64_t late, stitched;
+	uint64_t user[3];
+	bool in_record;
+};
+
+static int far_sample(void *ctx, const struct cs_stitched *st)
+{
+	struct far_seen *f = ctx;
+
+	if (st->state == CS_CHAIN_STITCHED)
+		f->stitched++;
+	if (st->state != CS_CHAIN_STITCHED_LATE)
+		return 0;
+	f->late++;
+	assert_int_equal(st->user_nr, 3);
+	assert_true(marker_implied(st));
+	memcpy(f->user, st->user, sizeof(f->user));
+	f->in_record = st->user[-2] == st->cookie && st->user[-1] == 3;
+	return 0;
+}
+
+/*
+ * A record's ips are kept for the samples of its entry that come late,
+ * and with user_marker_implied a mapped file's are kept where they are.
+ * Here the late sample comes 48 MB of records after its record: the
+ * reader has given the record's pages back (MADV_DONTNEED, 32 MB behind
+ * it) by then, which a private read-only mapping reads again from the
+ * file; had it unmapped them, or were the ips in a buffer since reused,
+ * this would crash or ASan would say so.
+ */
+static void late_sample_far_after_its_record_gets_its_ips(void **state)
+{
+	enum { FILLER_FRAMES = 120, FILLER = 48 << 20 };
+	char path[] = "/tmp/cs-test-far-XXXXXX";
+	struct cs_perf_attr a = syn_attr();
+	struct cs_writer_opts wo = { 0 };
+	struct cs_errbuf eb = { { 0 } };
+	struct cs_writer *w;
+	uint64_t ids[1] = { 1 }, buf[512], chain[FILLER_FRAMES];
+	uint64_t time = 100, written = 0;
+	int fd = mkstemp(path);
+	static const struct syn head[] = {
+		{ 100, 0, SAMPLE, 10, A },	/* waits, then stitched */
+		{ 110, 0, RECORD, 10, A },	/* its record: kept for ... */
+	};
+	struct syn late = { 0, 0, SAMPLE, 10, A };	/* ... this one */
+	struct far_seen seen = { 0 };
+	static const struct cs_output_ops ops = { .sample = far_sample };
+	CS_SESSION_OPTS(o, .fd = -1, .chain_parts = true,
+			.user_marker_implied = true);
+	struct cs_session *s;
+	long len;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	if (cs_writer_open(path, -1, &wo, &eb, &w))
+		fail_msg("%s", eb.msg);
+	assert_int_equal(cs_writer_add_event(w, &a, "cpu-clock", ids, 1), 0);
+	assert_int_equal(cs_writer_begin(w), 0);
+	for (size_t i = 0; i < 2; i++) {
+		len = syn_encode(&a, &head[i], buf, sizeof(buf));
+		assert_true(len > 0);
+		assert_int_equal(cs_writer_write(w, buf, (size_t)len), 0);
+	}
+	/* another task's ordinary samples, a round every thousand */
+	chain[0] = CS_CONTEXT_KERNEL;
+	for (size_t i = 1; i < FILLER_FRAMES; i++)
+		chain[i] = 0xffffffff81000000ULL + i;
+	for (uint64_t n = 0; written < FILLER; n++) {
+		struct cs_sample smp = { .ip = chain[1], .pid = 60, .tid = 60,
+					 .time = ++time + 1000, .cpu = 1,
+					 .period = 1, .misc = CS_MISC_KERNEL };
+
+		len = cs_encode_sample(&a, &smp, chain, FILLER_FRAMES, buf,
+				       sizeof(buf));
+		assert_true(len > 0);
+		assert_int_equal(cs_writer_write(w, buf, (size_t)len), 0);
+		written += (uint64_t)len;
+		if (n % 1000 == 999)
+			assert_int_equal(cs_writer_finished_round(w), 0);
+	}
+	late.time = time + 2000;
+	len = syn_encode(&a, &late, buf, sizeof(buf));
+	assert_true(len > 0);
+	assert_int_equal(cs_writer_write(w, buf, (size_t)len), 0);
+	if (cs_writer_finish(w))
+		fail_msg("%s", cs_writer_error(w));
+	cs_writer_free(w);
+
+	o.path = path;
+	if (cs_session_open(&o, &s) || cs_session_run(s, &ops, &seen))
+		fail_msg("%s", cs_session_error(s));
+	cs_session_free(s);
+	unlink(path);
+	assert_int_equal(seen.stitched, 1);
+	assert_int_equal(seen.late, 1);
+	assert_true(seen.in_record);		/* not a copy */
+	assert_int_equal(seen.user[0], 0x400000 + 10);	/* syn_encode()'s */
+	assert_int_equal(seen.user[1], 0x401000 + A % 256);
+	assert_int_equal(seen.user[2], 0x402000);
+}
+
 static void pipe_big_endian_zstd_and_roundless_files_stitch_the_same(void **state)
 {
 	static const struct {
@@ -642,9 +769,14 @@ static void pipe_big_endian_zstd_and_roundless_files_stitch_the_same(void **stat
 	close(fd);
 	syn_write(path, &plain, true);
 	ws = syn_run(path, false, &want);
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+	/* each kind joined, and in parts with the user marker implied: its
+	 * records' bytes do not last (a pipe's buffer, a decompressed or
+	 * byte-swapped copy), so the ips are copied, still without one */
+	for (size_t run = 0; run < 2 * sizeof(kinds) / sizeof(kinds[0]); run++) {
+		size_t k = run / 2;
+
 		syn_write(path, &kinds[k].o, kinds[k].rounds);
-		gs = syn_run(path, kinds[k].pipe, &got);
+		gs = syn_run_as(path, kinds[k].pipe, run % 2, &got);
 		assert_int_equal(got.n, want.n);
 		for (size_t i = 0; i < want.n; i++) {
 			assert_int_equal(got.time[i], want.time[i]);
@@ -725,6 +857,10 @@ struct chains {
 	uint64_t samples, in_parts;
 	uint64_t read_ahead;		/* the session's count */
 	bool other_thread;		/* a callback ran off the caller's */
+	bool implied_ok;		/* the session's user_marker_implied */
+	uint64_t implied;		/* user parts without their marker */
+	uint64_t in_record;		/* ... that are the deferred record's
+					 * own ips: behind its nr and cookie */
 };
 
 static uint64_t hash_ips(uint64_t h, const uint64_t *ips, uint64_t nr)
@@ -747,17 +883,30 @@ static int hash_chain(void *ctx, const struct cs_stitched *st)
 		/* the kernel part is the record's own, not a copy */
 		assert_ptr_equal(st->chain, st->event->sample.callchain);
 		assert_int_equal(st->chain_nr, st->event->sample.callchain_nr - 2);
-		assert_int_equal(st->user[0], CS_CONTEXT_USER);
+		if (!c->implied_ok)
+			assert_int_equal(st->user[0], CS_CONTEXT_USER);
+		if (marker_implied(st)) {
+			const uint64_t marker = CS_CONTEXT_USER;
+
+			c->implied++;
+			c->hash = hash_ips(c->hash, &marker, 1);
+			/* a mapped file's record: cookie, nr, then the ips
+			 * (the fixtures are mapped and in this byte order) */
+			if (st->user[-2] == st->cookie &&
+			    st->user[-1] == st->user_nr)
+				c->in_record++;
+		}
 		c->hash = hash_ips(c->hash, st->user, st->user_nr);
 	}
 	return 0;
 }
 
-static void run_chains(const char *name, bool parts, bool complete,
-		       bool ahead, struct chains *c)
+static void run_chains_as(const char *name, bool parts, bool implied,
+			  bool complete, bool ahead, struct chains *c)
 {
 	struct cs_session_opts o = { .sz = sizeof(o), .fd = -1,
 				     .chain_parts = parts,
+				     .user_marker_implied = implied,
 				     .completeness = complete,
 				     .read_ahead = ahead };
 	const struct cs_output_ops hash_ops = { .sample = hash_chain };
@@ -765,12 +914,19 @@ static void run_chains(const char *name, bool parts, bool complete,
 	char *path = fixture(name);
 
 	memset(c, 0, sizeof(*c));
+	c->implied_ok = implied;
 	o.path = path;
 	if (cs_session_open(&o, &s) || cs_session_run(s, &hash_ops, c))
 		fail_msg("%s: %s", path, cs_session_error(s));
 	c->read_ahead = cs_session_stats(s)->read_ahead;
 	cs_session_free(s);
 	free(path);
+}
+
+static void run_chains(const char *name, bool parts, bool complete,
+		       bool ahead, struct chains *c)
+{
+	run_chains_as(name, parts, false, complete, ahead, c);
 }
 
 /* chain_parts hands a stitched chain over in two parts, uncopied; without
@@ -792,6 +948,36 @@ static void chain_parts_join_to_the_same_chains(void **state)
 		assert_true(parts.in_parts > 10000);
 		assert_int_equal(parts.samples, whole.samples);
 		assert_int_equal(parts.hash, whole.hash);
+		assert_int_equal(tallied.hash, whole.hash);
+	}
+}
+
+/* user_marker_implied: a mapped file's stitched user parts are the
+ * deferred records' own ips, handed over without a copy, their marker
+ * implied; put back, the chains are the joined ones, read ahead or not.
+ * Without the option (chain_parts_join_to_the_same_chains) every user
+ * part begins with its marker, as callers built before it expect. */
+static void implied_marker_hands_over_the_records_own_ips(void **state)
+{
+	const char *names[] = { "task-defer.data", "syswide-defer.data" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct chains whole, implied, ahead, tallied;
+
+		run_chains(names[i], false, false, false, &whole);
+		run_chains_as(names[i], true, true, false, false, &implied);
+		run_chains_as(names[i], true, true, false, true, &ahead);
+		run_chains_as(names[i], true, true, true, false, &tallied);
+		assert_true(implied.in_parts > 10000);
+		/* released kernels write no marker: every one is implied */
+		assert_int_equal(implied.implied, implied.in_parts);
+		assert_int_equal(implied.in_record, implied.in_parts);
+		assert_int_equal(implied.hash, whole.hash);
+		assert_int_equal(ahead.in_record, implied.in_parts);
+		assert_int_equal(ahead.hash, whole.hash);
+		/* the tally joins the chains: the option changes nothing */
+		assert_int_equal(tallied.in_parts, 0);
 		assert_int_equal(tallied.hash, whole.hash);
 	}
 }
@@ -896,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(task_profile_stitches_every_sample_it_can),
 		cmocka_unit_test(system_wide_profile_stitches_across_cpus),
 		cmocka_unit_test(chain_parts_join_to_the_same_chains),
+		cmocka_unit_test(implied_marker_hands_over_the_records_own_ips),
 		cmocka_unit_test(reading_ahead_delivers_the_same_chains),
 		cmocka_unit_test(reading_ahead_stops_on_either_side),
 		cmocka_unit_test(unmerged_view_shows_samples_and_records_as_recorded),
@@ -906,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(output_error_stops_the_run),
 		cmocka_unit_test(synthetic_profile_stitches_by_every_rule),
 		cmocka_unit_test(pipe_big_endian_zstd_and_roundless_files_stitch_the_same),
+		cmocka_unit_test(late_sample_far_after_its_record_gets_its_ips),
 		cmocka_unit_test(recording_cut_short_is_read_and_said),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,9 +10,22 @@
 #include <cmocka.h>
 
 #include "abi/perf_abi.h"
+#include "lib/stitch/parts.h"
 #include "lib/stitch/stitch.h"
 
 #define MAXCHAIN 64
+
+/* The rules hold whatever form the chains go out in and wherever the
+ * records' bytes are: main() runs them once for each of these. */
+static struct {
+	enum cs_stitch_form form;
+	bool stable;		/* deferred records fed stable */
+} mode = { CS_STITCH_PARTS, false };
+
+/* A stable deferred record's ips are kept (the fixture's own memory,
+ * freed with it) behind this word and their count, so that a user part
+ * handed out can be told to be the record's own */
+#define KEPT_MAGIC 0x6b6570742d697073ULL
 
 /* what the stitcher handed out, copied at the callback */
 struct out {
@@ -33,6 +46,8 @@ struct fix {
 	int fail_at;			/* return 5 at this delivery (1-based) */
 	uint64_t next_id;
 	uint64_t buf[4 + MAXCHAIN];	/* the caller's reused record buffer */
+	uint64_t **kept;		/* stable records' ips, live until freed */
+	size_t nr_kept, cap_kept;
 };
 
 /*
@@ -96,14 +111,21 @@ static int collect(void *ctx, const struct cs_stitched *s)
 	o->missing = s->missing;
 	o->cookie = s->cookie;
 	assert_true(s->chain_nr + s->user_nr <= MAXCHAIN);
-	o->chain_nr = s->chain_nr + s->user_nr;
-	if (s->chain_nr)
-		memcpy(o->chain, s->chain, s->chain_nr * sizeof(uint64_t));
+	assert_true(cs_parts_nr(s) <= MAXCHAIN);
+	o->chain_nr = cs_parts_join(s, o->chain);
 	/* a stitched chain comes in two parts, the kernel one as recorded */
 	if (s->user_nr) {
+		assert_int_not_equal(mode.form, CS_STITCH_JOINED);
 		assert_ptr_equal(s->chain, s->event->sample.callchain);
-		memcpy(o->chain + s->chain_nr, s->user,
-		       s->user_nr * sizeof(uint64_t));
+	}
+	/* the form callers built before the option get: marker stored */
+	if (s->user_nr && mode.form == CS_STITCH_PARTS)
+		assert_false(cs_parts_marker_implied(s));
+	/* else a stable record's ips go out where they are */
+	if (s->user_nr && mode.form == CS_STITCH_PARTS_MARKER_IMPLIED &&
+	    mode.stable) {
+		assert_int_equal(s->user[-2], KEPT_MAGIC);
+		assert_int_equal(s->user[-1], s->user_nr);
 	}
 	if (f->fail_at && (int)f->n == f->fail_at)
 		return 5;
@@ -116,16 +138,40 @@ static struct fix *fix_new(bool merge)
 
 	assert_non_null(f);
 	f->next_id = 1;
-	assert_int_equal(cs_stitch_new(merge, true, collect, f, test_decode, NULL,
-				       &f->stats, &f->st), 0);
+	assert_int_equal(cs_stitch_new(merge, mode.form, collect, f,
+				       test_decode, NULL, &f->stats, &f->st), 0);
 	return f;
 }
 
 static void fix_free(struct fix *f)
 {
 	cs_stitch_free(f->st);
+	/* the stable records outlive the stitcher, as a mapped file does */
+	for (size_t i = 0; i < f->nr_kept; i++)
+		free(f->kept[i]);
+	free(f->kept);
 	free(f->out);
 	free(f);
+}
+
+/* A copy of ips[0..nr) that lives until fix_free(), behind KEPT_MAGIC
+ * and nr: the bytes of a stable record. */
+static const uint64_t *keep_ips(struct fix *f, const uint64_t *ips, size_t nr)
+{
+	uint64_t *k = malloc((2 + nr) * sizeof(*k));
+
+	assert_non_null(k);
+	if (f->nr_kept == f->cap_kept) {
+		f->cap_kept = f->cap_kept ? 2 * f->cap_kept : 64;
+		f->kept = realloc(f->kept, f->cap_kept * sizeof(*f->kept));
+		assert_non_null(f->kept);
+	}
+	f->kept[f->nr_kept++] = k;
+	k[0] = KEPT_MAGIC;
+	k[1] = nr;
+	if (nr)
+		memcpy(k + 2, ips, nr * sizeof(*ips));
+	return k + 2;
 }
 
 /* Feeds a sample whose callchain is chain[0..nr) (built in the reused
@@ -177,6 +223,10 @@ static int feed_deferred_cpu(struct fix *f, uint32_t tid, uint64_t cookie,
 	ev.id.cpu = cpu;
 	ev.deferred.cookie = cookie;
 	ev.deferred.nr = nr;
+	if (mode.stable) {
+		ev.deferred.ips = keep_ips(f, ips, nr);
+		return cs_stitch_event_stable(f->st, &ev);
+	}
 	ev.deferred.ips = copy;
 	err = cs_stitch_event(f->st, &ev);
 	memset(copy, 0xdd, sizeof(copy));	/* the record's buffer is reused too */
@@ -649,7 +699,7 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 	struct cs_stitch *st;
 
 	(void)state;
-	assert_int_equal(cs_stitch_new(true, true, collect_where, &w, test_decode,
+	assert_int_equal(cs_stitch_new(true, CS_STITCH_PARTS, collect_where, &w, test_decode,
 				       NULL, &stats, &st), 0);
 	test_decode(NULL, rec, size, 0x1238, false, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
@@ -666,6 +716,194 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 	assert_int_equal(w.user[0], 1);
 	assert_int_equal(w.user[2], 3);
 	assert_int_equal(stats.stitched, 1);
+	cs_stitch_free(st);
+}
+
+/* what the last sample handed out held as its user part */
+struct user_seen {
+	const uint64_t *user;
+	uint64_t user_nr;
+	uint64_t chain[MAXCHAIN];	/* the whole stack, joined */
+	uint64_t chain_nr;
+	enum cs_chain_state state;
+	int n;
+};
+
+static int collect_user(void *ctx, const struct cs_stitched *s)
+{
+	struct user_seen *u = ctx;
+
+	u->user = s->user;
+	u->user_nr = s->user_nr;
+	u->state = s->state;
+	assert_true(cs_parts_nr(s) <= MAXCHAIN);
+	u->chain_nr = cs_parts_join(s, u->chain);
+	u->n++;
+	return 0;
+}
+
+/* A stitcher in form that has seen a waiting sample of K and then the
+ * deferred record ips[0..nr), stable or not. */
+static struct cs_stitch *user_part_of(enum cs_stitch_form form,
+				      struct user_seen *u, struct cs_stats *stats,
+				      const uint64_t *ips, uint64_t nr,
+				      bool stable)
+{
+	const uint64_t chain[5] = { K[0], K[1], K[2], CS_CONTEXT_USER_DEFERRED,
+				    COOKIE };
+	uint64_t rec[4 + 5];
+	size_t size = test_record(rec, TID, 1, chain, 5);
+	struct cs_event ev, d = { .type = CS_RECORD_CALLCHAIN_DEFERRED,
+				  .has_id = true };
+	struct cs_stitch *st;
+
+	assert_int_equal(cs_stitch_new(true, form, collect_user, u,
+				       test_decode, NULL, stats, &st), 0);
+	test_decode(NULL, rec, size, 0, false, &ev);
+	assert_int_equal(cs_stitch_event(st, &ev), 0);
+	d.id.tid = TID;
+	d.deferred.cookie = COOKIE;
+	d.deferred.nr = nr;
+	d.deferred.ips = ips;
+	if (stable)
+		assert_int_equal(cs_stitch_event_stable(st, &d), 0);
+	else
+		assert_int_equal(cs_stitch_event(st, &d), 0);
+	assert_int_equal(u->n, 1);
+	assert_int_equal(u->state, CS_CHAIN_STITCHED);
+	return st;
+}
+
+/* A sample of the same entry after its record: stitched late. */
+static void feed_late(struct cs_stitch *st, uint64_t id)
+{
+	const uint64_t chain[4] = { K2[0], K2[1], CS_CONTEXT_USER_DEFERRED,
+				    COOKIE };
+	uint64_t rec[4 + 4];
+	size_t size = test_record(rec, TID, id, chain, 4);
+	struct cs_event ev;
+
+	test_decode(NULL, rec, size, 0, false, &ev);
+	assert_int_equal(cs_stitch_event(st, &ev), 0);
+	memset(rec, 0xee, sizeof(rec));
+}
+
+static void assert_joined(const struct user_seen *u, const uint64_t *k,
+			  size_t nk, const uint64_t *user, size_t nu)
+{
+	assert_int_equal(u->chain_nr, nk + nu);
+	assert_memory_equal(u->chain, k, nk * sizeof(*k));
+	assert_memory_equal(u->chain + nk, user, nu * sizeof(*user));
+}
+
+/* The marker implied, a stable record's ips are the user part itself -
+ * for the samples it completes and for those of its entry that come
+ * late - with the marker put back by whoever joins the parts. */
+static void implied_marker_hands_out_the_stable_records_own_ips(void **state)
+{
+	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
+					  0x401200 };
+	uint64_t ips[3] = { U[0], U[1], U[2] };
+	struct cs_stats stats = { 0 };
+	struct user_seen u = { 0 };
+	struct cs_stitch *st;
+
+	(void)state;
+	st = user_part_of(CS_STITCH_PARTS_MARKER_IMPLIED, &u, &stats, ips, 3,
+			  true);
+	assert_ptr_equal(u.user, ips);			/* not copied */
+	assert_int_equal(u.user_nr, 3);
+	assert_joined(&u, K, 3, whole, 4);
+	feed_late(st, 2);
+	assert_int_equal(u.n, 2);
+	assert_int_equal(u.state, CS_CHAIN_STITCHED_LATE);
+	assert_ptr_equal(u.user, ips);
+	assert_joined(&u, K2, 2, whole, 4);
+	assert_int_equal(stats.stitched_late, 1);
+	cs_stitch_free(st);
+}
+
+/* ... and a record whose bytes do not last (a pipe's) is copied as it
+ * is, without a marker moved in front: late samples still get it. */
+static void implied_marker_copies_an_unstable_record_as_it_is(void **state)
+{
+	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
+					  0x401200 };
+	uint64_t ips[3] = { U[0], U[1], U[2] };
+	struct cs_stats stats = { 0 };
+	struct user_seen u = { 0 };
+	struct cs_stitch *st;
+
+	(void)state;
+	st = user_part_of(CS_STITCH_PARTS_MARKER_IMPLIED, &u, &stats, ips, 3,
+			  false);
+	memset(ips, 0xdd, sizeof(ips));		/* the buffer is reused */
+	assert_ptr_not_equal(u.user, ips);
+	assert_int_equal(u.user_nr, 3);
+	assert_joined(&u, K, 3, whole, 4);
+	feed_late(st, 2);
+	assert_int_equal(u.state, CS_CHAIN_STITCHED_LATE);
+	assert_int_equal(u.user_nr, 3);
+	assert_joined(&u, K2, 2, whole, 4);
+	cs_stitch_free(st);
+}
+
+/* Drafts of the feature put a marker first themselves: with the marker
+ * implied it is neither doubled nor dropped, and the ips stay where they
+ * are; the chain is what the stored form gives. */
+static void implied_marker_keeps_a_drafts_own_marker(void **state)
+{
+	static const uint64_t drafts[2][3] = {
+		{ CS_CONTEXT_USER, 0x401000, 0x401100 },
+		{ CS_CONTEXT_USER_DEFERRED, 0x401000, 0x401100 },
+	};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		uint64_t ips[3] = { drafts[i][0], drafts[i][1], drafts[i][2] };
+		struct cs_stats stats = { 0 }, stored_stats = { 0 };
+		struct user_seen u = { 0 }, stored = { 0 };
+		struct cs_stitch *st, *st2;
+
+		st = user_part_of(CS_STITCH_PARTS_MARKER_IMPLIED, &u, &stats,
+				  ips, 3, true);
+		st2 = user_part_of(CS_STITCH_PARTS, &stored, &stored_stats,
+				   ips, 3, true);
+		assert_ptr_equal(u.user, ips);
+		assert_int_equal(u.user_nr, 3);
+		assert_joined(&u, K, 3, drafts[i], 3);
+		assert_int_equal(stored.chain_nr, u.chain_nr);
+		assert_memory_equal(stored.chain, u.chain, u.chain_nr * 8);
+		cs_stitch_free(st);
+		cs_stitch_free(st2);
+	}
+}
+
+/* Callers built before the option get the marker stored in front, so
+ * even a stable record's ips are copied behind it; joined chains have it
+ * too. */
+static void stored_marker_and_joined_forms_keep_the_marker(void **state)
+{
+	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
+					  0x401200 };
+	uint64_t ips[3] = { U[0], U[1], U[2] };
+	struct cs_stats stats = { 0 };
+	struct user_seen u = { 0 };
+	struct cs_stitch *st;
+
+	(void)state;
+	st = user_part_of(CS_STITCH_PARTS, &u, &stats, ips, 3, true);
+	assert_int_equal(u.user_nr, 4);
+	assert_memory_equal(u.user, whole, sizeof(whole));
+	assert_joined(&u, K, 3, whole, 4);
+	cs_stitch_free(st);
+
+	memset(&u, 0, sizeof(u));
+	st = user_part_of(CS_STITCH_JOINED, &u, &stats, ips, 3, true);
+	assert_int_equal(u.user_nr, 0);
+	assert_joined(&u, K, 3, whole, 4);
+	feed_late(st, 2);
+	assert_joined(&u, K2, 2, whole, 4);
 	cs_stitch_free(st);
 }
 
@@ -688,7 +926,7 @@ static void decode_error_of_a_waiting_sample_is_returned(void **state)
 
 	(void)state;
 	/* the same samples, but a stitcher whose hook refuses them */
-	assert_int_equal(cs_stitch_new(true, true, collect, f, refuse_decode, NULL,
+	assert_int_equal(cs_stitch_new(true, CS_STITCH_PARTS, collect, f, refuse_decode, NULL,
 				       &f->stats, &st), 0);
 	cs_stitch_free(f->st);
 	f->st = st;
@@ -745,7 +983,7 @@ static void deep_kernel_parts_come_out_whole(bool parts)
 	assert_non_null(chain);
 	assert_non_null(rec);
 	assert_non_null(rec2);
-	assert_int_equal(cs_stitch_new(true, parts, collect_deep, &seen,
+	assert_int_equal(cs_stitch_new(true, parts ? CS_STITCH_PARTS : CS_STITCH_JOINED, collect_deep, &seen,
 				       test_decode, NULL, &stats, &st), 0);
 	chain[0] = CS_CONTEXT_KERNEL;
 	for (size_t i = 1; i < DEEP; i++)
@@ -1104,7 +1342,7 @@ static void the_decode_hook_is_told_which_samples_were_filed_by_key(void **state
 	bool waits;
 
 	(void)state;
-	assert_int_equal(cs_stitch_new(true, true, take_any, NULL, note_filed,
+	assert_int_equal(cs_stitch_new(true, CS_STITCH_PARTS, take_any, NULL, note_filed,
 				       &log, &stats, &st), 0);
 	size = test_record(rec, 7, 1, chain, 3);
 	assert_int_equal(cs_stitch_park(st, &k, rec, size, 0, true, &waits), 0);
@@ -1162,5 +1400,35 @@ int main(void)
 		cmocka_unit_test(every_sample_is_delivered_once_under_random_stress),
 		cmocka_unit_test(the_decode_hook_is_told_which_samples_were_filed_by_key),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* the forms themselves, each with a stitcher of its own */
+	const struct CMUnitTest forms[] = {
+		cmocka_unit_test(implied_marker_hands_out_the_stable_records_own_ips),
+		cmocka_unit_test(implied_marker_copies_an_unstable_record_as_it_is),
+		cmocka_unit_test(implied_marker_keeps_a_drafts_own_marker),
+		cmocka_unit_test(stored_marker_and_joined_forms_keep_the_marker),
+	};
+	static const struct {
+		const char *name;
+		enum cs_stitch_form form;
+		bool stable;
+	} modes[] = {
+		{ "parts, marker stored", CS_STITCH_PARTS, false },
+		{ "parts, marker stored, stable records", CS_STITCH_PARTS, true },
+		{ "parts, marker implied", CS_STITCH_PARTS_MARKER_IMPLIED, false },
+		{ "parts, marker implied, stable records",
+		  CS_STITCH_PARTS_MARKER_IMPLIED, true },
+		{ "joined", CS_STITCH_JOINED, false },
+		{ "joined, stable records", CS_STITCH_JOINED, true },
+	};
+	int failed = cmocka_run_group_tests_name("the chain's forms", forms,
+						 NULL, NULL);
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		mode.form = modes[i].form;
+		mode.stable = modes[i].stable;
+		failed += _cmocka_run_group_tests(modes[i].name, tests,
+						  sizeof(tests) / sizeof(tests[0]),
+						  NULL, NULL);
+	}
+	return failed;
 }

@@ -1,6 +1,7 @@
 /* frames.c - a stitched sample's callchain as resolved frames. */
 #include "lib/machine/frames.h"
 #include "abi/perf_abi.h"
+#include "lib/stitch/parts.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -32,10 +33,17 @@ static void put(struct cs_frame *out, size_t cap, size_t n, uint64_t addr,
 	f->missing = why;
 }
 
-/* Entry i of the whole chain, which may come in two parts. */
-static inline uint64_t chain_at(const struct cs_stitched *s, uint64_t i)
+/* Entry i of the whole chain, which may come in two parts, the user one
+ * starting at user_at: after the kernel part, and after the user marker
+ * when that is implied (lib/stitch/parts.h). */
+static inline uint64_t chain_at(const struct cs_stitched *s, uint64_t user_at,
+				uint64_t i)
 {
-	return i < s->chain_nr ? s->chain[i] : s->user[i - s->chain_nr];
+	if (i < s->chain_nr)
+		return s->chain[i];
+	if (i < user_at)
+		return CS_CONTEXT_USER;
+	return s->user[i - user_at];
 }
 
 size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
@@ -46,7 +54,8 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 	bool stitched = s->state == CS_CHAIN_STITCHED ||
 			s->state == CS_CHAIN_STITCHED_LATE;
 	bool deferred_user = false;
-	uint64_t nr = s->chain_nr + s->user_nr;
+	uint64_t user_at = s->chain_nr + cs_parts_marker_implied(s);
+	uint64_t nr = user_at + s->user_nr;
 	size_t n = 0;
 
 	if (!nr) {
@@ -57,7 +66,7 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 		}
 	}
 	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = chain_at(s, i);
+		uint64_t ip = chain_at(s, user_at, i);
 
 		/* the user part of a stitched chain came from a deferred
 		 * record: addresses only, even at or above CONTEXT_MAX (JIT
@@ -83,7 +92,7 @@ size_t cs_frames_walk(const struct cs_stitched *s, struct cs_frame *out,
 				return 0;
 			/* the raw view: the entry after the marker is the
 			 * cookie, not an address */
-			put(out, cap, n++, chain_at(s, ++i), CS_MISC_USER,
+			put(out, cap, n++, chain_at(s, user_at, ++i), CS_MISC_USER,
 			    CS_FRAME_COOKIE, CS_MISSING_NONE);
 		}
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/stitch/parts.h"
 #include "lib/trace/tracepoints.h"
 #include "lib/util/u32map.h"
 
@@ -337,7 +338,7 @@ int cs_offcpu_event(struct cs_offcpu *oc, const struct cs_event *ev,
  * chain, its two parts joined; the record's other arrays are not kept. */
 static int hold(struct pend *p, const struct cs_stitched *s)
 {
-	uint64_t nr = s->chain_nr + s->user_nr;
+	uint64_t nr = cs_parts_nr(s);
 
 	if (p->chain_cap < nr) {
 		uint64_t *c = realloc(p->chain, (size_t)nr * sizeof(*c));
@@ -347,11 +348,7 @@ static int hold(struct pend *p, const struct cs_stitched *s)
 		p->chain = c;
 		p->chain_cap = (size_t)nr;
 	}
-	if (s->chain_nr)
-		memcpy(p->chain, s->chain, (size_t)s->chain_nr * sizeof(*p->chain));
-	if (s->user_nr)
-		memcpy(p->chain + s->chain_nr, s->user,
-		       (size_t)s->user_nr * sizeof(*p->chain));
+	cs_parts_join(s, p->chain);
 	p->held_ev = *s->event;
 	p->held_ev.bytes = NULL;
 	memset(&p->held_ev.sample, 0, sizeof(p->held_ev.sample));

@@ -35,6 +35,7 @@
 #include "lib/read/evlist.h"
 #include "lib/read/reader.h"
 #include "lib/session/change.h"
+#include "lib/stitch/parts.h"
 #include "lib/stitch/stitch.h"
 #include "lib/offcpu/offcpu.h"
 #include "lib/trace/tracepoints.h"
@@ -478,6 +479,9 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 			if (err)
 				return err;
 		}
+		/* its ips, kept for late samples, may stay where they are */
+		if (stable)
+			return cs_stitch_event_stable(s->stitch, ev);
 		return cs_stitch_event(s->stitch, ev);
 	case CS_RECORD_LOST:
 		s->stats.lost_events += ev->lost.lost;
@@ -825,7 +829,7 @@ static int read_all(struct cs_session *s)
 static int start(struct cs_session *s, const struct cs_output_ops *ops,
 		 void *ctx, cs_stitched_fn sample, void *sample_ctx)
 {
-	bool parts;
+	enum cs_stitch_form form = CS_STITCH_JOINED;
 	int err;
 
 	if (!s->reader || !s->machine)
@@ -855,13 +859,16 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	}
 	s->sample = sample;
 	s->sample_ctx = sample_ctx;
-	/* chains in parts when the caller takes them (the tally does not) */
-	parts = s->opts.chain_parts && !s->complete;
+	/* chains in parts when the caller takes them (the tally does not),
+	 * the user part without its marker when the caller puts it back */
+	if (s->opts.chain_parts && !s->complete)
+		form = s->opts.user_marker_implied ?
+		       CS_STITCH_PARTS_MARKER_IMPLIED : CS_STITCH_PARTS;
 	if (needs_on_sample(s))
-		err = cs_stitch_new(!s->opts.no_merge, parts, on_sample, s,
+		err = cs_stitch_new(!s->opts.no_merge, form, on_sample, s,
 				    decode_again, s, &s->stats, &s->stitch);
 	else
-		err = cs_stitch_new(!s->opts.no_merge, parts, sample, sample_ctx,
+		err = cs_stitch_new(!s->opts.no_merge, form, sample, sample_ctx,
 				    decode_again, s, &s->stats, &s->stitch);
 	if (!err && !s->opts.ordered_off)
 		err = cs_order_new(s->opts.read_ahead ? deliver_or_send : deliver,
@@ -955,8 +962,7 @@ static int pull_keep(void *ctx, const struct cs_stitched *st)
 {
 	struct cs_session *s = ctx;
 	struct pull_queue *q = &s->pull;
-	size_t kernel = st->chain_nr * sizeof(uint64_t);
-	size_t chain = kernel + st->user_nr * sizeof(uint64_t);
+	size_t chain = cs_parts_nr(st) * sizeof(uint64_t);
 	size_t need = PULL_ALIGN(sizeof(struct pulled)) + PULL_ALIGN(chain) +
 		      PULL_ALIGN(st->event->size);
 	struct pulled *p;
@@ -967,15 +973,11 @@ static int pull_keep(void *ctx, const struct cs_stitched *st)
 	p = (struct pulled *)(q->buf + q->tail);
 	data = q->buf + q->tail + PULL_ALIGN(sizeof(*p));
 	p->st = *st;
-	p->st.chain_nr += st->user_nr;
+	p->st.chain_nr = cs_parts_join(st, (uint64_t *)(void *)data);
 	p->st.user = NULL;
 	p->st.user_nr = 0;
 	p->offset = st->event->offset;
 	p->size = st->event->size;
-	if (kernel)
-		memcpy(data, st->chain, kernel);
-	if (st->user_nr)
-		memcpy(data + kernel, st->user, chain - kernel);
 	memcpy(data + PULL_ALIGN(chain), st->event->bytes, st->event->size);
 	q->tail += need;
 	p->next = q->tail;
@@ -991,8 +993,10 @@ int cs_session_next(struct cs_session *s, const struct cs_stitched **out)
 
 	*out = NULL;
 	if (!s->pulled) {
-		/* pull_keep() joins a chain's parts as it copies them */
+		/* pull_keep() joins a chain's parts as it copies them, and
+		 * puts the user marker back */
 		s->opts.chain_parts = true;
+		s->opts.user_marker_implied = true;
 		err = start(s, NULL, NULL, pull_keep, s);
 		if (err)
 			return err;

@@ -2,7 +2,9 @@
  *
  * State is per thread, in an open-addressing table keyed by tid: the samples
  * of the one kernel entry (cookie) that still wait for their user stack, and
- * the last deferred record seen, whose ips are kept to stitch late samples.
+ * the last deferred record seen, whose ips are kept to stitch late samples
+ * (where they are, when the record is stable and the output takes the
+ * user marker implied; else copied).
  * A thread waits for one cookie at a time: a sample or record with another
  * cookie means the task has left that kernel entry, so its record will not
  * come any more.
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/stitch/parts.h"
 
 /* Slot sizes: steps of 128 bytes up to 4 KiB, so that a typical waiting
  * sample (~550 bytes) takes 640, not the 1 KiB a power of two would: the
@@ -71,8 +74,11 @@ struct thr {
 	uint64_t wait_lost;		/* lost_seq when the first one began to wait */
 	uint64_t rec_cookie;		/* last deferred record seen */
 	uint64_t old_cookies[OLD_COOKIES];	/* the records before it */
-	uint64_t *rec_ips;		/* its user part: marker, then ips */
-	uint64_t rec_nr;
+	/* its user part as it goes out: rec_buf, or a stable record's own
+	 * ips (the marker implied, lib/stitch/parts.h) */
+	const uint64_t *user;
+	uint64_t user_nr;
+	uint64_t *rec_buf;		/* a copy of a record's ips, owned */
 	size_t rec_cap;
 	uint64_t wait_since;		/* the first waiting sample's time */
 } __attribute__((aligned(64)));
@@ -86,6 +92,7 @@ struct slot_stack {
 
 struct cs_stitch {
 	bool merge;
+	enum cs_stitch_form form;
 	cs_stitched_fn fn;
 	void *ctx;
 	cs_stitch_decode_fn decode;
@@ -103,13 +110,14 @@ struct cs_stitch {
 	struct pend *spare_wait;		/* an exited thread's array, for */
 	uint32_t spare_cap;			/* the next thread's samples */
 
-	/* !parts: merged chains are joined here, the user part written once
-	 * for the samples of a record, each kernel part in front of it */
-	bool parts;
+	/* CS_STITCH_JOINED: merged chains are joined here, the user part
+	 * (marker and ips) written once for the samples of a record, each
+	 * kernel part in front of it */
 	uint64_t *chain;
 	size_t chain_cap;
 	size_t user_at;			/* where the user part is */
-	const uint64_t *user;		/* what it is a copy of */
+	uint64_t joined_nr;		/* its entries there, the marker too */
+	const uint64_t *user;		/* what they are a copy of */
 	uint64_t user_nr;
 };
 
@@ -139,8 +147,8 @@ static struct thr *tab_alloc(size_t cap)
 	return tab;
 }
 
-int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
-		  cs_stitch_decode_fn decode, void *decode_ctx,
+int cs_stitch_new(bool merge, enum cs_stitch_form form, cs_stitched_fn fn,
+		  void *ctx, cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out)
 {
 	struct cs_stitch *st = calloc(1, sizeof(*st));
@@ -149,7 +157,7 @@ int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
 	if (!st)
 		return -ENOMEM;
 	st->merge = merge;
-	st->parts = parts;
+	st->form = form;
 	st->fn = fn;
 	st->ctx = ctx;
 	st->decode = decode;
@@ -266,7 +274,7 @@ static void thr_drop(struct cs_stitch *st, struct thr *t)
 	size_t mask = st->tab_cap - 1;
 	size_t i = (size_t)(t - st->tab), j = i;
 
-	free(t->rec_ips);
+	free(t->rec_buf);
 	/* threads come and go; their arrays of waiting samples stay */
 	if (t->wait_cap > st->spare_cap) {
 		free(st->spare_wait);
@@ -421,19 +429,25 @@ static int chain_reserve(struct cs_stitch *st, size_t n)
  * keeps 127 frames by default (kernel.perf_event_max_stack). */
 #define KERNEL_ROOM	256
 
-/* For joined chains (!st->parts): copies the user part t keeps into
- * st->chain after room slots; the samples that go out with one record
- * then write only their kernel parts, each just before it. */
+/* For joined chains (CS_STITCH_JOINED): writes the user part t keeps
+ * into st->chain after room slots, behind its marker unless it has one;
+ * the samples that go out with one record then write only their kernel
+ * parts, each just before it. */
 static int place_user(struct cs_stitch *st, size_t room, const uint64_t *user,
 		      uint64_t nr)
 {
-	int err = chain_reserve(st, room + nr);
+	const struct cs_stitched part = { .user = user, .user_nr = nr };
+	bool marker = cs_parts_marker_implied(&part);
+	int err = chain_reserve(st, room + marker + nr);
 
 	if (err)
 		return err;
+	if (marker)
+		st->chain[room] = CS_CONTEXT_USER;
 	if (nr)
-		memcpy(st->chain + room, user, nr * sizeof(*user));
+		memcpy(st->chain + room + marker, user, nr * sizeof(*user));
 	st->user_at = room;
+	st->joined_nr = marker + nr;
 	st->user = user;
 	st->user_nr = nr;
 	return 0;
@@ -453,12 +467,12 @@ static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
 		.chain_nr = nk,
 		.state = state,
 		.cookie = t->rec_cookie,
-		.user = t->rec_ips,
-		.user_nr = t->rec_nr,
+		.user = t->user,
+		.user_nr = t->user_nr,
 	};
 	int err;
 
-	if (!st->parts) {
+	if (st->form == CS_STITCH_JOINED) {
 		if (nk > st->user_at) {	/* a deeper kernel part than room for */
 			err = place_user(st, nk + KERNEL_ROOM, st->user,
 					 st->user_nr);
@@ -466,7 +480,7 @@ static int deliver_merged(struct cs_stitch *st, const struct cs_event *ev,
 				return err;
 		}
 		out.chain = st->chain + st->user_at - nk;
-		out.chain_nr = nk + st->user_nr;
+		out.chain_nr = nk + st->joined_nr;
 		out.user = NULL;
 		out.user_nr = 0;
 		memcpy((uint64_t *)out.chain, ev->sample.callchain,
@@ -549,8 +563,8 @@ static int release_parts(struct cs_stitch *st, struct thr *t)
 		.event = &st->ev,
 		.state = CS_CHAIN_STITCHED,
 		.cookie = t->rec_cookie,
-		.user = t->rec_ips,
-		.user_nr = t->rec_nr,
+		.user = t->user,
+		.user_nr = t->user_nr,
 	};
 	int err = 0;
 
@@ -578,11 +592,11 @@ static int release(struct cs_stitch *st, struct thr *t,
 {
 	int err = 0;
 
-	if (st->parts && why == CS_MISSING_NONE)
+	if (st->form != CS_STITCH_JOINED && why == CS_MISSING_NONE)
 		return release_parts(st, t);
 
-	if (!st->parts && why == CS_MISSING_NONE && waiting(t)) {
-		err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr);
+	if (why == CS_MISSING_NONE && waiting(t)) {
+		err = place_user(st, KERNEL_ROOM, t->user, t->user_nr);
 		if (err)
 			return err;
 	}
@@ -612,33 +626,52 @@ static int release_superseded(struct cs_stitch *st, struct thr *t)
 		       CS_MISSING_LOST : CS_MISSING_SUPERSEDED);
 }
 
-/* Keeps a deferred record's ips as the user part of the chains stitched
- * to it: behind a user marker, which drafts of the feature put first
- * themselves and released kernels do not (their ips are addresses only,
- * which a JIT may place at or above CONTEXT_MAX). */
-static int remember(struct thr *t, uint64_t cookie, const uint64_t *ips,
-		    uint64_t nr)
+/* Makes t->rec_buf hold at least n entries. Returns 0 or -ENOMEM. */
+static __attribute__((noinline)) int rec_reserve(struct thr *t, uint64_t n)
 {
-	bool marker = nr && ips[0] != CS_CONTEXT_USER &&
-		      ips[0] != CS_CONTEXT_USER_DEFERRED;
+	size_t cap = t->rec_cap ? t->rec_cap : 32;
+	uint64_t *p;
 
-	if (nr + marker > t->rec_cap) {
-		size_t cap = t->rec_cap ? t->rec_cap : 32;
-		uint64_t *p;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(t->rec_buf, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->rec_buf = p;
+	t->rec_cap = cap;
+	return 0;
+}
 
-		while (cap < nr + marker)
-			cap *= 2;
-		p = realloc(t->rec_ips, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		t->rec_ips = p;
-		t->rec_cap = cap;
+/* Keeps a deferred record's ips as the user part of the chains stitched
+ * to it, for as long as samples of its entry may come. A user marker goes
+ * before them, which drafts of the feature put first themselves and
+ * released kernels do not (their ips are addresses only, which a JIT may
+ * place at or above CONTEXT_MAX): stored in front of a copy when the
+ * output wants it stored (CS_STITCH_PARTS), else implied. A stable
+ * record's ips are then kept where they are, others (a pipe's, a
+ * decompressed or byte-swapped copy's) copied as they are. */
+static int remember(struct cs_stitch *st, struct thr *t, uint64_t cookie,
+		    const uint64_t *ips, uint64_t nr, bool stable)
+{
+	const struct cs_stitched part = { .user = ips, .user_nr = nr };
+	bool marker = st->form == CS_STITCH_PARTS &&
+		      cs_parts_marker_implied(&part);
+	int err;
+
+	if (stable && !marker) {
+		t->user = ips;
+		t->user_nr = nr;
+	} else {
+		if (nr + marker > t->rec_cap &&
+		    (err = rec_reserve(t, nr + marker)))
+			return err;
+		if (marker)
+			t->rec_buf[0] = CS_CONTEXT_USER;
+		if (nr)
+			memcpy(t->rec_buf + marker, ips, nr * sizeof(*ips));
+		t->user = t->rec_buf;
+		t->user_nr = marker + nr;
 	}
-	if (marker)
-		t->rec_ips[0] = CS_CONTEXT_USER;
-	if (nr)
-		memcpy(t->rec_ips + marker, ips, nr * sizeof(*ips));
-	t->rec_nr = marker + nr;
 	if (t->has_rec && t->rec_cookie != cookie) {
 		memmove(t->old_cookies + 1, t->old_cookies,
 			(OLD_COOKIES - 1) * sizeof(*t->old_cookies));
@@ -747,8 +780,8 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 	if (!t)
 		return -ENOMEM;
 	if (stitched_late(t, cookie)) {
-		if (!st->parts &&
-		    (err = place_user(st, KERNEL_ROOM, t->rec_ips, t->rec_nr)))
+		if (st->form == CS_STITCH_JOINED &&
+		    (err = place_user(st, KERNEL_ROOM, t->user, t->user_nr)))
 			return err;
 		return deliver_merged(st, ev, t, CS_CHAIN_STITCHED_LATE);
 	}
@@ -777,7 +810,8 @@ int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
 		    true);
 }
 
-static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
+static int on_deferred(struct cs_stitch *st, const struct cs_event *ev,
+		       bool stable)
 {
 	const struct cs_deferred *d = &ev->deferred;
 	struct thr *t;
@@ -798,7 +832,7 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 		return -ENOMEM;
 	if (waiting(t) && t->wait_cookie == d->cookie) {
 		st->stats->deferred_used++;
-		err = remember(t, d->cookie, d->ips, d->nr);
+		err = remember(st, t, d->cookie, d->ips, d->nr, stable);
 		if (err)
 			return err;
 		return release(st, t, CS_MISSING_NONE);
@@ -813,7 +847,7 @@ static int on_deferred(struct cs_stitch *st, const struct cs_event *ev)
 	err = release_superseded(st, t);
 	if (err)
 		return err;
-	return remember(t, d->cookie, d->ips, d->nr);
+	return remember(st, t, d->cookie, d->ips, d->nr, stable);
 }
 
 static int on_task_exit(struct cs_stitch *st, const struct cs_event *ev)
@@ -840,7 +874,7 @@ static inline int stitch_event(struct cs_stitch *st, const struct cs_event *ev,
 	case CS_RECORD_SAMPLE:
 		return on_sample(st, ev, stable);
 	case CS_RECORD_CALLCHAIN_DEFERRED:
-		return on_deferred(st, ev);
+		return on_deferred(st, ev, stable);
 	case CS_RECORD_EXIT:
 		return on_task_exit(st, ev);
 	case CS_RECORD_LOST:
@@ -924,7 +958,7 @@ void cs_stitch_free(struct cs_stitch *st)
 			if (t->wait[k].copied)
 				free(copy_of(&t->wait[k]));
 		free(t->wait);
-		free(t->rec_ips);
+		free(t->rec_buf);
 	}
 	for (int c = 0; c < SLOT_CLASSES; c++) {
 		struct slot_stack *s = &st->free_slots[c];

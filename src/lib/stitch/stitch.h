@@ -34,13 +34,26 @@ typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
 				   uint64_t offset, bool filed,
 				   struct cs_event *ev);
 
+/* How a stitched chain goes out. */
+enum cs_stitch_form {
+	/* one array in cs_stitched.chain: kernel part, CS_CONTEXT_USER, ips */
+	CS_STITCH_JOINED,
+	/* two parts: the sample's kernel part as recorded, and in
+	 * cs_stitched.user the marker and the ips (a copy of the ips for
+	 * every deferred record, to put the marker in front) */
+	CS_STITCH_PARTS,
+	/* two parts, the user part the deferred record's entries as they
+	 * are, its marker implied (lib/stitch/parts.h): a stable record's ips
+	 * are not copied at all */
+	CS_STITCH_PARTS_MARKER_IMPLIED,
+};
+
 /* stats is updated in place (not owned). With merge off, every sample goes
- * out at once as CS_CHAIN_UNMERGED and records only count. With parts, a
- * stitched chain goes out in two parts (cs_stitched.user), neither
- * copied; else joined in one array. Returns 0 and the stitcher in *out
+ * out at once as CS_CHAIN_UNMERGED and records only count; else stitched
+ * chains go out in the form asked for. Returns 0 and the stitcher in *out
  * (caller frees), or -ENOMEM. */
-int cs_stitch_new(bool merge, bool parts, cs_stitched_fn fn, void *ctx,
-		  cs_stitch_decode_fn decode, void *decode_ctx,
+int cs_stitch_new(bool merge, enum cs_stitch_form form, cs_stitched_fn fn,
+		  void *ctx, cs_stitch_decode_fn decode, void *decode_ctx,
 		  struct cs_stats *stats, struct cs_stitch **out);
 
 /* ev->type must be SAMPLE, CALLCHAIN_DEFERRED, EXIT, LOST or LOST_SAMPLES;
@@ -51,7 +64,10 @@ int cs_stitch_event(struct cs_stitch *st, const struct cs_event *ev);
 
 /* cs_stitch_event() for an event whose record bytes (ev->bytes) stay valid
  * and unchanged until cs_stitch_free(), as a mapped file's do: a waiting
- * sample keeps pointing at them, nothing is copied. */
+ * sample keeps pointing at them, nothing is copied; so does a deferred
+ * record's user part (ev->deferred.ips, which must lie in those bytes),
+ * kept for the samples of its entry that come late, unless the form
+ * needs the marker in front (CS_STITCH_PARTS). */
 int cs_stitch_event_stable(struct cs_stitch *st, const struct cs_event *ev);
 
 /* A deferred sample known by its key alone (cs_decode_wait_key()): if it
