@@ -15,7 +15,13 @@
 # without touching this file.
 
 CC      ?= cc
-CFLAGS  ?= -O2 -g
+CFLAGS  ?= -O3 -g
+# the release build is optimised across files at link time: script's
+# per-frame path crosses the library's modules (machine, maps, symbols) a
+# dozen times a frame. Fat objects keep libcallstitch.a usable by a link
+# without LTO (another compiler, LTO=). docs/performance.md, "script: the
+# build's flags and the end of the run"
+LTO     ?= -flto=auto -ffat-lto-objects
 WARN    := -Wall -Wextra -Werror
 STD     := -std=gnu11
 CPPFLAGS := -Iinclude -Isrc -D_GNU_SOURCE
@@ -59,7 +65,7 @@ all: $(REL)/callstitch $(REL)/libcallstitch.a $(REL)/libcallstitch.so man tools 
 # ---- release ----
 $(REL)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(STD) $(CFLAGS) $(PIC) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(STD) $(CFLAGS) $(LTO) $(PIC) $(WARN) $(CPPFLAGS) -MMD -MP -c $< -o $@
 
 # library objects serve the archive and the shared library alike: position
 # independent, and calls inside the library bound at link time
@@ -71,7 +77,7 @@ $(REL)/libcallstitch.a: $(call objs,$(REL),$(LIB_SRC))
 
 # exports exactly what src/callstitch.map lists (the public header's calls)
 $(REL)/libcallstitch.so.$(VERSION): $(call objs,$(REL),$(LIB_SRC)) $(MAP)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(MAP) \
+	$(CC) $(CFLAGS) $(LTO) -shared -Wl,-soname,$(SONAME) -Wl,--version-script,$(MAP) \
 		-Wl,-z,defs -o $@ $(call objs,$(REL),$(LIB_SRC)) $(LIBS)
 $(REL)/libcallstitch.so: $(REL)/libcallstitch.so.$(VERSION)
 	ln -sf libcallstitch.so.$(VERSION) $(REL)/$(SONAME)
@@ -84,7 +90,7 @@ $(REL)/libcsapp.a: $(call objs,$(REL),$(APP_SRC))
 	ar rcs $@ $^
 
 $(REL)/callstitch: $(call objs,$(REL),$(CLI_SRC)) $(REL)/libcsapp.a $(REL)/libcallstitch.a
-	$(CC) $(CFLAGS) -o $@ $(call objs,$(REL),$(CLI_SRC)) $(REL)/libcsapp.a $(REL)/libcallstitch.a $(LIBS)
+	$(CC) $(CFLAGS) $(LTO) -o $@ $(call objs,$(REL),$(CLI_SRC)) $(REL)/libcsapp.a $(REL)/libcallstitch.a $(LIBS)
 
 # ---- sanitized: the binary, tools and unit tests the suite runs ----
 $(ASN)/obj/%.o: %.c
@@ -171,7 +177,7 @@ TOOLS     := $(patsubst tests/tools/%.c,$(REL)/tools/%,$(TOOL_SRC))
 ASN_TOOLS := $(patsubst tests/tools/%.c,$(ASN)/tools/%,$(TOOL_SRC))
 $(REL)/tools/%: $(REL)/obj/tests/tools/%.o $(REL)/libcallstitch.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LTO) -o $@ $^ $(LIBS)
 $(ASN)/tools/%: $(ASN)/obj/tests/tools/%.o $(ASN)/libcallstitch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN) -o $@ $^ $(LIBS)

@@ -13,6 +13,7 @@
 
 #include "lib/symbols/elfimg.h"
 #include "lib/symbols/symtab.h"
+#include "lib/util/pool.h"
 
 static struct cs_symtab *kallsyms(const char *text, long *added)
 {
@@ -202,15 +203,25 @@ static void sized_symbols_end_at_their_size(void **state)
 
 static void check_demangle(const char *in, const char *want)
 {
+	struct cs_pool pool = { 0 };
 	char *out = cs_demangle(in);
+	const char *pooled;
+	size_t len = 0;
 
+	/* the pooled form gives the same text, with its length */
+	pooled = cs_demangle_into(in, &pool, &len);
 	if (!want) {
 		assert_null(out);
+		assert_null(pooled);
 		return;
 	}
 	assert_non_null(out);
 	assert_string_equal(out, want);
+	assert_non_null(pooled);
+	assert_string_equal(pooled, want);
+	assert_int_equal(len, strlen(want));
 	free(out);
+	cs_pool_free(&pool);
 }
 
 static void cpp_and_rust_names_are_demangled(void **state)
@@ -232,6 +243,30 @@ static void cpp_and_rust_names_are_demangled(void **state)
 	check_demangle("_Znot_mangled_really", NULL);
 	check_demangle("_ZN", NULL);
 	check_demangle("_Z", NULL);
+}
+
+/* A name longer than cs_demangle_into()'s buffer on the stack is made the
+ * usual way: the same text, whole. libiberty takes mangled names of up
+ * to about a thousand characters; substitutions make a longer one. */
+static void a_long_demangled_name_is_whole(void **state)
+{
+	char in[64 + 300], want[64 + 4 * 310];
+	int n, w;
+
+	(void)state;
+	/* f<ns::A, ns::A, ns::A, ns::A>, A 300 a's: S1_ is ns::A again */
+	n = sprintf(in, "_Z1fIN2ns300");
+	memset(in + n, 'a', 300);
+	sprintf(in + n + 300, "ES1_S1_S1_EvT_");
+	w = sprintf(want, "f<");
+	for (int k = 0; k < 4; k++) {
+		w += sprintf(want + w, "%sns::", k ? ", " : "");
+		memset(want + w, 'a', 300);
+		w += 300;
+	}
+	sprintf(want + w, ">");
+	assert_true(w > 1024);
+	check_demangle(in, want);
 }
 
 /* ---- ELF ---------------------------------------------------------------- */
@@ -713,6 +748,7 @@ int main(void)
 		cmocka_unit_test(unsorted_tables_are_sorted_stably),
 		cmocka_unit_test(sized_symbols_end_at_their_size),
 		cmocka_unit_test(cpp_and_rust_names_are_demangled),
+		cmocka_unit_test(a_long_demangled_name_is_whole),
 		cmocka_unit_test(elf_symbols_resolve_a_live_address),
 		cmocka_unit_test(stripped_binaries_carry_their_debuglink),
 		cmocka_unit_test(plt_entries_are_named_for_their_targets),

@@ -15,6 +15,7 @@
 #include "lib/symbols/symtab.h"
 #include "lib/util/grow.h"
 #include "lib/util/hash.h"
+#include "lib/util/pool.h"
 #include "lib/util/strset.h"
 #include "lib/util/tasks.h"
 #include "lib/util/u32map.h"
@@ -75,6 +76,9 @@ struct ksym {				/* a KSYMBOL (BPF program, ...) */
 
 struct cs_machine {
 	struct cs_u32map threads, procs;
+	struct cs_pool task_pool;	/* the struct thread and struct proc
+					 * values of the two maps: they live
+					 * as long as m, and end together */
 	struct cs_dso_table *dsos;
 	struct cs_strset comms;		/* interned command names */
 	struct known_id *ids;
@@ -168,17 +172,11 @@ nomem:
 	return -ENOMEM;
 }
 
-static void free_thread(void *p)
-{
-	free(p);
-}
-
 static void free_proc(void *p)
 {
 	struct proc *pr = p;
 
 	cs_maps_clear(&pr->maps);
-	free(pr);
 }
 
 void cs_machine_free(struct cs_machine *m)
@@ -188,8 +186,9 @@ void cs_machine_free(struct cs_machine *m)
 	/* first: saves still queued read the tables freed below */
 	cs_tasks_finish(m->tasks);
 	kernel_job_free(m->kjob);
-	cs_u32map_free(&m->threads, free_thread);
+	cs_u32map_free(&m->threads, NULL);
 	cs_u32map_free(&m->procs, free_proc);
+	cs_pool_free(&m->task_pool);
 	cs_dso_table_free(m->dsos);
 	cs_strset_free(&m->comms);
 	for (size_t i = 0; i < m->nr_ids; i++)
@@ -233,12 +232,30 @@ int cs_machine_add_build_id(struct cs_machine *m, const char *path,
 
 /* ---- side-band events --------------------------------------------------- */
 
+/* map's value of key; when there is none, a new one of size bytes,
+ * zeroed, from m's pool of tasks (*created set). NULL without memory. */
+static void *task_findnew(struct cs_machine *m, struct cs_u32map *map,
+			  uint32_t key, size_t size, bool *created)
+{
+	void *val = cs_u32map_get(map, key);
+
+	*created = false;
+	if (val)
+		return val;
+	/* a piece the map could not take stays the pool's, unused */
+	val = cs_pool_zalloc(&m->task_pool, size);
+	if (!val || cs_u32map_put(map, key, val))
+		return NULL;
+	*created = true;
+	return val;
+}
+
 static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 				     uint32_t tid)
 {
 	bool created;
-	struct thread *t = cs_u32map_get_new(&m->threads, tid, sizeof(*t),
-					     &created);
+	struct thread *t = task_findnew(m, &m->threads, tid, sizeof(*t),
+					&created);
 
 	if (t && created) {
 		t->pid = pid;
@@ -250,8 +267,7 @@ static struct thread *thread_findnew(struct cs_machine *m, uint32_t pid,
 static struct proc *proc_findnew(struct cs_machine *m, uint32_t pid)
 {
 	bool created;
-	struct proc *p = cs_u32map_get_new(&m->procs, pid, sizeof(*p),
-					   &created);
+	struct proc *p = task_findnew(m, &m->procs, pid, sizeof(*p), &created);
 
 	if (p && created) {
 		p->pid = pid;

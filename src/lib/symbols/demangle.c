@@ -6,6 +6,7 @@
  * parameter lists unless verbose, and so do we.
  */
 #include "lib/symbols/symtab.h"
+#include "lib/util/pool.h"
 
 #include <libiberty/demangle.h>
 #include <stdbool.h>
@@ -22,6 +23,54 @@ static bool may_be_legacy_rust(const char *name)
 
 	return name[2] == 'N' && len > 3 + 20 && name[len - 1] == 'E' &&
 	       !memcmp(name + len - 20, "17h", 3);
+}
+
+/* Where cplus_demangle_v3_callback() puts the name: a buffer on the
+ * stack, which a longer name overflows (then demangled again the usual
+ * way). */
+struct into_buf {
+	char text[1024];
+	size_t len;
+	bool overflow;
+};
+
+static void into_buf_add(const char *s, size_t len, void *opaque)
+{
+	struct into_buf *b = opaque;
+
+	if (b->overflow || len > sizeof(b->text) - b->len) {
+		b->overflow = true;
+		return;
+	}
+	memcpy(b->text + b->len, s, len);
+	b->len += len;
+}
+
+const char *cs_demangle_into(const char *name, struct cs_pool *pool,
+			     size_t *len)
+{
+	struct into_buf b;
+	char *dem, *copy;
+
+	if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return NULL;
+	/* the C++ path of cs_demangle() without its malloc()ed string that
+	 * grows as the name is made: the same text */
+	b.len = 0;
+	b.overflow = false;
+	if (name[1] == 'Z' && !may_be_legacy_rust(name) &&
+	    cplus_demangle_v3_callback(name, DMGL_NO_OPTS, into_buf_add, &b) &&
+	    !b.overflow) {
+		*len = b.len;
+		return cs_pool_strndup(pool, b.text, b.len);
+	}
+	dem = cs_demangle(name);
+	if (!dem)
+		return NULL;
+	*len = strlen(dem);
+	copy = cs_pool_strndup(pool, dem, *len);
+	free(dem);
+	return copy;
 }
 
 char *cs_demangle(const char *name)

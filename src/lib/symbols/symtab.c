@@ -1,5 +1,6 @@
 /* symtab.c - sorted symbol table, alias choice and end fix-up as perf does. */
 #include "lib/symbols/symtab.h"
+#include "lib/util/pool.h"
 #include "lib/util/write_all.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@ struct entry {
  * in a slot for each symbol of the table. */
 struct shown {
 	uint64_t i;			/* UINT64_MAX: empty */
-	char *dem;			/* NULL: shown as it is */
+	const char *dem;		/* NULL: shown as it is; in dem_pool */
 	size_t dem_len;
 };
 
@@ -88,6 +89,8 @@ struct cs_symtab {
 	uint32_t last_module_off;
 	struct shown *shown;		/* cap_shown; names demangled */
 	size_t nr_shown, cap_shown;
+	struct cs_pool dem_pool;	/* the demangled names: thousands a
+					 * run, ended together */
 	struct recent *recent;		/* 1 << recent_bits; made by find */
 	unsigned int recent_bits;
 	struct buckets buckets;		/* made by find; nr 0: none */
@@ -473,11 +476,10 @@ static const char *shown_name(struct cs_symtab *t, size_t i, uint32_t off,
 	}
 	e = shown_slot(t->shown, t->cap_shown, i);
 	e->i = i;
-	e->dem = cs_demangle(name);
+	e->dem = cs_demangle_into(name, &t->dem_pool, &e->dem_len);
 	t->nr_shown++;
 	if (!e->dem)
 		return name;
-	e->dem_len = strlen(e->dem);
 	*len = e->dem_len;
 	return e->dem;
 }
@@ -809,10 +811,8 @@ void cs_symtab_free(struct cs_symtab *t)
 		free(t->ends);
 	}
 	free(t->mangled);
-	for (size_t i = 0; i < t->cap_shown; i++)
-		if (t->shown[i].i != UINT64_MAX)
-			free(t->shown[i].dem);
 	free(t->shown);
+	cs_pool_free(&t->dem_pool);
 	free(t->recent);
 	free(t->buckets.first);
 	free(t);

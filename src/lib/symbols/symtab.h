@@ -92,6 +92,14 @@ void cs_symtab_free(struct cs_symtab *t);
  * when name is not mangled. */
 char *cs_demangle(const char *name);
 
+struct cs_pool;
+
+/* cs_demangle()'s text as a piece of pool (the pool's, see pool.h), its
+ * length in *len; NULL when name is not mangled, libiberty cannot
+ * demangle it, or memory runs out. */
+const char *cs_demangle_into(const char *name, struct cs_pool *pool,
+			     size_t *len);
+
 /* Parses /proc/kallsyms text (buf, len) into t (not finished). Text (t, T,
  * W, w, ...) symbols only. Returns the number added, -ENOMEM, or -EBADMSG
  * with *bad_line set to the 1-based line that could not be parsed.
