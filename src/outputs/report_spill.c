@@ -24,7 +24,8 @@ static int tmp_fail(struct report_tmp *f, int err, const char *what)
 	return err;
 }
 
-int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err)
+int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err,
+		    uint64_t *written)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t len;
@@ -32,6 +33,7 @@ int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err)
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->err = err;
+	f->written = written;
 	if (!dir || !*dir)
 		dir = "/tmp";
 	len = strlen(dir) + sizeof("/callstitch-report-XXXXXX");
@@ -65,6 +67,7 @@ int report_tmp_flush(struct report_tmp *f)
 			return tmp_fail(f, n < 0 ? -errno : -EIO, "writing");
 		done += (size_t)n;
 	}
+	*f->written += f->len;
 	f->len = 0;
 	return 0;
 }
@@ -131,6 +134,14 @@ int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n)
 			size_t want = left < rd->cap ? (size_t)left : rd->cap;
 			ssize_t r;
 
+			if (!want && rd->next) {
+				/* the next range follows at once */
+				rd->f = rd->next;
+				rd->off = rd->next_off;
+				rd->end = rd->next_end;
+				rd->next = NULL;
+				continue;
+			}
 			if (!want) {
 				if (!got)
 					return 1;
@@ -161,6 +172,32 @@ void report_tmp_reader_close(struct report_tmp_reader *rd)
 	rd->buf = NULL;
 }
 
+uint64_t report_tmp_reader_tell(const struct report_tmp_reader *rd)
+{
+	return rd->off - (rd->len - rd->pos);
+}
+
+int report_spill_reader_open(struct report_tmp_reader *rd, struct cs_report *r,
+			     size_t buf_size)
+{
+	int err = r->aside ? report_tmp_flush(r->aside) : 0;
+
+	if (!err)
+		err = report_tmp_reader_open(rd, r->spill, 0, r->spill->size,
+					     buf_size);
+	if (!err && r->aside) {
+		rd->next = r->aside;
+		rd->next_off = r->aside_from;
+		rd->next_end = r->aside->size;
+	}
+	return err;
+}
+
+uint64_t report_spill_bytes(const struct cs_report *r)
+{
+	return r->spill->size + (r->aside ? r->aside->size - r->aside_from : 0);
+}
+
 /* ---- records -------------------------------------------------------------- */
 
 int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
@@ -171,7 +208,9 @@ int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
 		.thread = thread, .nr = nr,
 	};
 
-	return report_tmp_write(r->spill, &h, sizeof(h));
+	if (!r->spill)
+		r->aside_nr++;
+	return report_tmp_write(r->spill ? r->spill : r->aside, &h, sizeof(h));
 }
 
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
@@ -179,7 +218,7 @@ int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 {
 	struct report_spill_frame f = { .key = *key, .sym_start = sym_start };
 
-	return report_tmp_write(r->spill, &f, sizeof(f));
+	return report_tmp_write(r->spill ? r->spill : r->aside, &f, sizeof(f));
 }
 
 size_t report_tables_memory(const struct cs_report *r)
@@ -190,44 +229,181 @@ size_t report_tables_memory(const struct cs_report *r)
 
 /* Spill mode starts when the tables pass the budget. On a profile far too
  * big for it, that leaves the process at the budget plus all that lives
- * beside the tables (the threads, the machine's maps and symbols: 11 MiB
- * on a 2 GB profile of distinct stacks), over it. So past 7/8 of the
- * budget the tables go already if, growing on as they grew over the part
- * of the input read, they would end past 5/4 of it: such a profile goes
- * to the file anyway, and now the process is still under the budget.
- * Tables that end a little under the budget (the bench's 500k profile:
- * 242 MiB of 256) project under 5/4 of it at that point, by a margin
- * wider than the steps their indexes make as they double. Not knowing
- * the input's size (a pipe), only the budget decides. */
+ * beside the tables (the threads, the machine's maps and symbols, the
+ * heap's freed blocks: 11-18 MiB on a profile of distinct stacks), over
+ * it. So past 7/8 of the budget the tables go already if, growing on as
+ * they grew over the part of the input read, they would end past 5/4 of
+ * it: such a profile goes to the file anyway, and now the process is
+ * still under the budget. Tables that end a little under the budget (the
+ * bench's 500k profile: 242 MiB of 256) project under it at that point,
+ * and go on in memory. Between the two (a projection of 1 to 5/4 of the
+ * budget), or not knowing the input's size (a pipe), where they will end
+ * is not known yet: they stop growing, and the samples after are set
+ * aside in the temporary file until the end says (report_aside_settle()).
+ * The tables never pass 7/8 of the budget by more than the samples
+ * between two looks, unless one step of an index takes them past the
+ * budget itself, which is the last word. */
 #define EARLY_SHARE(budget)	((budget) - (budget) / 8)
 
-bool report_spill_due(struct cs_report *r, uint64_t done, uint64_t total)
+static uint64_t samples_counted(const struct cs_report *r)
 {
-	size_t mem = report_tables_memory(r);
 	uint64_t samples = 0;
+
+	for (size_t ev = 0; ev < r->nr_ev; ev++)
+		samples += r->ev_samples[ev];
+	return samples;
+}
+
+enum report_due report_spill_due(struct cs_report *r, uint64_t done,
+				 uint64_t total, size_t step)
+{
+	/* the tables with the step the next sample makes them take */
+	size_t tables = report_tables_memory(r), mem = tables + step;
 	double share, projected;
 
 	if (mem <= EARLY_SHARE(r->budget))
-		return false;
-	for (size_t ev = 0; ev < r->nr_ev; ev++)
-		samples += r->ev_samples[ev];
-	if (mem > r->budget) {
+		return REPORT_KEEP;
+	if (tables > r->budget) {
 		snprintf(r->why, sizeof(r->why), "from a temporary file: the "
 			 "tables passed the budget of %zu bytes after %" PRIu64
-			 " samples (%zu bytes)", r->budget, samples, mem);
-		return true;
+			 " samples (%zu bytes)", r->budget, samples_counted(r),
+			 tables);
+		return REPORT_SPILL;
 	}
 	if (!total || !done)
-		return false;
+		return REPORT_ASIDE;
+	/* the growth is projected; the step is taken once */
 	share = done < total ? (double)done / (double)total : 1.0;
-	projected = (double)mem / share;
+	projected = (double)tables / share;
+	if (projected <= (double)r->budget && mem <= r->budget)
+		return REPORT_KEEP;
 	if (projected <= (double)r->budget * 1.25)
-		return false;
+		return REPORT_ASIDE;
 	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
 		 "were projected past 5/4 of the budget of %zu bytes after %"
 		 PRIu64 " samples (%zu bytes at %.1f%% of the input: %.0f)",
-		 r->budget, samples, mem, share * 100, projected);
-	return true;
+		 r->budget, samples_counted(r), tables, share * 100, projected);
+	return REPORT_SPILL;
+}
+
+int report_aside_start(struct cs_report *r)
+{
+	int err;
+
+	if (!(r->aside = malloc(sizeof(*r->aside))))
+		return -ENOMEM;
+	err = report_tmp_open(r->aside, 1 << 20, r->err,
+			      &r->tmp_written);
+	if (err)
+		return err;
+	/* the records' seq go on from the stacks' ids, as in spill mode */
+	r->spill_seq = cs_agg_nr_stacks(r->stacks);
+	r->aside_samples = samples_counted(r);
+	r->aside_tables = report_tables_memory(r);
+	/* frames seen before are named by their keys in the records */
+	return report_spill_seen(r);
+}
+
+/* One record of the file aside: its header into *h, its frames' keys
+ * into r->frame_keys and r->frame_sym_start. 0, 1 at the end of the file,
+ * or a negative errno */
+static int read_aside(struct cs_report *r, struct report_tmp_reader *rd,
+		      struct report_spill_rec *h)
+{
+	struct report_spill_frame f;
+	int err = report_tmp_read(rd, h, sizeof(*h));
+
+	if (err)
+		return err;
+	if (h->nr > CS_FRAMES_MAX) {
+		snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: a record "
+			 "claims %" PRIu32 " frames (at most %d were written)",
+			 rd->f->path, h->nr, CS_FRAMES_MAX);
+		return -EBADMSG;
+	}
+	for (uint32_t i = 0; i < h->nr; i++) {
+		err = report_tmp_read(rd, &f, sizeof(f));
+		if (err == 1) {
+			snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: it "
+				 "ends inside a record", rd->f->path);
+			return -EIO;
+		}
+		if (err)
+			return err;
+		r->frame_keys[i] = f.key;
+		r->frame_sym_start[i] = f.sym_start;
+	}
+	return 0;
+}
+
+/* The end of the input says how many samples were set aside: taken back
+ * one by one, the tables' growth over those taken back so far, carried
+ * on over those left, says where they would end. Past the budget (or a
+ * record that would make an index step past it), the switch comes at
+ * once, the tables a little past 7/8 of it (a profile that will spill
+ * anyway does, under the budget); else the tables take them all, as if
+ * they had never been set aside (the records are the samples, in order,
+ * and the stacks first seen among them get their ids in the same order:
+ * the text is the same). */
+int report_aside_settle(struct cs_report *r)
+{
+	struct report_tmp_reader rd;
+	struct report_spill_rec h;
+	size_t start = report_tables_memory(r), mem = start, stepped = 0;
+	double projected = (double)start;
+	int err = report_tmp_reader_open(&rd, r->aside, 0, r->aside->size, 1 << 20);
+
+	r->aside_back = 0;
+	while (!err) {
+		uint64_t at = report_tmp_reader_tell(&rd);
+		size_t step;
+
+		if ((err = read_aside(r, &rd, &h)))
+			break;
+		step = cs_agg_step(r->stacks, h.nr);
+		if (step || (r->aside_back &&
+			     r->aside_back % r->check_every == 0)) {
+			/* the steps taken are not growth to carry on: the
+			 * next is looked at when it comes */
+			mem = report_tables_memory(r);
+			projected = (double)mem;
+			if (r->aside_back)
+				projected += (double)(mem - start - stepped) /
+					     (double)r->aside_back *
+					     (double)(r->aside_nr - r->aside_back);
+			if (mem + step > r->budget ||
+			    projected > (double)r->budget) {
+				err = report_spill_start(r);
+				r->aside_from = at;
+				break;
+			}
+		}
+		err = report_count_keys(r, h.thread, r->frame_keys,
+					r->frame_sym_start, h.nr, h.count,
+					h.period);
+		if (!err && step)
+			stepped += report_tables_memory(r) - mem;
+		if (!err)
+			r->aside_back++;
+	}
+	report_tmp_reader_close(&rd);
+	if (err == 1) {
+		/* all of them back: in memory, as if never set aside */
+		report_tmp_close(r->aside);
+		free(r->aside);
+		r->aside = NULL;
+		return 0;
+	}
+	if (err)
+		return err;
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "passed 7/8 of the budget of %zu bytes after %" PRIu64
+		 " samples (%zu bytes); of the %" PRIu64 " samples set aside "
+		 "then, %" PRIu64 " were taken back, the tables at most %zu "
+		 "bytes, and all would have made them %.0f", r->budget,
+		 r->aside_samples, r->aside_tables, r->aside_nr, r->aside_back,
+		 mem, projected);
+	return 0;
 }
 
 /* Every stack of the tables as a record (seq: its id, so the order of
@@ -242,7 +418,8 @@ int report_spill_start(struct cs_report *r)
 	if (!err && !(r->spill = malloc(sizeof(*r->spill))))
 		err = -ENOMEM;
 	if (!err) {
-		err = report_tmp_open(r->spill, 1 << 20, r->err);
+		err = report_tmp_open(r->spill, 1 << 20, r->err,
+				      &r->tmp_written);
 		r->spill_seq = 0;
 	}
 	for (size_t s = 0; s < nr && !err; s++) {
@@ -278,6 +455,10 @@ void report_spill_free(struct cs_report *r)
 		report_tmp_close(r->spill);
 	free(r->spill);
 	r->spill = NULL;
+	if (r->aside)
+		report_tmp_close(r->aside);
+	free(r->aside);
+	r->aside = NULL;
 	free(r->seen_keys);
 	r->seen_keys = NULL;
 }
