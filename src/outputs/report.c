@@ -450,6 +450,12 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 		r->has_inlined = true;
 	if (!err && !r->spill && !r->aside)
 		err = look(r, in);
+	if (!err && r->aside && !r->spill &&
+	    ++r->since_check >= r->check_every) {
+		r->since_check = 0;
+		if (report_aside_due(r))
+			err = report_aside_spill(r);
+	}
 	if (!err && (r->spill || r->aside))
 		return spill_sample(r, in, thread);
 	if (!err && in->slots) {
@@ -683,7 +689,7 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	char buf[32];
 	int err = cs_report_flush(r);
 
-	if (!err && r->aside)
+	if (!err && r->aside && !r->spill)
 		err = report_aside_settle(r);
 	if (err)
 		return err;

@@ -173,6 +173,13 @@ int report_spill_start(struct cs_report *r);
 /* The tables stop growing: later samples are records of r->aside. 0 or
  * -errno */
 int report_aside_start(struct cs_report *r);
+/* Whether so many samples were set aside that, growing the tables as the
+ * samples before did, they would take them past 5/4 of the budget: then
+ * the switch need not wait for the end (report_aside_spill()) */
+bool report_aside_due(struct cs_report *r);
+/* The switch while samples are set aside: the tables to the spill file,
+ * and the samples from now on after those set aside. 0 or -errno */
+int report_aside_spill(struct cs_report *r);
 /* At the end of the input: the records set aside back into the tables
  * while, growing as those taken back make them grow, they would end
  * within the budget; else the switch, and the rest are read from the file
@@ -187,7 +194,7 @@ int report_count_keys(struct cs_report *r, uint32_t thread,
 		      const struct cs_agg_key *keys, const uint64_t *sym_start,
 		      uint32_t nr, uint64_t count, uint64_t period);
 /* A record's header, then its frames one by one, to the file the samples
- * go to now (spill, else aside) */
+ * go to now (aside while there is one, else spill) */
 int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
 		     uint64_t period, uint32_t nr);
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,

@@ -200,25 +200,41 @@ uint64_t report_spill_bytes(const struct cs_report *r)
 
 /* ---- records -------------------------------------------------------------- */
 
-int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
-		     uint64_t period, uint32_t nr)
+static int write_rec(struct cs_report *r, struct report_tmp *f,
+		     uint32_t thread, uint64_t count, uint64_t period,
+		     uint32_t nr)
 {
 	struct report_spill_rec h = {
 		.seq = r->spill_seq++, .count = count, .period = period,
 		.thread = thread, .nr = nr,
 	};
 
-	if (!r->spill)
+	return report_tmp_write(f, &h, sizeof(h));
+}
+
+static int write_frame(struct report_tmp *f, const struct cs_agg_key *key,
+		       uint64_t sym_start)
+{
+	struct report_spill_frame fr = { .key = *key, .sym_start = sym_start };
+
+	return report_tmp_write(f, &fr, sizeof(fr));
+}
+
+/* The aside file's records are read after the spill file's: once there
+ * is one, every later sample goes there too */
+int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
+		     uint64_t period, uint32_t nr)
+{
+	if (r->aside && !r->spill)
 		r->aside_nr++;
-	return report_tmp_write(r->spill ? r->spill : r->aside, &h, sizeof(h));
+	return write_rec(r, r->aside ? r->aside : r->spill, thread, count,
+			 period, nr);
 }
 
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 		       uint64_t sym_start)
 {
-	struct report_spill_frame f = { .key = *key, .sym_start = sym_start };
-
-	return report_tmp_write(r->spill ? r->spill : r->aside, &f, sizeof(f));
+	return write_frame(r->aside ? r->aside : r->spill, key, sym_start);
 }
 
 size_t report_tables_memory(const struct cs_report *r)
@@ -302,6 +318,35 @@ int report_aside_start(struct cs_report *r)
 	r->aside_tables = report_tables_memory(r);
 	/* frames seen before are named by their keys in the records */
 	return report_spill_seen(r);
+}
+
+bool report_aside_due(struct cs_report *r)
+{
+	/* aside_nr / aside_samples > (5/4 budget - aside_tables) / aside_tables,
+	 * divided out: the 5/4 as in report_spill_due(), for the same steps */
+	double grown = (double)r->aside_nr * (double)r->aside_tables;
+
+	return r->aside_samples &&
+	       grown > ((double)r->budget * 1.25 - (double)r->aside_tables) *
+		       (double)r->aside_samples;
+}
+
+int report_aside_spill(struct cs_report *r)
+{
+	uint64_t seq = r->spill_seq;
+	int err = report_spill_start(r);
+
+	/* the tables' records take the seq of their ids; the samples go on
+	 * from where those set aside were */
+	r->spill_seq = seq;
+	r->aside_from = 0;
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "passed 7/8 of the budget of %zu bytes after %" PRIu64
+		 " samples (%zu bytes); the %" PRIu64 " samples set aside since "
+		 "would, growing them as the samples before did, take them past "
+		 "5/4 of it, the tables at most %zu bytes", r->budget,
+		 r->aside_samples, r->aside_tables, r->aside_nr, r->aside_tables);
+	return err;
 }
 
 /* One record of the file aside: its header into *h, its frames' keys
@@ -426,10 +471,11 @@ int report_spill_start(struct cs_report *r)
 		struct cs_agg_stack st;
 
 		cs_agg_stack(r->stacks, (uint32_t)s, frames, &st);
-		err = report_spill_rec(r, st.tag, st.count, st.period, st.nr);
+		err = write_rec(r, r->spill, st.tag, st.count, st.period, st.nr);
 		for (uint32_t i = 0; i < st.nr && !err; i++)
-			err = report_spill_frame(r, cs_agg_frame_key(r->stacks, st.frames[i]),
-						 r->sym_start[st.frames[i]]);
+			err = write_frame(r->spill,
+					  cs_agg_frame_key(r->stacks, st.frames[i]),
+					  r->sym_start[st.frames[i]]);
 	}
 	if (!err)
 		err = report_spill_seen(r);

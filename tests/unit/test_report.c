@@ -694,6 +694,19 @@ static void tables_past_seven_eighths_set_samples_aside(void **state)
 			free(t);
 			free(note);
 		}
+		/* they would end at twice the budget: once the samples set
+		 * aside are as many again as 3/7 of those before (a growth
+		 * to 5/4 of the budget), the tables go, not at the end */
+		{
+			size_t budget = tables / 2;
+			char *t = distinct_profile(jobs, budget, 0, &note);
+
+			assert_string_equal(t, mem);
+			assert_non_null(strstr(note, "samples set aside since would"));
+			assert_true(note_bytes(note, "the tables at most ") <= budget);
+			free(t);
+			free(note);
+		}
 		/* they end within the budget: all taken back */
 		char *t = distinct_profile(jobs, tables + tables / 20, 0, &note);
 
