@@ -2,8 +2,11 @@
  * tables of frames and stacks pass the memory budget, every stack counted
  * so far goes to a temporary file as a weighted record, the tables are
  * freed, and every later sample is appended as a record of its own; the
- * report is then written from that file (report_external.c). Here: the
- * temporary files, the switch and the records. */
+ * report is then written from that file (report_external.c). Before that,
+ * while it is not known whether the tables will end within the budget,
+ * samples may be set aside in a file of their own, and taken back or
+ * read after the tables' records. Here: the temporary files, the rules
+ * and the switches, and the records. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
