@@ -227,6 +227,18 @@ uint32_t cs_tree_frame(const struct cs_tree *t, uint32_t id)
 	return t->nodes[id].frame;
 }
 
+size_t cs_tree_index_step(const struct cs_tree *t, size_t n)
+{
+	size_t cap = t->slots ? t->mask + 1 : 0, step = 0;
+
+	/* as index_grow() doubles it, one node at a time */
+	for (size_t ncap = cap; (t->nr + n) * 2 > ncap;) {
+		ncap = ncap ? ncap * 2 : 1024;
+		step += ncap * sizeof(*t->slots);
+	}
+	return step;
+}
+
 size_t cs_tree_memory(const struct cs_tree *t)
 {
 	return sizeof(*t) + t->nr * sizeof(*t->nodes) +

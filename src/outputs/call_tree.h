@@ -50,6 +50,9 @@ void cs_tree_trim(struct cs_tree *t);
 size_t cs_tree_nr_nodes(const struct cs_tree *t);
 /* The bytes the tree holds (its nodes, its index whole) */
 size_t cs_tree_memory(const struct cs_tree *t);
+/* The bytes of the new indexes that n more nodes would make it allocate
+ * while the old one is still there (0: they fit in the index it has) */
+size_t cs_tree_index_step(const struct cs_tree *t, size_t n);
 uint32_t cs_tree_parent(const struct cs_tree *t, uint32_t id);
 uint32_t cs_tree_frame(const struct cs_tree *t, uint32_t id);
 

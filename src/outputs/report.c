@@ -6,6 +6,7 @@
 #include "outputs/report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,7 +344,8 @@ int report_spill_seen(struct cs_report *r)
 {
 	size_t nf = cs_agg_nr_frames(r->stacks);
 
-	if (!r->seen)
+	/* made when samples were set aside, and kept up since */
+	if (!r->seen || r->seen_keys)
 		return 0;
 	r->seen_keys = calloc((size_t)1 << SEEN_FRAME_BITS, sizeof(*r->seen_keys));
 	if (!r->seen_keys)
@@ -397,6 +399,42 @@ static int spill_sample(struct cs_report *r, const struct sample_in *in,
 	return err;
 }
 
+int report_count_keys(struct cs_report *r, uint32_t thread,
+		      const struct cs_agg_key *keys, const uint64_t *sym_start,
+		      uint32_t nr, uint64_t count, uint64_t period)
+{
+	int err = cs_agg_frames(r->stacks, keys, nr, r->ids);
+
+	for (uint32_t i = 0; !err && i < nr; i++)
+		err = keep_sym_start(r, r->ids[i], sym_start[i]);
+	if (!err)
+		err = cs_agg_add(r->stacks, thread, r->ids, nr, count, period,
+				 NULL);
+	return err;
+}
+
+/* Before a sample goes into the tables: every check_every samples, and
+ * before any that would make an index of theirs grow (a step of up to a
+ * quarter of the tables at once, which must not take them past the
+ * budget), whether they go on in memory */
+static int look(struct cs_report *r, const struct sample_in *in)
+{
+	size_t step = cs_agg_step(r->stacks, (uint32_t)in->nr);
+
+	if (!step && ++r->since_check < r->check_every)
+		return 0;
+	r->since_check = 0;
+	switch (report_spill_due(r, in->done, in->total, step)) {
+	case REPORT_KEEP:
+		return 0;
+	case REPORT_ASIDE:
+		return report_aside_start(r);
+	case REPORT_SPILL:
+		return report_spill_start(r);
+	}
+	return 0;
+}
+
 /* Counts a sample in the tables: on the aggregation's thread, if it has
  * one. */
 static int aggregate(struct cs_report *r, const struct sample_in *in)
@@ -410,7 +448,15 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 				in->comm, &thread);
 	if (in->has_inlined)
 		r->has_inlined = true;
-	if (!err && r->spill)
+	if (!err && !r->spill && !r->aside)
+		err = look(r, in);
+	if (!err && r->aside && !r->spill &&
+	    ++r->since_check >= r->check_every) {
+		r->since_check = 0;
+		if (report_aside_due(r))
+			err = report_aside_spill(r);
+	}
+	if (!err && (r->spill || r->aside))
 		return spill_sample(r, in, thread);
 	if (!err && in->slots) {
 		err = walked_ids(r, in);
@@ -421,11 +467,6 @@ static int aggregate(struct cs_report *r, const struct sample_in *in)
 	}
 	if (!err)
 		err = add_stack(r, in->evsel, in->state, thread, in->nr, in->period);
-	if (!err && ++r->since_check >= r->check_every) {
-		r->since_check = 0;
-		if (report_spill_due(r, in->done, in->total))
-			err = report_spill_start(r);
-	}
 	return err;
 }
 
@@ -648,6 +689,8 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 	char buf[32];
 	int err = cs_report_flush(r);
 
+	if (!err && r->aside && !r->spill)
+		err = report_aside_settle(r);
 	if (err)
 		return err;
 	if (r->spill)
@@ -658,8 +701,16 @@ int cs_report_write(struct cs_report *r, FILE *out, const char *const *names,
 		err = report_mark_inlined(r);
 	if (err)
 		return err;
-	snprintf(r->why, sizeof(r->why), "in memory: tables of %zu bytes, the "
-		 "budget %zu", report_tables_memory(r), r->budget);
+	if (r->aside_back)
+		snprintf(r->why, sizeof(r->why), "in memory: tables of %zu "
+			 "bytes, the budget %zu; the %" PRIu64 " samples set "
+			 "aside past 7/8 of it (%zu bytes) taken back",
+			 report_tables_memory(r), r->budget, r->aside_back,
+			 r->aside_tables);
+	else
+		snprintf(r->why, sizeof(r->why), "in memory: tables of %zu "
+			 "bytes, the budget %zu", report_tables_memory(r),
+			 r->budget);
 	/* everything is added: the entries and their sort need the memory
 	 * more than the index of frames and stacks */
 	cs_agg_trim(r->stacks);
@@ -678,5 +729,11 @@ write:
 	}
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
+	if (r->tmp_written) {
+		size_t len = strlen(r->why);
+
+		snprintf(r->why + len, sizeof(r->why) - len, "; %" PRIu64
+			 " bytes of temporary files written", r->tmp_written);
+	}
 	return err;
 }

@@ -121,8 +121,10 @@ int cs_report_add_walked(struct cs_report *r, unsigned int evsel,
  * through the input (total 0: not known, as of a pipe). Over 7/8 of the
  * memory budget, tables that, growing on as they grew over the input so
  * far, would end past 5/4 of it go to the temporary file at once, before
- * they and the rest of the process pass the budget; without progress only
- * the budget decides. The output is the same either way. */
+ * they and the rest of the process pass the budget; those that would end
+ * under the budget go on in memory; without progress, or between the two,
+ * later samples are set aside until the end says which. The output is
+ * the same either way. */
 void cs_report_progress(struct cs_report *r, uint64_t done, uint64_t total);
 
 /* With jobs > 1, the samples added are counted on a thread of their own

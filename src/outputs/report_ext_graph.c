@@ -94,8 +94,7 @@ static int node_get(struct ext *x, uint32_t graph, uint32_t parent,
 static int graph_pass(struct ext *x, bool count)
 {
 	struct report_tmp_reader rd;
-	int err = report_tmp_reader_open(&rd, x->r->spill, 0, x->r->spill->size,
-					 1 << 20);
+	int err = report_spill_reader_open(&rd, x->r, 1 << 20);
 
 	while (!err && !(err = ext_read_rec(x, &rd))) {
 		uint32_t tp;
@@ -195,7 +194,7 @@ static int sym_starts(struct ext *x, const uint32_t *shown, size_t nr)
 		if (!map[s])
 			map[s] = (uint32_t)i + 1;
 	}
-	err = report_tmp_reader_open(&rd, x->r->spill, 0, x->r->spill->size, 1 << 20);
+	err = report_spill_reader_open(&rd, x->r, 1 << 20);
 	while (!err && !(err = ext_read_rec(x, &rd))) {
 		for (uint32_t j = 0; j < x->rec.nr; j++) {
 			const struct report_spill_frame *f = &x->frames[j];

@@ -280,8 +280,7 @@ static int cmp_entry_ptrs(const void *pa, const void *pb, void *ctx)
 static int entries_pass(struct ext *x)
 {
 	struct report_tmp_reader rd;
-	int err = report_tmp_reader_open(&rd, x->r->spill, 0, x->r->spill->size,
-					 1 << 20);
+	int err = report_spill_reader_open(&rd, x->r, 1 << 20);
 
 	while (!err && !(err = ext_read_rec(x, &rd))) {
 		if (!ext_rec_of_event(x))
@@ -552,7 +551,7 @@ static int merge_runs(struct ext *x, FILE *out)
  * many as frames in the file */
 static unsigned int partitions(const struct cs_report *r)
 {
-	uint64_t frames = r->spill->size / sizeof(struct report_spill_frame);
+	uint64_t frames = report_spill_bytes(r) / sizeof(struct report_spill_frame);
 	uint64_t per = r->budget / 2 / 128;
 	uint64_t p = per ? frames / per + 1 : MAX_PARTS;
 
@@ -607,9 +606,11 @@ int report_external_write(struct cs_report *r, unsigned int evsel,
 		err = thread_parts(&x);
 	x.nr_part = partitions(r);
 	for (unsigned int p = 0; p < x.nr_part && !err; p++)
-		err = report_tmp_open(&x.part[p], 64 << 10, r->err);
+		err = report_tmp_open(&x.part[p], 64 << 10, r->err,
+				      &r->tmp_written);
 	if (!err)
-		err = report_tmp_open(&x.runs, 1 << 20, r->err);
+		err = report_tmp_open(&x.runs, 1 << 20, r->err,
+				      &r->tmp_written);
 	if (!err)
 		err = entries_pass(&x);
 	x.nc = report_cols_init(r, x.children, off_cpu, x.width);

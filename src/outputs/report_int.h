@@ -81,11 +81,22 @@ struct cs_report {
 					 * the switch, or when written in
 					 * memory */
 	struct report_tmp *spill;	/* NULL: in memory */
+	/* set aside (report_spill.c): past 7/8 of the budget, when where
+	 * the tables will end is not known, they stop growing and each
+	 * later sample is a record of the file aside instead; at the end
+	 * they take back as many as fit (report_aside_settle()) */
+	struct report_tmp *aside;	/* NULL: nothing set aside */
+	uint64_t aside_from;		/* spill mode: aside's records from
+					 * here on follow spill's */
+	uint64_t aside_nr, aside_back;	/* records set aside, taken back */
+	uint64_t aside_samples;		/* samples counted before */
+	size_t aside_tables;		/* the tables' bytes then */
 	uint64_t spill_seq;		/* the next record's */
 	struct cs_agg_key *seen_keys;	/* per slot of seen: its frame's key
 					 * (spill mode has no frame ids) */
 	char err[REPORT_ERR_LEN];	/* what went wrong with a temporary
 					 * file, or "" */
+	uint64_t tmp_written;		/* bytes written to temporary files */
 };
 
 /* ---- spill mode: temporary files (report_spill.c) --------------------------- */
@@ -100,16 +111,22 @@ struct report_tmp {
 	size_t len, cap;		/* buffered, not yet written */
 	uint64_t size;			/* bytes in the file, the buffered too */
 	char *err;			/* REPORT_ERR_LEN */
+	uint64_t *written;		/* the bytes written, added there */
 };
 
 struct report_tmp_reader {
 	struct report_tmp *f;
 	uint64_t off, end;		/* what is left to read of the file */
+	struct report_tmp *next;	/* then [next_off, next_end) of next */
+	uint64_t next_off, next_end;
 	char *buf;
 	size_t pos, len, cap;
 };
 
-int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err);
+/* err: REPORT_ERR_LEN bytes for the first error; every byte written to
+ * the file is counted in *written too */
+int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err,
+		    uint64_t *written);
 int report_tmp_write(struct report_tmp *f, const void *p, size_t n);
 int report_tmp_flush(struct report_tmp *f);
 void report_tmp_close(struct report_tmp *f);
@@ -120,6 +137,8 @@ int report_tmp_reader_open(struct report_tmp_reader *rd, struct report_tmp *f,
  * range that ends inside the n bytes is an error too) */
 int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n);
 void report_tmp_reader_close(struct report_tmp_reader *rd);
+/* The offset in rd->f of the next byte report_tmp_read() gives */
+uint64_t report_tmp_reader_tell(const struct report_tmp_reader *rd);
 
 /* A record of the spill file: a stack (seq: its id if it was counted
  * before the switch, else the stack count then plus the sample's index
@@ -138,19 +157,54 @@ struct report_spill_frame {
 
 /* The bytes of the tables the budget weighs */
 size_t report_tables_memory(const struct cs_report *r);
-/* Whether the tables go to the temporary file now, a sample being done of
- * total bytes through the input (total 0: not known); if so, r->why says
+enum report_due {
+	REPORT_KEEP,			/* the tables go on in memory */
+	REPORT_ASIDE,			/* later samples go to the file aside */
+	REPORT_SPILL,			/* the tables go to the file now */
+};
+/* What becomes of the tables now, a sample being done of total bytes
+ * through the input (total 0: not known) that would make them allocate
+ * step bytes more at once (cs_agg_step()); for REPORT_SPILL, r->why says
  * why */
-bool report_spill_due(struct cs_report *r, uint64_t done, uint64_t total);
+enum report_due report_spill_due(struct cs_report *r, uint64_t done,
+				 uint64_t total, size_t step);
 /* The switch: every stack to the file, the tables freed. 0 or -errno */
 int report_spill_start(struct cs_report *r);
+/* The tables stop growing: later samples are records of r->aside. 0 or
+ * -errno */
+int report_aside_start(struct cs_report *r);
+/* Whether so many samples were set aside that, growing the tables as the
+ * samples before did, they would take them past 5/4 of the budget: then
+ * the switch need not wait for the end (report_aside_spill()) */
+bool report_aside_due(struct cs_report *r);
+/* The switch while samples are set aside: the tables to the spill file,
+ * and the samples from now on after those set aside. 0 or -errno */
+int report_aside_spill(struct cs_report *r);
+/* At the end of the input: the records set aside back into the tables
+ * while, growing as those taken back make them grow, they would end
+ * within the budget; else the switch, and the rest are read from the file
+ * aside after the tables' records. 0 or -errno */
+int report_aside_settle(struct cs_report *r);
 /* report.c: seen_keys from the slots of seen, at the switch */
 int report_spill_seen(struct cs_report *r);
-/* A record's header, then its frames one by one */
+/* report.c: a stack of the keys' frames (keys[i], sym_start[i]) counted
+ * in the tables, count samples of period on thread's behalf; the
+ * samples are not counted again. 0 or -ENOMEM */
+int report_count_keys(struct cs_report *r, uint32_t thread,
+		      const struct cs_agg_key *keys, const uint64_t *sym_start,
+		      uint32_t nr, uint64_t count, uint64_t period);
+/* A record's header, then its frames one by one, to the file the samples
+ * go to now (aside while there is one, else spill) */
 int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
 		     uint64_t period, uint32_t nr);
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 		       uint64_t sym_start);
+/* Reads every record of spill mode, in the order of their seq: spill's,
+ * then aside's not taken back */
+int report_spill_reader_open(struct report_tmp_reader *rd, struct cs_report *r,
+			     size_t buf_size);
+/* The bytes report_spill_reader_open() reads */
+uint64_t report_spill_bytes(const struct cs_report *r);
 void report_spill_free(struct cs_report *r);
 
 /* report_external.c: event evsel's section of the report from the spill

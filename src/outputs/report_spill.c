@@ -2,8 +2,11 @@
  * tables of frames and stacks pass the memory budget, every stack counted
  * so far goes to a temporary file as a weighted record, the tables are
  * freed, and every later sample is appended as a record of its own; the
- * report is then written from that file (report_external.c). Here: the
- * temporary files, the switch and the records. */
+ * report is then written from that file (report_external.c). Before that,
+ * while it is not known whether the tables will end within the budget,
+ * samples may be set aside in a file of their own, and taken back or
+ * read after the tables' records. Here: the temporary files, the rules
+ * and the switches, and the records. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,7 +27,8 @@ static int tmp_fail(struct report_tmp *f, int err, const char *what)
 	return err;
 }
 
-int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err)
+int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err,
+		    uint64_t *written)
 {
 	const char *dir = getenv("TMPDIR");
 	size_t len;
@@ -32,6 +36,7 @@ int report_tmp_open(struct report_tmp *f, size_t buf_size, char *err)
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->err = err;
+	f->written = written;
 	if (!dir || !*dir)
 		dir = "/tmp";
 	len = strlen(dir) + sizeof("/callstitch-report-XXXXXX");
@@ -65,6 +70,7 @@ int report_tmp_flush(struct report_tmp *f)
 			return tmp_fail(f, n < 0 ? -errno : -EIO, "writing");
 		done += (size_t)n;
 	}
+	*f->written += f->len;
 	f->len = 0;
 	return 0;
 }
@@ -131,6 +137,14 @@ int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n)
 			size_t want = left < rd->cap ? (size_t)left : rd->cap;
 			ssize_t r;
 
+			if (!want && rd->next) {
+				/* the next range follows at once */
+				rd->f = rd->next;
+				rd->off = rd->next_off;
+				rd->end = rd->next_end;
+				rd->next = NULL;
+				continue;
+			}
 			if (!want) {
 				if (!got)
 					return 1;
@@ -161,25 +175,69 @@ void report_tmp_reader_close(struct report_tmp_reader *rd)
 	rd->buf = NULL;
 }
 
+uint64_t report_tmp_reader_tell(const struct report_tmp_reader *rd)
+{
+	return rd->off - (rd->len - rd->pos);
+}
+
+int report_spill_reader_open(struct report_tmp_reader *rd, struct cs_report *r,
+			     size_t buf_size)
+{
+	int err = r->aside ? report_tmp_flush(r->aside) : 0;
+
+	if (!err)
+		err = report_tmp_reader_open(rd, r->spill, 0, r->spill->size,
+					     buf_size);
+	if (!err && r->aside) {
+		rd->next = r->aside;
+		rd->next_off = r->aside_from;
+		rd->next_end = r->aside->size;
+	}
+	return err;
+}
+
+uint64_t report_spill_bytes(const struct cs_report *r)
+{
+	return r->spill->size + (r->aside ? r->aside->size - r->aside_from : 0);
+}
+
 /* ---- records -------------------------------------------------------------- */
 
-int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
-		     uint64_t period, uint32_t nr)
+static int write_rec(struct cs_report *r, struct report_tmp *f,
+		     uint32_t thread, uint64_t count, uint64_t period,
+		     uint32_t nr)
 {
 	struct report_spill_rec h = {
 		.seq = r->spill_seq++, .count = count, .period = period,
 		.thread = thread, .nr = nr,
 	};
 
-	return report_tmp_write(r->spill, &h, sizeof(h));
+	return report_tmp_write(f, &h, sizeof(h));
+}
+
+static int write_frame(struct report_tmp *f, const struct cs_agg_key *key,
+		       uint64_t sym_start)
+{
+	struct report_spill_frame fr = { .key = *key, .sym_start = sym_start };
+
+	return report_tmp_write(f, &fr, sizeof(fr));
+}
+
+/* The aside file's records are read after the spill file's: once there
+ * is one, every later sample goes there too */
+int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
+		     uint64_t period, uint32_t nr)
+{
+	if (r->aside && !r->spill)
+		r->aside_nr++;
+	return write_rec(r, r->aside ? r->aside : r->spill, thread, count,
+			 period, nr);
 }
 
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 		       uint64_t sym_start)
 {
-	struct report_spill_frame f = { .key = *key, .sym_start = sym_start };
-
-	return report_tmp_write(r->spill, &f, sizeof(f));
+	return write_frame(r->aside ? r->aside : r->spill, key, sym_start);
 }
 
 size_t report_tables_memory(const struct cs_report *r)
@@ -190,44 +248,210 @@ size_t report_tables_memory(const struct cs_report *r)
 
 /* Spill mode starts when the tables pass the budget. On a profile far too
  * big for it, that leaves the process at the budget plus all that lives
- * beside the tables (the threads, the machine's maps and symbols: 11 MiB
- * on a 2 GB profile of distinct stacks), over it. So past 7/8 of the
- * budget the tables go already if, growing on as they grew over the part
- * of the input read, they would end past 5/4 of it: such a profile goes
- * to the file anyway, and now the process is still under the budget.
- * Tables that end a little under the budget (the bench's 500k profile:
- * 242 MiB of 256) project under 5/4 of it at that point, by a margin
- * wider than the steps their indexes make as they double. Not knowing
- * the input's size (a pipe), only the budget decides. */
+ * beside the tables (the threads, the machine's maps and symbols, the
+ * heap's freed blocks: 11-18 MiB on a profile of distinct stacks), over
+ * it. So past 7/8 of the budget the tables go already if, growing on as
+ * they grew over the part of the input read, they would end past 5/4 of
+ * it: such a profile goes to the file anyway, and now the process is
+ * still under the budget. Tables that end a little under the budget (the
+ * bench's 500k profile: 242 MiB of 256) project under it at that point,
+ * and go on in memory. Between the two (a projection of 1 to 5/4 of the
+ * budget), or not knowing the input's size (a pipe), where they will end
+ * is not known yet: they stop growing, and the samples after are set
+ * aside in the temporary file until the end says (report_aside_settle()).
+ * The tables never pass 7/8 of the budget by more than the samples
+ * between two looks, unless one step of an index takes them past the
+ * budget itself, which is the last word. */
 #define EARLY_SHARE(budget)	((budget) - (budget) / 8)
 
-bool report_spill_due(struct cs_report *r, uint64_t done, uint64_t total)
+static uint64_t samples_counted(const struct cs_report *r)
 {
-	size_t mem = report_tables_memory(r);
 	uint64_t samples = 0;
+
+	for (size_t ev = 0; ev < r->nr_ev; ev++)
+		samples += r->ev_samples[ev];
+	return samples;
+}
+
+enum report_due report_spill_due(struct cs_report *r, uint64_t done,
+				 uint64_t total, size_t step)
+{
+	/* the tables with the step the next sample makes them take */
+	size_t tables = report_tables_memory(r), mem = tables + step;
 	double share, projected;
 
 	if (mem <= EARLY_SHARE(r->budget))
-		return false;
-	for (size_t ev = 0; ev < r->nr_ev; ev++)
-		samples += r->ev_samples[ev];
-	if (mem > r->budget) {
+		return REPORT_KEEP;
+	if (tables > r->budget) {
 		snprintf(r->why, sizeof(r->why), "from a temporary file: the "
 			 "tables passed the budget of %zu bytes after %" PRIu64
-			 " samples (%zu bytes)", r->budget, samples, mem);
-		return true;
+			 " samples (%zu bytes)", r->budget, samples_counted(r),
+			 tables);
+		return REPORT_SPILL;
 	}
 	if (!total || !done)
-		return false;
+		return REPORT_ASIDE;
+	/* the growth is projected; the step is taken once */
 	share = done < total ? (double)done / (double)total : 1.0;
-	projected = (double)mem / share;
+	projected = (double)tables / share;
+	if (projected <= (double)r->budget && mem <= r->budget)
+		return REPORT_KEEP;
 	if (projected <= (double)r->budget * 1.25)
-		return false;
+		return REPORT_ASIDE;
 	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
 		 "were projected past 5/4 of the budget of %zu bytes after %"
 		 PRIu64 " samples (%zu bytes at %.1f%% of the input: %.0f)",
-		 r->budget, samples, mem, share * 100, projected);
-	return true;
+		 r->budget, samples_counted(r), tables, share * 100, projected);
+	return REPORT_SPILL;
+}
+
+int report_aside_start(struct cs_report *r)
+{
+	int err;
+
+	if (!(r->aside = malloc(sizeof(*r->aside))))
+		return -ENOMEM;
+	err = report_tmp_open(r->aside, 1 << 20, r->err,
+			      &r->tmp_written);
+	if (err)
+		return err;
+	/* the records' seq go on from the stacks' ids, as in spill mode */
+	r->spill_seq = cs_agg_nr_stacks(r->stacks);
+	r->aside_samples = samples_counted(r);
+	r->aside_tables = report_tables_memory(r);
+	/* frames seen before are named by their keys in the records */
+	return report_spill_seen(r);
+}
+
+bool report_aside_due(struct cs_report *r)
+{
+	/* aside_nr / aside_samples > (5/4 budget - aside_tables) / aside_tables,
+	 * divided out: the 5/4 as in report_spill_due(), for the same steps */
+	double grown = (double)r->aside_nr * (double)r->aside_tables;
+
+	return r->aside_samples &&
+	       grown > ((double)r->budget * 1.25 - (double)r->aside_tables) *
+		       (double)r->aside_samples;
+}
+
+int report_aside_spill(struct cs_report *r)
+{
+	uint64_t seq = r->spill_seq;
+	int err = report_spill_start(r);
+
+	/* the tables' records take the seq of their ids; the samples go on
+	 * from where those set aside were */
+	r->spill_seq = seq;
+	r->aside_from = 0;
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "passed 7/8 of the budget of %zu bytes after %" PRIu64
+		 " samples (%zu bytes); the %" PRIu64 " samples set aside since "
+		 "would, growing them as the samples before did, take them past "
+		 "5/4 of it, the tables at most %zu bytes", r->budget,
+		 r->aside_samples, r->aside_tables, r->aside_nr, r->aside_tables);
+	return err;
+}
+
+/* One record of the file aside: its header into *h, its frames' keys
+ * into r->frame_keys and r->frame_sym_start. 0, 1 at the end of the file,
+ * or a negative errno */
+static int read_aside(struct cs_report *r, struct report_tmp_reader *rd,
+		      struct report_spill_rec *h)
+{
+	struct report_spill_frame f;
+	int err = report_tmp_read(rd, h, sizeof(*h));
+
+	if (err)
+		return err;
+	if (h->nr > CS_FRAMES_MAX) {
+		snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: a record "
+			 "claims %" PRIu32 " frames (at most %d were written)",
+			 rd->f->path, h->nr, CS_FRAMES_MAX);
+		return -EBADMSG;
+	}
+	for (uint32_t i = 0; i < h->nr; i++) {
+		err = report_tmp_read(rd, &f, sizeof(f));
+		if (err == 1) {
+			snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: it "
+				 "ends inside a record", rd->f->path);
+			return -EIO;
+		}
+		if (err)
+			return err;
+		r->frame_keys[i] = f.key;
+		r->frame_sym_start[i] = f.sym_start;
+	}
+	return 0;
+}
+
+/* The end of the input says how many samples were set aside: taken back
+ * one by one, the tables' growth over those taken back so far, carried
+ * on over those left, says where they would end. Past the budget (or a
+ * record that would make an index step past it), the switch comes at
+ * once, the tables a little past 7/8 of it (a profile that will spill
+ * anyway does, under the budget); else the tables take them all, as if
+ * they had never been set aside (the records are the samples, in order,
+ * and the stacks first seen among them get their ids in the same order:
+ * the text is the same). */
+int report_aside_settle(struct cs_report *r)
+{
+	struct report_tmp_reader rd;
+	struct report_spill_rec h;
+	size_t start = report_tables_memory(r), mem = start, stepped = 0;
+	double projected = (double)start;
+	int err = report_tmp_reader_open(&rd, r->aside, 0, r->aside->size, 1 << 20);
+
+	r->aside_back = 0;
+	while (!err) {
+		uint64_t at = report_tmp_reader_tell(&rd);
+		size_t step;
+
+		if ((err = read_aside(r, &rd, &h)))
+			break;
+		step = cs_agg_step(r->stacks, h.nr);
+		if (step || (r->aside_back &&
+			     r->aside_back % r->check_every == 0)) {
+			/* the steps taken are not growth to carry on: the
+			 * next is looked at when it comes */
+			mem = report_tables_memory(r);
+			projected = (double)mem;
+			if (r->aside_back)
+				projected += (double)(mem - start - stepped) /
+					     (double)r->aside_back *
+					     (double)(r->aside_nr - r->aside_back);
+			if (mem + step > r->budget ||
+			    projected > (double)r->budget) {
+				err = report_spill_start(r);
+				r->aside_from = at;
+				break;
+			}
+		}
+		err = report_count_keys(r, h.thread, r->frame_keys,
+					r->frame_sym_start, h.nr, h.count,
+					h.period);
+		if (!err && step)
+			stepped += report_tables_memory(r) - mem;
+		if (!err)
+			r->aside_back++;
+	}
+	report_tmp_reader_close(&rd);
+	if (err == 1) {
+		/* all of them back: in memory, as if never set aside */
+		report_tmp_close(r->aside);
+		free(r->aside);
+		r->aside = NULL;
+		return 0;
+	}
+	if (err)
+		return err;
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "passed 7/8 of the budget of %zu bytes after %" PRIu64
+		 " samples (%zu bytes); of the %" PRIu64 " samples set aside "
+		 "then, %" PRIu64 " were taken back, the tables at most %zu "
+		 "bytes, and all would have made them %.0f", r->budget,
+		 r->aside_samples, r->aside_tables, r->aside_nr, r->aside_back,
+		 mem, projected);
+	return 0;
 }
 
 /* Every stack of the tables as a record (seq: its id, so the order of
@@ -242,17 +466,19 @@ int report_spill_start(struct cs_report *r)
 	if (!err && !(r->spill = malloc(sizeof(*r->spill))))
 		err = -ENOMEM;
 	if (!err) {
-		err = report_tmp_open(r->spill, 1 << 20, r->err);
+		err = report_tmp_open(r->spill, 1 << 20, r->err,
+				      &r->tmp_written);
 		r->spill_seq = 0;
 	}
 	for (size_t s = 0; s < nr && !err; s++) {
 		struct cs_agg_stack st;
 
 		cs_agg_stack(r->stacks, (uint32_t)s, frames, &st);
-		err = report_spill_rec(r, st.tag, st.count, st.period, st.nr);
+		err = write_rec(r, r->spill, st.tag, st.count, st.period, st.nr);
 		for (uint32_t i = 0; i < st.nr && !err; i++)
-			err = report_spill_frame(r, cs_agg_frame_key(r->stacks, st.frames[i]),
-						 r->sym_start[st.frames[i]]);
+			err = write_frame(r->spill,
+					  cs_agg_frame_key(r->stacks, st.frames[i]),
+					  r->sym_start[st.frames[i]]);
 	}
 	if (!err)
 		err = report_spill_seen(r);
@@ -278,6 +504,10 @@ void report_spill_free(struct cs_report *r)
 		report_tmp_close(r->spill);
 	free(r->spill);
 	r->spill = NULL;
+	if (r->aside)
+		report_tmp_close(r->aside);
+	free(r->aside);
+	r->aside = NULL;
 	free(r->seen_keys);
 	r->seen_keys = NULL;
 }

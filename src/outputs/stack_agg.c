@@ -476,6 +476,31 @@ size_t cs_agg_memory(const struct cs_agg *a)
 	       a->nr_stacks * sizeof(*a->stacks);
 }
 
+size_t cs_agg_step(const struct cs_agg *a, uint32_t nr)
+{
+	const struct agg_index *ix = &a->frame_index;
+	size_t cap = ix->slots ? ix->mask + 1 : 0, step = 0;
+	size_t nodes = a->tree ? cs_tree_nr_nodes(a->tree) : 0;
+
+	/* as index_reserve() doubles it, one frame at a time */
+	for (size_t ncap = cap; (ix->used + nr) * 2 > ncap;) {
+		ncap = ncap ? ncap * 2 : 256;
+		step += ncap * sizeof(*ix->slots);
+	}
+	/* every frame a new node, and the tag's */
+	if (a->tree)
+		step += cs_tree_index_step(a->tree, (size_t)nr + 1);
+	/* node_stack doubles, zeroed */
+	if (nodes + nr + 1 > a->cap_node_stack) {
+		size_t ncap = a->cap_node_stack ? a->cap_node_stack : 64;
+
+		while (ncap < nodes + nr + 1)
+			ncap *= 2;
+		step += ncap * sizeof(*a->node_stack);
+	}
+	return step;
+}
+
 size_t cs_agg_nr_stacks(const struct cs_agg *a)
 {
 	return a->nr_stacks;

@@ -98,6 +98,10 @@ size_t cs_agg_nr_stacks(const struct cs_agg *a);
  * indexes whole; not the strings it copied): what report weighs against
  * its memory budget */
 size_t cs_agg_memory(const struct cs_agg *a);
+/* The most bytes that adding a stack of nr frames may allocate at once
+ * beyond what cs_agg_memory() counts as it grows (an index doubled, while
+ * the old one is still there): 0 when none of its indexes need grow */
+size_t cs_agg_step(const struct cs_agg *a, uint32_t nr);
 /* The most frames of any stack added: the room cs_agg_stack() needs. */
 size_t cs_agg_max_depth(const struct cs_agg *a);
 /* Fills *out with stack id, its frames copied into buf (room for

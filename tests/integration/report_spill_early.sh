@@ -4,8 +4,12 @@
 # end past 5/4 of it go to the temporary file then, not once they pass the
 # budget, so that the rest of the process fits beside them. The command
 # tells each sample how far into the file it is (its record's offset in
-# the data section; in a compressed file, the compressed record's);
-# from a pipe, whose size is not known, only the budget decides.
+# the data section; in a compressed file, the compressed record's).
+# From a pipe, whose size is not known, or when the projection says they
+# end between the budget and 5/4 of it, the tables stop growing past 7/8
+# of the budget and the later samples are set aside in the temporary file;
+# the end of the input says whether they fit back (in memory) or send the
+# tables to the file, which then never pass the budget.
 # CALLSTITCH_REPORT_VERBOSE=1 says which way the report was made and why.
 source "$CS_ROOT/tests/lib.sh"
 
@@ -30,6 +34,12 @@ tables_of() {
 	sed -n 's/^callstitch: report: in memory: tables of \([0-9]*\) bytes.*/\1/p' "$1"
 }
 
+# at_most NOTE: the most bytes the tables held, as a note of samples set
+# aside and the switch at the end gives it
+at_most() {
+	sed -n 's/.* the tables at most \([0-9]*\) bytes.*/\1/p' "$1"
+}
+
 for kind in file zstd pipe; do
 	p=$T/$kind.data
 	rep "$p" --memory 1G >"$T/mem" 2>"$T/mem.err"
@@ -44,21 +54,43 @@ for kind in file zstd pipe; do
 	check_eq "$kind: the output is the in-memory one" 0 "$(cmp -s "$T/mem" "$T/ext"; echo $?)"
 	note=$(head -1 "$T/ext.err")
 	if [ "$kind" = pipe ]; then
-		check "$kind: the size unknown, the budget decides ($note)" \
-			grep -q '^callstitch: report: from a temporary file: the tables passed the budget' "$T/ext.err"
-		continue
+		check "$kind: the size unknown, samples set aside past 7/8 of the budget, until as many again as 3/7 of those before ($note)" \
+			grep -q '^callstitch: report: from a temporary file: the tables passed 7/8 of the budget .* samples set aside since would' "$T/ext.err"
+		most=$(at_most "$T/ext.err")
+		check "$kind: the tables never pass the budget (${most:-none} of $budget bytes)" \
+			test -n "$most" -a "${most:-0}" -le "$budget"
+	else
+		check "$kind: the projection decides ($note)" \
+			grep -q '^callstitch: report: from a temporary file: the tables were projected past 5/4 of the budget' "$T/ext.err"
+		# the samples counted are ~7/16 of them; the share of the
+		# input read, of the compressed bytes for zstd, says as much
+		share=$(sed -n 's/.* at \([0-9]*\)\.[0-9]% of the input.*/\1/p' "$T/ext.err")
+		check "$kind: the share of the input read is about 7/16 (${share:-none}%)" \
+			test "${share:-0}" -ge 35 -a "${share:-0}" -le 55
 	fi
-	check "$kind: the projection decides ($note)" \
-		grep -q '^callstitch: report: from a temporary file: the tables were projected past 5/4 of the budget' "$T/ext.err"
-	# the samples counted are ~7/16 of them; the share of the input read,
-	# of the compressed bytes for zstd, says as much
-	share=$(sed -n 's/.* at \([0-9]*\)\.[0-9]% of the input.*/\1/p' "$T/ext.err")
-	check "$kind: the share of the input read is about 7/16 (${share:-none}%)" \
-		test "${share:-0}" -ge 35 -a "${share:-0}" -le 55
+	# tables that would end a little past the budget (1.05 of it): set
+	# aside at 7/8 of it, and to the file at the end, never past it
+	budget=$((tables - tables / 20))
+	rep "$p" --memory "$budget" >"$T/ext" 2>"$T/ext.err"
+	check_eq "$kind: a little past the budget, the output is the in-memory one" 0 "$(cmp -s "$T/mem" "$T/ext"; echo $?)"
+	check "$kind: a little past the budget, set aside past 7/8 of it ($(head -1 "$T/ext.err"))" \
+		grep -q '^callstitch: report: from a temporary file: the tables passed 7/8 of the budget' "$T/ext.err"
+	most=$(at_most "$T/ext.err")
+	check "$kind: a little past the budget, the tables never pass it (${most:-none} of $budget bytes)" \
+		test -n "$most" -a "${most:-0}" -le "$budget"
+	# tables (and the steps of their indexes: at this size, the last
+	# doubles a third of them) that end between 7/8 of the budget and the
+	# budget: from a pipe set aside, and all taken back
+	if [ "$kind" = pipe ]; then
+		rep "$p" --memory $((tables + tables / 4)) >"$T/ext" 2>"$T/ext.err"
+		check_eq "$kind: within the budget, the output is the in-memory one" 0 "$(cmp -s "$T/mem" "$T/ext"; echo $?)"
+		check "$kind: within the budget, the samples set aside are taken back ($(head -1 "$T/ext.err"))" \
+			grep -q '^callstitch: report: in memory: .* taken back' "$T/ext.err"
+	fi
 	# the budget's last eighth never reached: in memory
-	rep "$p" --memory $((tables + tables / 4)) >"$T/ext" 2>"$T/ext.err"
-	check "$kind: tables that end at 4/5 of the budget stay in memory ($(head -1 "$T/ext.err"))" \
-		grep -q '^callstitch: report: in memory' "$T/ext.err"
+	rep "$p" --memory $((tables + tables / 2)) >"$T/ext" 2>"$T/ext.err"
+	check "$kind: tables that end at 2/3 of the budget stay in memory ($(head -1 "$T/ext.err"))" \
+		grep -q '^callstitch: report: in memory: tables of [0-9]* bytes, the budget [0-9]*$' "$T/ext.err"
 done
 
 # without the variable, nothing is said

@@ -625,8 +625,7 @@ static char *distinct_profile(unsigned int jobs, size_t budget,
 /* Tables that pass 7/8 of the budget while the input read so far says
  * they will end far past it go to the temporary file then, under the
  * budget (so that the rest of the process fits beside them); tables that
- * will end under 5/4 of it, or of an input of unknown size, stay in
- * memory until they pass the budget itself. The same text every way. */
+ * will end within it stay in memory. The same text every way. */
 static void tables_projected_far_past_the_budget_spill_early(void **state)
 {
 	char *note, *mem = distinct_profile(1, (size_t)1 << 30, 0, &note);
@@ -655,15 +654,65 @@ static void tables_projected_far_past_the_budget_spill_early(void **state)
 		assert_non_null(strstr(note, "in memory: "));
 		free(t);
 		free(note);
-		/* the input's size is not known: only the budget decides */
-		t = distinct_profile(jobs, budget, 0, &note);
-		assert_non_null(strstr(note, "in memory: "));
-		free(t);
-		free(note);
-		t = distinct_profile(jobs, tables - tables / 20, 0, &note);
+	}
+	free(mem);
+}
+
+/* The bytes after "what" in note, or SIZE_MAX */
+static size_t note_bytes(const char *note, const char *what)
+{
+	const char *p = strstr(note, what);
+
+	return p ? strtoul(p + strlen(what), NULL, 10) : SIZE_MAX;
+}
+
+/* Not knowing where the input ends (a pipe), or told it ends between the
+ * budget and 5/4 of it, tables past 7/8 of the budget stop growing and
+ * the samples after are set aside; at the end, those that would take the
+ * tables past the budget send them to the file (never past it), and
+ * those that fit are taken back. The same text every way. */
+static void tables_past_seven_eighths_set_samples_aside(void **state)
+{
+	char *note, *mem = distinct_profile(1, (size_t)1 << 30, 0, &note);
+	size_t tables = note_bytes(note, "tables of ");
+
+	(void)state;
+	assert_true(tables > 64 << 10 && tables != SIZE_MAX);
+	free(note);
+	for (unsigned int jobs = 1; jobs <= 2; jobs++) {
+		/* the tables would end a little past the budget (1.05 of it):
+		 * as a pipe's, and as a file's projected so */
+		for (unsigned int known = 0; known <= 1; known++) {
+			size_t budget = tables - tables / 20;
+			char *t = distinct_profile(jobs, budget, known ?
+						   DISTINCT_SAMPLES : 0, &note);
+
+			assert_string_equal(t, mem);
+			assert_non_null(strstr(note, "from a temporary file: the "
+					       "tables passed 7/8 of the budget"));
+			assert_true(note_bytes(note, "the tables at most ") <= budget);
+			free(t);
+			free(note);
+		}
+		/* they would end at twice the budget: once the samples set
+		 * aside are as many again as 3/7 of those before (a growth
+		 * to 5/4 of the budget), the tables go, not at the end */
+		{
+			size_t budget = tables / 2;
+			char *t = distinct_profile(jobs, budget, 0, &note);
+
+			assert_string_equal(t, mem);
+			assert_non_null(strstr(note, "samples set aside since would"));
+			assert_true(note_bytes(note, "the tables at most ") <= budget);
+			free(t);
+			free(note);
+		}
+		/* they end within the budget: all taken back */
+		char *t = distinct_profile(jobs, tables + tables / 20, 0, &note);
+
 		assert_string_equal(t, mem);
-		assert_non_null(strstr(note, "from a temporary file: the tables "
-				       "passed the budget"));
+		assert_non_null(strstr(note, "in memory: "));
+		assert_non_null(strstr(note, "taken back"));
 		free(t);
 		free(note);
 	}
@@ -689,6 +738,7 @@ int main(void)
 		cmocka_unit_test(a_thread_of_aggregation_writes_the_same_report),
 		cmocka_unit_test(spill_mode_writes_what_the_tables_write),
 		cmocka_unit_test(tables_projected_far_past_the_budget_spill_early),
+		cmocka_unit_test(tables_past_seven_eighths_set_samples_aside),
 	};
 	int failed = cmocka_run_group_tests_name("report in memory", tests,
 						 in_memory, NULL);
