@@ -154,14 +154,32 @@ FIELD void walk(struct cs_cursor *c, uint64_t st, const struct flagged *tab,
 }
 
 /* The fields of a head or a trailer (sample_fields.h's table of n
- * entries) that st selects, each at its width: a u32 pair stays a pair. */
+ * entries) that st selects, each at its width: a u32 pair stays a pair.
+ * Checked whole, not per field: CS_SAMPLE_HEAD_MAX bytes hold any head
+ * or trailer, a shorter rest is measured and the field it ends in named
+ * (the same word a field-by-field walk stops at). Unrolled, so that each
+ * field is a swap of a known width. */
 FIELD void walk_fields(struct cs_cursor *c, uint64_t st,
 		       const struct cs_field *tab, size_t n)
 {
+	size_t left = (size_t)(c->end - c->p);
+	uint8_t *p = behind(c, 0);
+
+	if (c->why)
+		return;
+	if (left < CS_SAMPLE_HEAD_MAX) {
+		c->why = cs_fields_cut(tab, n, st, left);
+		if (c->why)
+			return;
+	}
 #pragma GCC unroll 16
-	for (size_t i = 0; i < n; i++)
-		if (st & tab[i].bit)
-			f(c, tab[i].size, tab[i].name);
+	for (size_t i = 0; i < n; i++) {
+		if (!(st & tab[i].bit))
+			continue;
+		swap_at(p, tab[i].size);
+		p += tab[i].size;
+	}
+	c->p = p;
 }
 
 static void read_values(struct cs_cursor *c, uint64_t rf)
