@@ -225,6 +225,14 @@ static void every_head_layout_is_encoded_in_the_abi_order(void **state)
 		n = cs_encode_sample(&a, &s, NULL, 0, buf, sizeof(buf));
 		assert_int_equal(n, want.n);
 		assert_memory_equal(buf, want.b, want.n);
+		/* a buffer just big enough (the field-by-field path), and one
+		 * byte short */
+		memset(buf, 0xee, sizeof(buf));
+		n = cs_encode_sample(&a, &s, NULL, 0, buf, want.n);
+		assert_int_equal(n, want.n);
+		assert_memory_equal(buf, want.b, want.n);
+		assert_int_equal(cs_encode_sample(&a, &s, NULL, 0, buf, want.n - 1),
+				 -ENOSPC);
 	}
 }
 
@@ -254,6 +262,13 @@ static void every_trailer_layout_is_encoded_in_the_abi_order(void **state)
 		n = cs_encode_sample_id(&a, &id, buf, sizeof(buf));
 		assert_int_equal(n, want.n - 8);
 		assert_memory_equal(buf, want.b + 8, want.n - 8);
+		memset(buf, 0xee, sizeof(buf));
+		n = cs_encode_sample_id(&a, &id, buf, want.n - 8);
+		assert_int_equal(n, want.n - 8);
+		assert_memory_equal(buf, want.b + 8, want.n - 8);
+		if (st)
+			assert_int_equal(cs_encode_sample_id(&a, &id, buf,
+							     want.n - 9), -ENOSPC);
 
 		exit_record(&want, false, st, V_TIME, V_ID, V_ID);
 		n = cs_encode_fork_exit(&a, CS_RECORD_EXIT, &f, &id, buf,

@@ -88,30 +88,47 @@ static long finish(struct cur *c)
 	return (long)c->len;
 }
 
+/* Where from keeps field f: at its sample_at in a struct cs_sample (a
+ * head), or at its id's place in a struct cs_sample_id (a trailer); CPU's
+ * reserved half, kept nowhere, is 0. */
+static inline __attribute__((always_inline)) const void *
+field_in(const struct cs_field *f, const void *from, bool by_id)
+{
+	static const uint64_t zero;
+
+	if (by_id && f->id != CS_ID_NONE)
+		return (const char *)from + cs_id_at[f->id];
+	if (!by_id && f->sample_at >= 0)
+		return (const char *)from + f->sample_at;
+	return &zero;
+}
+
 /* The fields of a head or a trailer (sample_fields.h's table of nr
- * entries) that st selects, each from where from keeps it: at its
- * sample_at in a struct cs_sample (head), or at its id's place in a
- * struct cs_sample_id (trailer); CPU's reserved half, kept nowhere, is 0.
- * Unrolled, so that each field is a plain store of a known width. */
+ * entries) that st selects, from where from keeps them. With room for
+ * any head or trailer (CS_SAMPLE_HEAD_MAX bytes) each is a plain store
+ * of a known width (unrolled); else each goes through put(), which
+ * counts what did not fit. */
 static inline __attribute__((always_inline)) void
 put_fields(struct cur *c, uint64_t st, const struct cs_field *table, size_t nr,
 	   const void *from, bool by_id)
 {
-	static const uint64_t zero;
+	if (c->len <= c->cap && c->cap - c->len >= CS_SAMPLE_HEAD_MAX) {
+		uint8_t *p = c->buf + c->len;
 
 #pragma GCC unroll 16
-	for (size_t i = 0; i < nr; i++) {
-		const struct cs_field *f = &table[i];
-		const void *v = &zero;
-
-		if (!(st & f->bit))
-			continue;
-		if (by_id && f->id != CS_ID_NONE)
-			v = (const char *)from + cs_id_at[f->id];
-		else if (!by_id && f->sample_at >= 0)
-			v = (const char *)from + f->sample_at;
-		put(c, v, f->size);
+		for (size_t i = 0; i < nr; i++) {
+			if (!(st & table[i].bit))
+				continue;
+			memcpy(p, field_in(&table[i], from, by_id), table[i].size);
+			p += table[i].size;
+		}
+		c->len = (size_t)(p - c->buf);
+		return;
 	}
+#pragma GCC unroll 16
+	for (size_t i = 0; i < nr; i++)
+		if (st & table[i].bit)
+			put(c, field_in(&table[i], from, by_id), table[i].size);
 }
 
 static void put_sample_id(struct cur *c, const struct cs_perf_attr *attr,
