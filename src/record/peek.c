@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "abi/sample_fields.h"
 
 int cs_rec_peek_sample(uint64_t sample_type, const void *rec, size_t size,
 		       struct cs_rec_sample *out)
@@ -20,6 +21,28 @@ int cs_rec_peek_sample(uint64_t sample_type, const void *rec, size_t size,
 	out->misc = h.misc;
 	p += sizeof(h);
 
+	/* the head (sample_fields.h's order), checked whole, then the few
+	 * fields the recorder wants taken as the walk passes them */
+	if ((size_t)(end - p) < cs_fields_size(cs_sample_head, CS_SAMPLE_HEAD_NR,
+					       sample_type))
+		return -EBADMSG;
+#pragma GCC unroll 16
+	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
+		const struct cs_field *f = &cs_sample_head[i];
+
+		if (!(sample_type & f->bit))
+			continue;
+		if (f->bit == CS_SAMPLE_IP)
+			memcpy(&out->ip, p, 8);
+		else if (f->id == CS_ID_PID)
+			memcpy(&out->pid, p, 4);
+		else if (f->id == CS_ID_TID)
+			memcpy(&out->tid, p, 4);
+		else if (f->id == CS_ID_TIME)
+			memcpy(&out->time, p, 8);
+		p += f->size;
+	}
+
 #define TAKE(dst) do {						\
 		if (end - p < 8)				\
 			return -EBADMSG;			\
@@ -27,27 +50,6 @@ int cs_rec_peek_sample(uint64_t sample_type, const void *rec, size_t size,
 		p += 8;						\
 	} while (0)
 
-	if (sample_type & CS_SAMPLE_IDENTIFIER)
-		TAKE(v);
-	if (sample_type & CS_SAMPLE_IP)
-		TAKE(out->ip);
-	if (sample_type & CS_SAMPLE_TID) {
-		TAKE(v);
-		out->pid = (uint32_t)v;
-		out->tid = (uint32_t)(v >> 32);
-	}
-	if (sample_type & CS_SAMPLE_TIME)
-		TAKE(out->time);
-	if (sample_type & CS_SAMPLE_ADDR)
-		TAKE(v);
-	if (sample_type & CS_SAMPLE_ID)
-		TAKE(v);
-	if (sample_type & CS_SAMPLE_STREAM_ID)
-		TAKE(v);
-	if (sample_type & CS_SAMPLE_CPU)
-		TAKE(v);
-	if (sample_type & CS_SAMPLE_PERIOD)
-		TAKE(v);
 	if (sample_type & CS_SAMPLE_READ)
 		return -ENOTSUP;
 	if (sample_type & CS_SAMPLE_CALLCHAIN) {
@@ -110,22 +112,16 @@ int cs_rec_peek_user_copy(uint64_t sample_type, uint64_t regs_mask,
 int cs_rec_peek_trailer_tid(uint64_t sample_type, const void *rec, size_t size,
 			    uint32_t *pid, uint32_t *tid)
 {
-	static const uint64_t bits[] = {
-		CS_SAMPLE_TID, CS_SAMPLE_TIME, CS_SAMPLE_ID, CS_SAMPLE_STREAM_ID,
-		CS_SAMPLE_CPU, CS_SAMPLE_IDENTIFIER,
-	};
-	size_t trailer = 0;
+	size_t trailer = cs_fields_size(cs_trailer, CS_TRAILER_NR, sample_type);
+	long at = cs_fields_at(cs_trailer, CS_TRAILER_NR, sample_type,
+			       CS_SAMPLE_TID);
 	uint64_t v;
 
-	if (!(sample_type & CS_SAMPLE_TID))
+	if (at < 0)
 		return -ENOENT;
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
-		if (sample_type & bits[i])
-			trailer += 8;
 	if (size < sizeof(struct cs_perf_event_header) + trailer)
 		return -EBADMSG;
-	/* TID is the first field of the trailer */
-	memcpy(&v, (const unsigned char *)rec + size - trailer, 8);
+	memcpy(&v, (const unsigned char *)rec + size - trailer + (size_t)at, 8);
 	*pid = (uint32_t)v;
 	*tid = (uint32_t)(v >> 32);
 	return 0;

@@ -16,7 +16,7 @@
 #include "abi/perf_abi.h"
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
-#include "lib/read/fields.h"
+#include "abi/sample_fields.h"
 #include "lib/util/errbuf.h"
 
 #define ALL_SAMPLE_BITS (CS_SAMPLE_MAX - 1)
@@ -947,7 +947,7 @@ static void usual_layouts_decode_as_the_general_decoder_does(void **state)
 
 /* ---- every layout of the id fields, on every path ---- */
 
-/* The ABI's orders, written here apart from the decoder's own (fields.h),
+/* The ABI's orders, written here apart from the decoder's own (sample_fields.h),
  * with the word each field's message names when a record ends in it. */
 static const struct { uint64_t bit; const char *name; } head_order[] = {
 	{ CS_SAMPLE_IDENTIFIER, "identifier" }, { CS_SAMPLE_IP, "ip" },
@@ -1180,7 +1180,7 @@ static void assert_head(const struct cs_event *ev, uint64_t st, uint64_t time)
 	assert_memory_equal(&ev->id, &want, sizeof(want));
 }
 
-/* The decoder's head table (fields.h) has the bits and the bytes its
+/* The decoder's head table (sample_fields.h) has the bits and the bytes its
  * checks assume: a bit missing from CS_SAMPLE_HEAD_BITS would send a
  * field of the head to the variable part's checks, which do not read it;
  * a head longer than CS_SAMPLE_HEAD_MAX would be read past a short body. */

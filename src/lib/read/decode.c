@@ -5,13 +5,13 @@
  * the record. Arrays are handed out as pointers into the record: records
  * are 8-byte aligned (the reader guarantees it) and so are u64 arrays.
  * The fixed-size fields (a sample's head, the sample_id trailer) are
- * checked whole and read by fields.h's tables, the one place their order
+ * checked whole and read by sample_fields.h's tables, the one place their order
  * is written.
  */
 #include "lib/read/decode.h"
 #include "lib/read/evlist.h"
 #include "lib/read/evlist_int.h"
-#include "lib/read/fields.h"
+#include "abi/sample_fields.h"
 #include "lib/read/bytes.h"
 #include "lib/util/errbuf.h"
 
@@ -171,7 +171,7 @@ put_field(struct cs_sample *s, int sample_at, struct cs_sample_id *id,
 	}
 }
 
-/* The fixed fields (fields.h's cs_sample_head) when the body is known to
+/* The fixed fields (sample_fields.h's cs_sample_head) when the body is known to
  * hold all that st selects: no check per field. Unrolled, so that for an
  * st known at compile time each field is a plain load and store. */
 static inline __attribute__((always_inline)) void
@@ -370,7 +370,7 @@ int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 	return decode_sample(attr, rec, size, out, &id, &why);
 }
 
-/* The sample_id trailer (fields.h's cs_trailer) of sample_type st at p,
+/* The sample_id trailer (sample_fields.h's cs_trailer) of sample_type st at p,
  * known to hold the trailer_size bytes st gives: no check per field. */
 static inline __attribute__((always_inline)) void
 trailer_fields(uint64_t st, const uint8_t *p, struct cs_sample_id *id)

@@ -1,7 +1,7 @@
 /* evlist.c - events of a profile, their ids, and the id/time layout. */
 #include "lib/read/evlist.h"
 #include "lib/read/evlist_int.h"
-#include "lib/read/fields.h"
+#include "abi/sample_fields.h"
 #include "lib/read/bytes.h"
 
 #include <errno.h>
@@ -34,17 +34,9 @@ void cs_attr_copy(struct cs_perf_attr *out, const struct cs_perf_attr *attr)
 /* u64 index in a sample of the first field bit puts there, or -1. */
 static int sample_pos(uint64_t st, uint64_t bit)
 {
-	size_t at = 0;
+	long at = cs_fields_at(cs_sample_head, CS_SAMPLE_HEAD_NR, st, bit);
 
-	if (!(st & bit))
-		return -1;
-	for (size_t i = 0; i < CS_SAMPLE_HEAD_NR; i++) {
-		if (cs_sample_head[i].bit == bit)
-			break;
-		if (st & cs_sample_head[i].bit)
-			at += cs_sample_head[i].size;
-	}
-	return (int)(at / 8);
+	return at < 0 ? -1 : (int)(at / 8);
 }
 
 /* Where a sample names its event: IDENTIFIER, at a place that is the same
@@ -60,18 +52,11 @@ static int sample_id_pos(uint64_t st)
  * puts in the trailer, or 0 for none. */
 static size_t trailer_back(uint64_t st, size_t tsize, uint64_t bit)
 {
-	size_t at = 0, back = 0;
+	long at = cs_fields_at(cs_trailer, CS_TRAILER_NR, st, bit);
 
-	if (!tsize || !(st & bit))
+	if (!tsize || at < 0)
 		return 0;
-	for (size_t i = 0; i < CS_TRAILER_NR; i++) {
-		if (!(st & cs_trailer[i].bit))
-			continue;
-		if (cs_trailer[i].bit == bit && !back)
-			back = tsize - at;
-		at += cs_trailer[i].size;
-	}
-	return back;
+	return tsize - (size_t)at;
 }
 
 /* Where a trailer names its event: IDENTIFIER, at the same place from the

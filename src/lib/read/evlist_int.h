@@ -12,7 +12,7 @@
 #include "lib/read/bytes.h"
 #include "lib/read/evlist.h"
 
-/* Worked out once per event from the field order of fields.h. */
+/* Worked out once per event from the field order of abi/sample_fields.h. */
 struct cs_evsel_layout {
 	uint64_t sample_type;
 	uint64_t read_format;

@@ -5,6 +5,7 @@
  */
 #include "lib/util/bswap_record.h"
 #include "lib/util/cursor.h"
+#include "abi/sample_fields.h"
 
 #include <string.h>
 
@@ -112,23 +113,13 @@ void cs_bswap_header(void *rec)
 	swap_at(b + 6, 2);
 }
 
-/* Fixed fields present when any of bits is in sample_type: one u64, or a
- * u32 pair when what2 is set. */
+/* A sample's head and the sample_id trailer are swapped from
+ * abi/sample_fields.h's tables, the fields after the head from these:
+ * present when any of bits is in sample_type, one u64, or a u32 pair when
+ * what2 is set. */
 struct flagged {
 	uint64_t bits;
 	const char *what, *what2;
-};
-
-static const struct flagged sample_head[] = {
-	{ CS_SAMPLE_IDENTIFIER, "identifier", NULL },
-	{ CS_SAMPLE_IP, "ip", NULL },
-	{ CS_SAMPLE_TID, "pid", "tid" },
-	{ CS_SAMPLE_TIME, "time", NULL },
-	{ CS_SAMPLE_ADDR, "addr", NULL },
-	{ CS_SAMPLE_ID, "id", NULL },
-	{ CS_SAMPLE_STREAM_ID, "stream id", NULL },
-	{ CS_SAMPLE_CPU, "cpu", "cpu" },
-	{ CS_SAMPLE_PERIOD, "period", NULL },
 };
 
 static const struct flagged sample_weights[] = {
@@ -142,15 +133,6 @@ static const struct flagged sample_tail[] = {
 	{ CS_SAMPLE_CGROUP, "cgroup", NULL },
 	{ CS_SAMPLE_DATA_PAGE_SIZE, "data_page_size", NULL },
 	{ CS_SAMPLE_CODE_PAGE_SIZE, "code_page_size", NULL },
-};
-
-static const struct flagged trailer[] = {
-	{ CS_SAMPLE_TID, "pid", "tid" },
-	{ CS_SAMPLE_TIME, "time", NULL },
-	{ CS_SAMPLE_ID, "id", NULL },
-	{ CS_SAMPLE_STREAM_ID, "stream id", NULL },
-	{ CS_SAMPLE_CPU, "cpu", "cpu" },
-	{ CS_SAMPLE_IDENTIFIER, "identifier", NULL },
 };
 
 #define WALK(c, st, tab) walk(c, st, tab, sizeof(tab) / sizeof(tab[0]))
@@ -169,6 +151,35 @@ FIELD void walk(struct cs_cursor *c, uint64_t st, const struct flagged *tab,
 		else
 			f64(c, tab[i].what);
 	}
+}
+
+/* The fields of a head or a trailer (sample_fields.h's table of n
+ * entries) that st selects, each at its width: a u32 pair stays a pair.
+ * Checked whole, not per field: CS_SAMPLE_HEAD_MAX bytes hold any head
+ * or trailer, a shorter rest is measured and the field it ends in named
+ * (the same word a field-by-field walk stops at). Unrolled, so that each
+ * field is a swap of a known width. */
+FIELD void walk_fields(struct cs_cursor *c, uint64_t st,
+		       const struct cs_field *tab, size_t n)
+{
+	size_t left = (size_t)(c->end - c->p);
+	uint8_t *p = behind(c, 0);
+
+	if (c->why)
+		return;
+	if (left < CS_SAMPLE_HEAD_MAX) {
+		c->why = cs_fields_cut(tab, n, st, left);
+		if (c->why)
+			return;
+	}
+#pragma GCC unroll 16
+	for (size_t i = 0; i < n; i++) {
+		if (!(st & tab[i].bit))
+			continue;
+		swap_at(p, tab[i].size);
+		p += tab[i].size;
+	}
+	c->p = p;
 }
 
 static void read_values(struct cs_cursor *c, uint64_t rf)
@@ -200,7 +211,7 @@ static void sample(const struct cs_perf_attr *a, struct cs_cursor *c)
 {
 	uint64_t st = a->sample_type;
 
-	WALK(c, st, sample_head);
+	walk_fields(c, st, cs_sample_head, CS_SAMPLE_HEAD_NR);
 	if (st & CS_SAMPLE_READ)
 		read_values(c, a->read_format);
 	if (st & CS_SAMPLE_CALLCHAIN)
@@ -404,7 +415,8 @@ const char *cs_bswap_body(const struct cs_bswap_how *how, uint32_t type,
 			return "too short for its sample_id trailer";
 		c.end = t.p = b + size - how->trailer_size;
 		/* sized from the same bits it walks: it always fits */
-		WALK(&t, how->attr->sample_type, trailer);
+		walk_fields(&t, how->attr->sample_type, cs_trailer,
+			    CS_TRAILER_NR);
 	}
 	kernel_body(how, type, &c);
 	return c.why;

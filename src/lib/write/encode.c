@@ -1,5 +1,6 @@
 /* encode.c - records from decoded structs, laid out as the kernel does. */
 #include "lib/write/encode.h"
+#include "abi/sample_fields.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -87,32 +88,58 @@ static long finish(struct cur *c)
 	return (long)c->len;
 }
 
+/* Where from keeps field f: at its sample_at in a struct cs_sample (a
+ * head), or at its id's place in a struct cs_sample_id (a trailer); CPU's
+ * reserved half, kept nowhere, is 0. */
+static inline __attribute__((always_inline)) const void *
+field_in(const struct cs_field *f, const void *from, bool by_id)
+{
+	static const uint64_t zero;
+
+	if (by_id && f->id != CS_ID_NONE)
+		return (const char *)from + cs_id_at[f->id];
+	if (!by_id && f->sample_at >= 0)
+		return (const char *)from + f->sample_at;
+	return &zero;
+}
+
+/* The fields of a head or a trailer (sample_fields.h's table of nr
+ * entries) that st selects, from where from keeps them. With room for
+ * any head or trailer (CS_SAMPLE_HEAD_MAX bytes) each is a plain store
+ * of a known width (unrolled); else each goes through put(), which
+ * counts what did not fit. */
+static inline __attribute__((always_inline)) void
+put_fields(struct cur *c, uint64_t st, const struct cs_field *table, size_t nr,
+	   const void *from, bool by_id)
+{
+	if (c->len <= c->cap && c->cap - c->len >= CS_SAMPLE_HEAD_MAX) {
+		uint8_t *p = c->buf + c->len;
+
+#pragma GCC unroll 16
+		for (size_t i = 0; i < nr; i++) {
+			if (!(st & table[i].bit))
+				continue;
+			memcpy(p, field_in(&table[i], from, by_id), table[i].size);
+			p += table[i].size;
+		}
+		c->len = (size_t)(p - c->buf);
+		return;
+	}
+#pragma GCC unroll 16
+	for (size_t i = 0; i < nr; i++)
+		if (st & table[i].bit)
+			put(c, field_in(&table[i], from, by_id), table[i].size);
+}
+
 static void put_sample_id(struct cur *c, const struct cs_perf_attr *attr,
 			  const struct cs_sample_id *id)
 {
 	static const struct cs_sample_id none;
-	uint64_t t = attr->sample_type;
 
 	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL))
 		return;
-	if (!id)
-		id = &none;
-	if (t & CS_SAMPLE_TID) {
-		put32(c, id->pid);
-		put32(c, id->tid);
-	}
-	if (t & CS_SAMPLE_TIME)
-		put64(c, id->time);
-	if (t & CS_SAMPLE_ID)
-		put64(c, id->id);
-	if (t & CS_SAMPLE_STREAM_ID)
-		put64(c, id->stream_id);
-	if (t & CS_SAMPLE_CPU) {
-		put32(c, id->cpu);
-		put32(c, 0);
-	}
-	if (t & CS_SAMPLE_IDENTIFIER)
-		put64(c, id->id);
+	put_fields(c, attr->sample_type, cs_trailer, CS_TRAILER_NR,
+		   id ? id : &none, true);
 }
 
 long cs_encode_sample_id(const struct cs_perf_attr *attr,
@@ -130,15 +157,13 @@ int cs_encode_set_time(const struct cs_perf_attr *attr, void *rec, size_t size,
 		       uint64_t time)
 {
 	uint64_t t = attr->sample_type;
-	/* the trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
-	size_t after = 8 * (size_t)__builtin_popcountll(t & (CS_SAMPLE_ID |
-				CS_SAMPLE_STREAM_ID | CS_SAMPLE_CPU | CS_SAMPLE_IDENTIFIER));
-	size_t trailer = after + 8 + (t & CS_SAMPLE_TID ? 8 : 0);
+	size_t trailer = cs_fields_size(cs_trailer, CS_TRAILER_NR, t);
+	long at = cs_fields_at(cs_trailer, CS_TRAILER_NR, t, CS_SAMPLE_TIME);
 
-	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL) || !(t & CS_SAMPLE_TIME) ||
+	if (!(attr->flags & CS_ATTR_SAMPLE_ID_ALL) || at < 0 ||
 	    size < sizeof(struct cs_perf_event_header) + trailer)
 		return -EINVAL;
-	memcpy((unsigned char *)rec + size - after - 8, &time, 8);
+	memcpy((unsigned char *)rec + size - trailer + (size_t)at, &time, 8);
 	return 0;
 }
 
@@ -177,28 +202,7 @@ long cs_encode_sample(const struct cs_perf_attr *attr, const struct cs_sample *s
 	if (t & ~(CS_SAMPLE_MAX - 1))
 		return -EINVAL;
 	begin(&c, buf, cap, CS_RECORD_SAMPLE, s->misc);
-	if (t & CS_SAMPLE_IDENTIFIER)
-		put64(&c, s->id);
-	if (t & CS_SAMPLE_IP)
-		put64(&c, s->ip);
-	if (t & CS_SAMPLE_TID) {
-		put32(&c, s->pid);
-		put32(&c, s->tid);
-	}
-	if (t & CS_SAMPLE_TIME)
-		put64(&c, s->time);
-	if (t & CS_SAMPLE_ADDR)
-		put64(&c, s->addr);
-	if (t & CS_SAMPLE_ID)
-		put64(&c, s->id);
-	if (t & CS_SAMPLE_STREAM_ID)
-		put64(&c, s->stream_id);
-	if (t & CS_SAMPLE_CPU) {
-		put32(&c, s->cpu);
-		put32(&c, 0);
-	}
-	if (t & CS_SAMPLE_PERIOD)
-		put64(&c, s->period);
+	put_fields(&c, t, cs_sample_head, CS_SAMPLE_HEAD_NR, s, false);
 	if (t & CS_SAMPLE_READ) {
 		if (!read_size_ok(attr, s))
 			return -EINVAL;

@@ -6,6 +6,7 @@
  */
 #include "lib/write/swap.h"
 #include "lib/util/bswap_record.h"
+#include "abi/sample_fields.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,13 +14,9 @@
 
 static size_t sample_id_size(const struct cs_perf_attr *a)
 {
-	uint64_t t = a->sample_type;
-
 	if (!(a->flags & CS_ATTR_SAMPLE_ID_ALL))
 		return 0;
-	return 8 * (!!(t & CS_SAMPLE_TID) + !!(t & CS_SAMPLE_TIME) +
-		    !!(t & CS_SAMPLE_ID) + !!(t & CS_SAMPLE_STREAM_ID) +
-		    !!(t & CS_SAMPLE_CPU) + !!(t & CS_SAMPLE_IDENTIFIER));
+	return cs_fields_size(cs_trailer, CS_TRAILER_NR, a->sample_type);
 }
 
 uint64_t cs_wswap_record_id(const struct cs_perf_attr *a, const void *rec,
@@ -28,27 +25,24 @@ uint64_t cs_wswap_record_id(const struct cs_perf_attr *a, const void *rec,
 	const struct cs_perf_event_header *h = rec;
 	const uint8_t *p = rec;
 	uint64_t t = a->sample_type, id = 0;
-	size_t off;
+	/* IDENTIFIER names the event wherever it is, else ID */
+	uint64_t bit = t & CS_SAMPLE_IDENTIFIER ? CS_SAMPLE_IDENTIFIER :
+					       CS_SAMPLE_ID;
+	size_t off, tsize;
+	long at;
 
 	if (size < sizeof(*h))
 		return 0;
 	if (h->type == CS_RECORD_SAMPLE) {
-		if (t & CS_SAMPLE_IDENTIFIER) {
-			off = 8;
-		} else if (t & CS_SAMPLE_ID) {
-			off = 8 + 8 * (!!(t & CS_SAMPLE_IP) + !!(t & CS_SAMPLE_TID) +
-				       !!(t & CS_SAMPLE_TIME) + !!(t & CS_SAMPLE_ADDR));
-		} else {
+		at = cs_fields_at(cs_sample_head, CS_SAMPLE_HEAD_NR, t, bit);
+		if (at < 0)
 			return 0;
-		}
-	} else if (h->type < CS_RECORD_KERNEL_MAX && sample_id_size(a)) {
-		if (t & CS_SAMPLE_IDENTIFIER)
-			off = size - 8;
-		else if (t & CS_SAMPLE_ID)
-			off = size - sample_id_size(a) +
-			      8 * (!!(t & CS_SAMPLE_TID) + !!(t & CS_SAMPLE_TIME));
-		else
+		off = sizeof(*h) + (size_t)at;
+	} else if (h->type < CS_RECORD_KERNEL_MAX && (tsize = sample_id_size(a))) {
+		at = cs_fields_at(cs_trailer, CS_TRAILER_NR, t, bit);
+		if (at < 0)
 			return 0;
+		off = size - tsize + (size_t)at;
 	} else {
 		return 0;
 	}

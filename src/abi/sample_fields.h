@@ -1,5 +1,6 @@
-/* fields.h - the order of the fields perf writes at a sample's head and in
- * the sample_id trailer of the other kernel records, written down once.
+/* sample_fields.h - the order of the fields perf writes at a sample's head
+ * and in the sample_id trailer of the other kernel records, written down
+ * once for the reader, the writer and the recorder.
  *
  * A sample opens with IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU
  * and PERIOD, each there when its sample_type bit is set; with
@@ -7,23 +8,27 @@
  * fields TID, TIME, ID, STREAM_ID, CPU and then IDENTIFIER (first in a
  * sample and last in a trailer, so that the id sits at a fixed place
  * whatever the event). Each slot is 8 bytes: TID is pid and tid, CPU is
- * cpu and a reserved u32.
+ * cpu and a reserved u32, so each of those is two 4-byte entries here.
  *
- * evlist.c works out each event's layout from these tables (where a
- * sample's time, tid and id sit, the sizes of the head and the trailer,
- * how far from a record's end the trailer's time and id are); decode.c
- * reads a sample's head and a trailer by walking them, unrolled and, for
- * the layouts it spells out, folded at compile time, and names the field
- * a short sample ends in from the head's table. Not for use outside
- * src/lib/read (and its tests).
+ * Each entry also says where callstitch keeps the field (struct
+ * cs_sample, struct cs_sample_id), so that a walk of a table reads or
+ * writes a head or a trailer whole. Walked unrolled, with the bits known
+ * at compile time or held in a register, a walk folds to the straight
+ * loads and stores one would write by hand.
+ *
+ * Who uses it: lib/read/evlist.c (each event's layout), lib/read/decode.c
+ * (reads heads and trailers), lib/util/bswap_record.c (swaps them),
+ * lib/write/encode.c (writes them), lib/write/swap.c (the id a record
+ * names) and record/peek.c (the recorder's own fixed reads).
  */
-#ifndef CS_FIELDS_H
-#define CS_FIELDS_H
+#ifndef CS_ABI_SAMPLE_FIELDS_H
+#define CS_ABI_SAMPLE_FIELDS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <callstitch/callstitch.h>
+#include "abi/perf_abi.h"
 
 /* The fields a sample and a trailer share, where struct cs_sample_id
  * keeps them. */
@@ -44,8 +49,7 @@ struct cs_field {
 	uint8_t size;		/* 8, or 4 for each half of a pair */
 	uint8_t id;		/* enum cs_id_field, or CS_ID_NONE */
 	int16_t sample_at;	/* offset in struct cs_sample, or -1 */
-	const char *name;	/* for "<name>" ran out messages; NULL in a
-				 * trailer, which is checked whole */
+	const char *name;	/* for "<name>" ran out messages */
 };
 
 #define CS_AT(f)	((int16_t)offsetof(struct cs_sample, f))
@@ -64,15 +68,17 @@ static const struct cs_field cs_sample_head[] = {
 	{ CS_SAMPLE_PERIOD,	8, CS_ID_NONE,      CS_AT(period),    "period" },
 };
 
+/* A trailer's fields have no place in struct cs_sample (sample_at -1):
+ * they go to struct cs_sample_id, by id. */
 static const struct cs_field cs_trailer[] = {
-	{ CS_SAMPLE_TID,	4, CS_ID_PID,       -1, NULL },
-	{ CS_SAMPLE_TID,	4, CS_ID_TID,       -1, NULL },
-	{ CS_SAMPLE_TIME,	8, CS_ID_TIME,      -1, NULL },
-	{ CS_SAMPLE_ID,		8, CS_ID_ID,        -1, NULL },
-	{ CS_SAMPLE_STREAM_ID,	8, CS_ID_STREAM_ID, -1, NULL },
-	{ CS_SAMPLE_CPU,	4, CS_ID_CPU,       -1, NULL },
-	{ CS_SAMPLE_CPU,	4, CS_ID_NONE,      -1, NULL },
-	{ CS_SAMPLE_IDENTIFIER,	8, CS_ID_ID,        -1, NULL },
+	{ CS_SAMPLE_TID,	4, CS_ID_PID,       -1, "pid" },
+	{ CS_SAMPLE_TID,	4, CS_ID_TID,       -1, "tid" },
+	{ CS_SAMPLE_TIME,	8, CS_ID_TIME,      -1, "time" },
+	{ CS_SAMPLE_ID,		8, CS_ID_ID,        -1, "id" },
+	{ CS_SAMPLE_STREAM_ID,	8, CS_ID_STREAM_ID, -1, "stream id" },
+	{ CS_SAMPLE_CPU,	4, CS_ID_CPU,       -1, "cpu" },
+	{ CS_SAMPLE_CPU,	4, CS_ID_NONE,      -1, "cpu" },
+	{ CS_SAMPLE_IDENTIFIER,	8, CS_ID_ID,        -1, "identifier" },
 };
 
 #undef CS_AT
@@ -107,6 +113,24 @@ static inline size_t cs_fields_size(const struct cs_field *table, size_t nr,
 		if (st & table[i].bit)
 			n += table[i].size;
 	return n;
+}
+
+/* Byte offset, from the start of the fields of table (nr entries) that st
+ * selects, of the first field that bit puts there; -1 when st lacks bit. */
+static inline long cs_fields_at(const struct cs_field *table, size_t nr,
+				uint64_t st, uint64_t bit)
+{
+	size_t at = 0;
+
+	if (!(st & bit))
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		if (table[i].bit == bit)
+			break;
+		if (st & table[i].bit)
+			at += table[i].size;
+	}
+	return (long)at;
 }
 
 /* The name of the first field of table that st selects and that does not
