@@ -186,9 +186,50 @@ struct report_spill_frame {
  * the file and at in rd->f->err (report_tmp_bad(), which returns err). */
 #define REPORT_VARINT_MAX	10
 size_t report_varint_put(uint8_t *p, uint64_t v);
-int report_varint_get(struct report_tmp_reader *rd, uint64_t at, uint64_t *v);
-int report_varint_inside(struct report_tmp_reader *rd, uint64_t at,
-			 uint64_t *v);
+int report_varint_get_slow(struct report_tmp_reader *rd, uint64_t at,
+			   uint64_t *v);
+int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
+			      uint64_t *v);
+
+/* A number whose every byte may be in the buffer, read from there without
+ * a call or a look at the range per byte (most are): whether it was; a
+ * number past 64 bits is left to the slow path, which says so */
+static inline bool report_varint_buffered(struct report_tmp_reader *rd,
+					  uint64_t *v)
+{
+	const uint8_t *p = (const uint8_t *)rd->buf + rd->pos;
+	uint64_t x = 0;
+
+	if (rd->len - rd->pos < REPORT_VARINT_MAX)
+		return false;
+	for (unsigned int i = 0; i < REPORT_VARINT_MAX - 1; i++) {
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			rd->pos += i + 1;
+			*v = x;
+			return true;
+		}
+	}
+	if (p[REPORT_VARINT_MAX - 1] > 1)
+		return false;
+	*v = x | (uint64_t)p[REPORT_VARINT_MAX - 1] << 63;
+	rd->pos += REPORT_VARINT_MAX;
+	return true;
+}
+
+static inline int report_varint_get(struct report_tmp_reader *rd, uint64_t at,
+				    uint64_t *v)
+{
+	return report_varint_buffered(rd, v) ? 0 :
+	       report_varint_get_slow(rd, at, v);
+}
+
+static inline int report_varint_inside(struct report_tmp_reader *rd,
+				       uint64_t at, uint64_t *v)
+{
+	return report_varint_buffered(rd, v) ? 0 :
+	       report_varint_inside_slow(rd, at, v);
+}
 int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
 		   const char *what);
 

@@ -93,7 +93,8 @@ int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
 	return err;
 }
 
-int report_varint_get(struct report_tmp_reader *rd, uint64_t at, uint64_t *v)
+int report_varint_get_slow(struct report_tmp_reader *rd, uint64_t at,
+			   uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -116,9 +117,10 @@ int report_varint_get(struct report_tmp_reader *rd, uint64_t at, uint64_t *v)
 	return 0;
 }
 
-int report_varint_inside(struct report_tmp_reader *rd, uint64_t at, uint64_t *v)
+int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
+			      uint64_t *v)
 {
-	int err = report_varint_get(rd, at, v);
+	int err = report_varint_get_slow(rd, at, v);
 
 	return err == 1 ? report_tmp_bad(rd, at, -EBADMSG, "it ends inside the record") :
 	       err;
