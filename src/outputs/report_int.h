@@ -197,11 +197,12 @@ int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
 static inline bool report_varint_buffered(struct report_tmp_reader *rd,
 					  uint64_t *v)
 {
-	const uint8_t *p = (const uint8_t *)rd->buf + rd->pos;
+	const uint8_t *p;
 	uint64_t x = 0;
 
 	if (rd->len - rd->pos < REPORT_VARINT_MAX)
 		return false;
+	p = (const uint8_t *)rd->buf + rd->pos;
 	for (unsigned int i = 0; i < REPORT_VARINT_MAX - 1; i++) {
 		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
 		if (!(p[i] & 0x80)) {
