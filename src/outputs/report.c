@@ -733,7 +733,9 @@ write:
 		size_t len = strlen(r->why);
 
 		snprintf(r->why + len, sizeof(r->why) - len, "; %" PRIu64
-			 " bytes of temporary files written", r->tmp_written);
+			 " bytes of temporary files written (%" PRIu64 " of "
+			 "them the samples' records read back)", r->tmp_written,
+			 r->spill ? report_spill_bytes(r) : 0);
 	}
 	return err;
 }

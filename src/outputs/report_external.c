@@ -33,6 +33,54 @@ struct ext_occ {
 	uint8_t self;
 };
 
+/* In a partition an occurrence is coded as ten numbers (tpart is the
+ * thread's): the flags with self in bit 0, the key's pointers and address,
+ * count, period, seq, thread, k and len - ~30 bytes, not 72 */
+#define OCC_NUMS	10
+
+static int occ_write(struct report_tmp *f, const struct ext_occ *o)
+{
+	const uint64_t v[OCC_NUMS] = {
+		(uint64_t)o->fk.flags << 1 | o->self,
+		(uint64_t)(uintptr_t)o->fk.sym, (uint64_t)(uintptr_t)o->fk.dso,
+		o->fk.addr, o->count, o->period, o->seq, o->thread, o->k, o->len,
+	};
+	uint8_t buf[OCC_NUMS * REPORT_VARINT_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < OCC_NUMS; i++)
+		n += report_varint_put(buf + n, v[i]);
+	return report_tmp_write(f, buf, n);
+}
+
+/* 0, 1 at the end, or -EBADMSG (the line in rd->f->err) */
+static int occ_read(const struct ext *x, struct report_tmp_reader *rd,
+		    struct ext_occ *o)
+{
+	uint64_t at = report_tmp_reader_tell(rd), v[OCC_NUMS];
+	int err = report_varint_get(rd, at, &v[0]);
+
+	for (size_t i = 1; i < OCC_NUMS && !err; i++)
+		err = report_varint_inside(rd, at, &v[i]);
+	if (err)
+		return err;
+	if (v[0] >> 1 > UINT32_MAX || v[7] >= cs_agg_nr_frames(x->r->threads) ||
+	    v[8] >= CS_FRAMES_MAX || v[9] > CS_FRAMES_MAX)
+		return report_tmp_bad(rd, at, -EBADMSG, "an occurrence's flags, "
+				      "thread or place is out of range");
+	*o = (struct ext_occ){
+		.fk = {
+			.sym = (const char *)(uintptr_t)v[1],
+			.dso = (const char *)(uintptr_t)v[2],
+			.addr = v[3], .flags = (uint32_t)(v[0] >> 1),
+		},
+		.count = v[4], .period = v[5], .seq = v[6],
+		.tpart = x->tpart[v[7]], .thread = (uint32_t)v[7],
+		.k = (uint16_t)v[8], .len = (uint16_t)v[9], .self = v[0] & 1,
+	};
+	return 0;
+}
+
 /* ---- keys ----------------------------------------------------------------- */
 
 static void str_hashes(struct ext *x, const char *s, uint64_t *h1, uint64_t *h2)
@@ -136,28 +184,75 @@ static int thread_parts(struct ext *x)
 	return err;
 }
 
+/* In a run an entry is coded as fourteen numbers and its hash (tpart is the thread's;
+ * the hash is stored whole): ~45 bytes, not 104 */
+#define RUN_NUMS	14
+
+static int run_write(struct report_tmp *f, const struct ext_entry *e)
+{
+	const uint64_t v[RUN_NUMS] = {
+		e->e.thread, e->e.self_count, e->e.self_period,
+		e->e.child_count, e->e.child_period,
+		(uint64_t)(uintptr_t)e->fk.sym, (uint64_t)(uintptr_t)e->fk.dso,
+		e->fk.addr, e->fk.flags, e->seq,
+		(uint32_t)(e->graph + 1),	/* NONE: 0 */
+		e->k, e->max_depth, e->e.frame,
+	};
+	uint8_t buf[RUN_NUMS * REPORT_VARINT_MAX + sizeof(e->h)];
+	size_t n = 0;
+
+	for (size_t i = 0; i < RUN_NUMS; i++)
+		n += report_varint_put(buf + n, v[i]);
+	memcpy(buf + n, &e->h, sizeof(e->h));
+	return report_tmp_write(f, buf, n + sizeof(e->h));
+}
+
+/* 0, 1 at the end of the run, or -EBADMSG (the line in rd->f->err) */
+static int run_read(const struct ext *x, struct report_tmp_reader *rd,
+		    struct ext_entry *e)
+{
+	uint64_t at = report_tmp_reader_tell(rd), v[RUN_NUMS];
+	int err = report_varint_get(rd, at, &v[0]);
+
+	for (size_t i = 1; i < RUN_NUMS && !err; i++)
+		err = report_varint_inside(rd, at, &v[i]);
+	if (err)
+		return err;
+	err = report_tmp_read(rd, &e->h, sizeof(e->h));
+	if (err == 1)
+		err = report_tmp_bad(rd, at, -EBADMSG, "it ends inside the entry");
+	if (err)
+		return err;
+	if (v[0] >= cs_agg_nr_frames(x->r->threads) || v[8] > UINT32_MAX ||
+	    v[10] > x->nr_drawn || v[11] > UINT16_MAX || v[12] > UINT16_MAX ||
+	    v[13] > UINT32_MAX)
+		return report_tmp_bad(rd, at, -EBADMSG, "an entry's thread, "
+				      "flags, graph or place is out of range");
+	e->e = (struct entry){
+		.thread = (uint32_t)v[0], .frame = (uint32_t)v[13],
+		.self_count = v[1], .self_period = v[2],
+		.child_count = v[3], .child_period = v[4],
+	};
+	e->fk = (struct cs_agg_key){
+		.sym = (const char *)(uintptr_t)v[5],
+		.dso = (const char *)(uintptr_t)v[6],
+		.addr = v[7], .flags = (uint32_t)v[8],
+	};
+	e->seq = v[9];
+	e->graph = (uint32_t)v[10] - 1;
+	e->tpart = x->tpart[v[0]];
+	e->k = (uint16_t)v[11];
+	e->max_depth = (uint16_t)v[12];
+	return 0;
+}
+
 /* ---- reading and walking records ---------------------------------------- */
 
 /* The next record into x->rec and x->frames: 0, 1 at the end, or an error */
 int ext_read_rec(struct ext *x, struct report_tmp_reader *rd)
 {
-	int err = report_tmp_read(rd, &x->rec, sizeof(x->rec));
-
-	if (err)
-		return err;
-	if (x->rec.nr > CS_FRAMES_MAX) {
-		snprintf(x->r->err, REPORT_ERR_LEN, "temporary file %s: a record "
-			 "claims %" PRIu32 " frames (at most %d were written)",
-			 rd->f->path, x->rec.nr, CS_FRAMES_MAX);
-		return -EBADMSG;
-	}
-	err = report_tmp_read(rd, x->frames, x->rec.nr * sizeof(*x->frames));
-	if (err == 1) {
-		snprintf(x->r->err, REPORT_ERR_LEN, "temporary file %s: it ends "
-			 "inside a record", rd->f->path);
-		return -EIO;
-	}
-	return err;
+	return report_spill_rec_read(rd, (uint32_t)cs_agg_nr_frames(x->r->threads),
+				     &x->rec, x->frames);
 }
 
 bool ext_rec_of_event(const struct ext *x)
@@ -298,8 +393,7 @@ static int entries_pass(struct ext *x)
 				.len = (uint16_t)o->len, .self = o->k == 0,
 			};
 
-			err = report_tmp_write(&x->part[(o->h >> 32) % x->nr_part],
-					       &e, sizeof(e));
+			err = occ_write(&x->part[(o->h >> 32) % x->nr_part], &e);
 		}
 	}
 	report_tmp_reader_close(&rd);
@@ -383,7 +477,7 @@ static int count_part(struct ext *x, unsigned int p)
 	struct ext_occ o;
 	int err = report_tmp_reader_open(&rd, &x->part[p], 0, x->part[p].size, 1 << 20);
 
-	while (!err && !(err = report_tmp_read(&rd, &o, sizeof(o)))) {
+	while (!err && !(err = occ_read(x, &rd, &o))) {
 		uint64_t h = entry_hash(x, o.tpart, &o.fk);
 		struct ext_entry *n = NULL;
 		size_t s, mask;
@@ -465,7 +559,7 @@ static int count_part(struct ext *x, unsigned int p)
 	if (!err)
 		qsort_r(shown, nr_shown, sizeof(*shown), cmp_entry_ptrs, x);
 	for (size_t i = 0; i < nr_shown && !err; i++)
-		err = report_tmp_write(&x->runs, shown[i], sizeof(*shown[i]));
+		err = run_write(&x->runs, shown[i]);
 	x->nr_show += nr_shown;
 	x->run_off[p + 1] = x->runs.size;
 	free(shown);
@@ -518,8 +612,7 @@ static int merge_runs(struct ext *x, FILE *out)
 					     x->run_off[p + 1], 64 << 10);
 		if (!err)
 			opened++;
-		if (!err && !(err = report_tmp_read(&heads[p].rd, &heads[p].e,
-						    sizeof(heads[p].e))))
+		if (!err && !(err = run_read(x, &heads[p].rd, &heads[p].e)))
 			h[n++] = &heads[p];
 		if (err == 1)
 			err = 0;
@@ -532,7 +625,7 @@ static int merge_runs(struct ext *x, FILE *out)
 		report_entry_line(&cols, pct, &t->e.e, &t->e.fk, out);
 		if (t->e.graph != NONE)
 			ext_graph_print(x, &t->e, out);
-		err = report_tmp_read(&t->rd, &t->e, sizeof(t->e));
+		err = run_read(x, &t->rd, &t->e);
 		if (err == 1) {
 			err = 0;
 			h[0] = h[--n];
@@ -548,10 +641,11 @@ static int merge_runs(struct ext *x, FILE *out)
 
 /* How many partitions: each, counted, should take at most half the
  * budget; an entry costs ~128 bytes counted, and there are at most as
- * many as frames in the file */
+ * many as frames in the files (counted as written: coded, their bytes
+ * no longer say) */
 static unsigned int partitions(const struct cs_report *r)
 {
-	uint64_t frames = report_spill_bytes(r) / sizeof(struct report_spill_frame);
+	uint64_t frames = r->spill_items;
 	uint64_t per = r->budget / 2 / 128;
 	uint64_t p = per ? frames / per + 1 : MAX_PARTS;
 

@@ -35,6 +35,12 @@ struct report_tmp;
 #define THREAD_EVSEL(flags)		((flags) & 0xffffffu)
 #define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
 
+/* What a spill record's frames are coded against: the frame before
+ * (report_spill_rec.c) */
+struct report_spill_last {
+	uint64_t sym, dso, addr;
+};
+
 struct cs_report {
 	struct cs_report_opts o;
 	struct cs_agg *stacks;		/* frames + stacks, tag = thread id */
@@ -97,6 +103,10 @@ struct cs_report {
 	char err[REPORT_ERR_LEN];	/* what went wrong with a temporary
 					 * file, or "" */
 	uint64_t tmp_written;		/* bytes written to temporary files */
+	struct report_spill_last spill_last;	/* the record being written */
+	uint64_t spill_items;		/* records and frames written to the
+					 * spill and aside files: at least as
+					 * many as the report's entries there */
 };
 
 /* ---- spill mode: temporary files (report_spill.c) --------------------------- */
@@ -140,11 +150,24 @@ void report_tmp_reader_close(struct report_tmp_reader *rd);
 /* The offset in rd->f of the next byte report_tmp_read() gives */
 uint64_t report_tmp_reader_tell(const struct report_tmp_reader *rd);
 
+/* One byte, as report_tmp_read(rd, b, 1), without a call while the
+ * buffer has it: spill records are read a byte at a time */
+static inline int report_tmp_byte(struct report_tmp_reader *rd, uint8_t *b)
+{
+	if (rd->pos < rd->len) {
+		*b = (uint8_t)rd->buf[rd->pos++];
+		return 0;
+	}
+	return report_tmp_read(rd, b, 1);
+}
+
 /* A record of the spill file: a stack (seq: its id if it was counted
  * before the switch, else the stack count then plus the sample's index
  * since) and its count, period and thread, then its nr frames innermost
  * first, each a struct report_spill_frame. The keys' strings are the
- * session's, which outlives the report. */
+ * session's, which outlives the report. In the file they are coded
+ * (report_spill_rec.c): variable-length numbers, each frame against the
+ * one before it in the record. */
 struct report_spill_rec {
 	uint64_t seq, count, period;
 	uint32_t thread, nr;
@@ -154,6 +177,83 @@ struct report_spill_frame {
 	struct cs_agg_key key;
 	uint64_t sym_start;		/* what r->sym_start would keep */
 };
+
+/* report_spill_rec.c: the numbers of temporary files, 7 bits a byte (the
+ * high bit: more follow), at most 10 bytes. put: v into p, the bytes
+ * written; get: 0, 1 at the end of the range before its first byte, or
+ * -EBADMSG; inside: the same, but the end is an error too (the number is
+ * inside a record that began at offset at). Errors leave a line naming
+ * the file and at in rd->f->err (report_tmp_bad(), which returns err). */
+#define REPORT_VARINT_MAX	10
+size_t report_varint_put(uint8_t *p, uint64_t v);
+int report_varint_get_slow(struct report_tmp_reader *rd, uint64_t at,
+			   uint64_t *v);
+int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
+			      uint64_t *v);
+
+/* A number whose every byte may be in the buffer, read from there without
+ * a call or a look at the range per byte (most are): whether it was; a
+ * number past 64 bits is left to the slow path, which says so */
+static inline bool report_varint_buffered(struct report_tmp_reader *rd,
+					  uint64_t *v)
+{
+	const uint8_t *p;
+	uint64_t x = 0;
+
+	if (rd->len - rd->pos < REPORT_VARINT_MAX)
+		return false;
+	p = (const uint8_t *)rd->buf + rd->pos;
+	for (unsigned int i = 0; i < REPORT_VARINT_MAX - 1; i++) {
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			rd->pos += i + 1;
+			*v = x;
+			return true;
+		}
+	}
+	if (p[REPORT_VARINT_MAX - 1] > 1)
+		return false;
+	*v = x | (uint64_t)p[REPORT_VARINT_MAX - 1] << 63;
+	rd->pos += REPORT_VARINT_MAX;
+	return true;
+}
+
+static inline int report_varint_get(struct report_tmp_reader *rd, uint64_t at,
+				    uint64_t *v)
+{
+	return report_varint_buffered(rd, v) ? 0 :
+	       report_varint_get_slow(rd, at, v);
+}
+
+static inline int report_varint_inside(struct report_tmp_reader *rd,
+				       uint64_t at, uint64_t *v)
+{
+	return report_varint_buffered(rd, v) ? 0 :
+	       report_varint_inside_slow(rd, at, v);
+}
+int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
+		   const char *what);
+
+/* The most bytes a record's head and a frame take coded: five numbers of
+ * at most ten bytes each */
+#define REPORT_SPILL_REC_MAX	50
+#define REPORT_SPILL_FRAME_MAX	50
+
+/* report_spill_rec.c: h coded into out (REPORT_SPILL_REC_MAX bytes), last
+ * made ready for its first frame; then each frame f into out
+ * (REPORT_SPILL_FRAME_MAX bytes). They return the bytes written. */
+size_t report_spill_rec_encode(const struct report_spill_rec *h,
+			       struct report_spill_last *last, uint8_t *out);
+size_t report_spill_frame_encode(const struct report_spill_frame *f,
+				 struct report_spill_last *last, uint8_t *out);
+/* The next record of rd into *h and frames[0, h->nr) (room for
+ * CS_FRAMES_MAX): 0; 1 at the end of the range; or a negative errno, a
+ * record that does not decode (one that ends early, a number past 64 bits
+ * or past its field, more than CS_FRAMES_MAX frames, a thread not below
+ * nr_threads) -EBADMSG with a line in rd->f->err naming its offset */
+int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
+			  struct report_spill_rec *h,
+			  struct report_spill_frame *frames);
 
 /* The bytes of the tables the budget weighs */
 size_t report_tables_memory(const struct cs_report *r);

@@ -211,16 +211,22 @@ static int write_rec(struct cs_report *r, struct report_tmp *f,
 		.seq = r->spill_seq++, .count = count, .period = period,
 		.thread = thread, .nr = nr,
 	};
+	uint8_t buf[REPORT_SPILL_REC_MAX];
 
-	return report_tmp_write(f, &h, sizeof(h));
+	r->spill_items++;
+	return report_tmp_write(f, buf,
+				report_spill_rec_encode(&h, &r->spill_last, buf));
 }
 
-static int write_frame(struct report_tmp *f, const struct cs_agg_key *key,
-		       uint64_t sym_start)
+static int write_frame(struct cs_report *r, struct report_tmp *f,
+		       const struct cs_agg_key *key, uint64_t sym_start)
 {
 	struct report_spill_frame fr = { .key = *key, .sym_start = sym_start };
+	uint8_t buf[REPORT_SPILL_FRAME_MAX];
 
-	return report_tmp_write(f, &fr, sizeof(fr));
+	r->spill_items++;
+	return report_tmp_write(f, buf,
+				report_spill_frame_encode(&fr, &r->spill_last, buf));
 }
 
 /* The aside file's records are read after the spill file's: once there
@@ -237,7 +243,7 @@ int report_spill_rec(struct cs_report *r, uint32_t thread, uint64_t count,
 int report_spill_frame(struct cs_report *r, const struct cs_agg_key *key,
 		       uint64_t sym_start)
 {
-	return write_frame(r->aside ? r->aside : r->spill, key, sym_start);
+	return write_frame(r, r->aside ? r->aside : r->spill, key, sym_start);
 }
 
 size_t report_tables_memory(const struct cs_report *r)
@@ -353,35 +359,20 @@ int report_aside_spill(struct cs_report *r)
 }
 
 /* One record of the file aside: its header into *h, its frames' keys
- * into r->frame_keys and r->frame_sym_start. 0, 1 at the end of the file,
- * or a negative errno */
+ * into r->frame_keys and r->frame_sym_start (through frames, room for
+ * CS_FRAMES_MAX). 0, 1 at the end of the file, or a negative errno */
 static int read_aside(struct cs_report *r, struct report_tmp_reader *rd,
-		      struct report_spill_rec *h)
+		      struct report_spill_rec *h,
+		      struct report_spill_frame *frames)
 {
-	struct report_spill_frame f;
-	int err = report_tmp_read(rd, h, sizeof(*h));
+	int err = report_spill_rec_read(rd, (uint32_t)cs_agg_nr_frames(r->threads),
+					h, frames);
 
-	if (err)
-		return err;
-	if (h->nr > CS_FRAMES_MAX) {
-		snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: a record "
-			 "claims %" PRIu32 " frames (at most %d were written)",
-			 rd->f->path, h->nr, CS_FRAMES_MAX);
-		return -EBADMSG;
+	for (uint32_t i = 0; !err && i < h->nr; i++) {
+		r->frame_keys[i] = frames[i].key;
+		r->frame_sym_start[i] = frames[i].sym_start;
 	}
-	for (uint32_t i = 0; i < h->nr; i++) {
-		err = report_tmp_read(rd, &f, sizeof(f));
-		if (err == 1) {
-			snprintf(r->err, REPORT_ERR_LEN, "temporary file %s: it "
-				 "ends inside a record", rd->f->path);
-			return -EIO;
-		}
-		if (err)
-			return err;
-		r->frame_keys[i] = f.key;
-		r->frame_sym_start[i] = f.sym_start;
-	}
-	return 0;
+	return err;
 }
 
 /* The end of the input says how many samples were set aside: taken back
@@ -399,14 +390,17 @@ int report_aside_settle(struct cs_report *r)
 	struct report_spill_rec h;
 	size_t start = report_tables_memory(r), mem = start, stepped = 0;
 	double projected = (double)start;
-	int err = report_tmp_reader_open(&rd, r->aside, 0, r->aside->size, 1 << 20);
+	struct report_spill_frame *frames = malloc(CS_FRAMES_MAX * sizeof(*frames));
+	int err = frames ? report_tmp_reader_open(&rd, r->aside, 0,
+						  r->aside->size, 1 << 20) :
+			   -ENOMEM;
 
 	r->aside_back = 0;
 	while (!err) {
 		uint64_t at = report_tmp_reader_tell(&rd);
 		size_t step;
 
-		if ((err = read_aside(r, &rd, &h)))
+		if ((err = read_aside(r, &rd, &h, frames)))
 			break;
 		step = cs_agg_step(r->stacks, h.nr);
 		if (step || (r->aside_back &&
@@ -434,7 +428,9 @@ int report_aside_settle(struct cs_report *r)
 		if (!err)
 			r->aside_back++;
 	}
-	report_tmp_reader_close(&rd);
+	if (frames)
+		report_tmp_reader_close(&rd);
+	free(frames);
 	if (err == 1) {
 		/* all of them back: in memory, as if never set aside */
 		report_tmp_close(r->aside);
@@ -476,7 +472,7 @@ int report_spill_start(struct cs_report *r)
 		cs_agg_stack(r->stacks, (uint32_t)s, frames, &st);
 		err = write_rec(r, r->spill, st.tag, st.count, st.period, st.nr);
 		for (uint32_t i = 0; i < st.nr && !err; i++)
-			err = write_frame(r->spill,
+			err = write_frame(r, r->spill,
 					  cs_agg_frame_key(r->stacks, st.frames[i]),
 					  r->sym_start[st.frames[i]]);
 	}

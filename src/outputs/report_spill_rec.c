@@ -1,0 +1,180 @@
+/* report_spill_rec.c - spill mode's records as bytes (see report_int.h).
+ *
+ * A record was 40 bytes of header and 40 a frame (two pointers, the
+ * address, the flags and sym_start, as they are in memory): ~13 times a
+ * profile's size in temporary files. Now every number is a variable-length
+ * integer (7 bits a byte, the high bit: more follow), and a frame's
+ * pointers and address are the difference (zigzag: small either way) from
+ * the frame before it in the record - a stack's frames mostly share their
+ * dso, and their symbols' names lie near each other in its string table.
+ * sym_start is written only where it is not the key's address (a frame
+ * with a symbol is keyed by its start). Each record is coded on its own,
+ * so that reading may start at any record (the file aside is read from
+ * where the settling stopped). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "outputs/report_int.h"
+
+/* a frame's first number: its flags, shifted past this bit */
+#define FRAME_HAS_SYM_START	1u
+
+size_t report_varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static uint64_t zigzag(uint64_t now, uint64_t before)
+{
+	uint64_t d = now - before;
+
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z, uint64_t before)
+{
+	return before + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+}
+
+size_t report_spill_rec_encode(const struct report_spill_rec *h,
+			       struct report_spill_last *last, uint8_t *out)
+{
+	size_t n = 0;
+
+	memset(last, 0, sizeof(*last));
+	n += report_varint_put(out + n, h->seq);
+	n += report_varint_put(out + n, h->count);
+	n += report_varint_put(out + n, h->period);
+	n += report_varint_put(out + n, h->thread);
+	n += report_varint_put(out + n, h->nr);
+	return n;
+}
+
+size_t report_spill_frame_encode(const struct report_spill_frame *f,
+				 struct report_spill_last *last, uint8_t *out)
+{
+	uint64_t sym = (uint64_t)(uintptr_t)f->key.sym;
+	uint64_t dso = (uint64_t)(uintptr_t)f->key.dso;
+	bool has_start = f->sym_start != f->key.addr;
+	size_t n = 0;
+
+	n += report_varint_put(out + n, (uint64_t)f->key.flags << 1 |
+				 (has_start ? FRAME_HAS_SYM_START : 0));
+	n += report_varint_put(out + n, zigzag(sym, last->sym));
+	n += report_varint_put(out + n, zigzag(dso, last->dso));
+	n += report_varint_put(out + n, zigzag(f->key.addr, last->addr));
+	if (has_start)
+		n += report_varint_put(out + n, zigzag(f->sym_start, f->key.addr));
+	last->sym = sym;
+	last->dso = dso;
+	last->addr = f->key.addr;
+	return n;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
+		   const char *what)
+{
+	/* the first error is the one that explains the others */
+	if (rd->f->err && !rd->f->err[0])
+		snprintf(rd->f->err, REPORT_ERR_LEN, "temporary file %s: record "
+			 "at offset %" PRIu64 ": %s", rd->f->path ? rd->f->path :
+			 "(none)", at, what);
+	return err;
+}
+
+int report_varint_get_slow(struct report_tmp_reader *rd, uint64_t at,
+			   uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned int shift = 0;; shift += 7) {
+		uint8_t b;
+		int err = report_tmp_byte(rd, &b);
+
+		if (err == 1 && shift)
+			return report_tmp_bad(rd, at, -EBADMSG, "it ends inside a number");
+		if (err)
+			return err;
+		/* the tenth byte holds the 64th bit only */
+		if (shift == 63 && b > 1)
+			return report_tmp_bad(rd, at, -EBADMSG, "a number longer than 64 bits");
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = x;
+	return 0;
+}
+
+int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
+			      uint64_t *v)
+{
+	int err = report_varint_get_slow(rd, at, v);
+
+	return err == 1 ? report_tmp_bad(rd, at, -EBADMSG, "it ends inside the record") :
+	       err;
+}
+
+int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
+			  struct report_spill_rec *h,
+			  struct report_spill_frame *frames)
+{
+	uint64_t at = report_tmp_reader_tell(rd), v[5];
+	struct report_spill_last last = { 0 };
+	int err = report_varint_get(rd, at, &v[0]);
+
+	if (err)
+		return err;
+	for (size_t i = 1; i < 5 && !err; i++)
+		err = report_varint_inside(rd, at, &v[i]);
+	if (err)
+		return err;
+	if (v[3] >= nr_threads)
+		return report_tmp_bad(rd, at, -EBADMSG, "its thread is not one of the report's");
+	if (v[4] > CS_FRAMES_MAX)
+		return report_tmp_bad(rd, at, -EBADMSG, "it claims more frames than a stack has");
+	*h = (struct report_spill_rec){
+		.seq = v[0], .count = v[1], .period = v[2],
+		.thread = (uint32_t)v[3], .nr = (uint32_t)v[4],
+	};
+	for (uint32_t i = 0; i < h->nr; i++) {
+		struct report_spill_frame *f = &frames[i];
+		uint64_t head, sym, dso, addr, start;
+
+		if ((err = report_varint_inside(rd, at, &head)) ||
+		    (err = report_varint_inside(rd, at, &sym)) ||
+		    (err = report_varint_inside(rd, at, &dso)) ||
+		    (err = report_varint_inside(rd, at, &addr)))
+			return err;
+		if (head >> 1 > UINT32_MAX)
+			return report_tmp_bad(rd, at, -EBADMSG, "a frame's flags pass 32 bits");
+		last.sym = unzigzag(sym, last.sym);
+		last.dso = unzigzag(dso, last.dso);
+		last.addr = unzigzag(addr, last.addr);
+		start = last.addr;
+		if ((head & FRAME_HAS_SYM_START) &&
+		    (err = report_varint_inside(rd, at, &start)))
+			return err;
+		if (head & FRAME_HAS_SYM_START)
+			start = unzigzag(start, last.addr);
+		/* the pointers are this process's own, written by it */
+		f->key = (struct cs_agg_key){
+			.sym = (const char *)(uintptr_t)last.sym,
+			.dso = (const char *)(uintptr_t)last.dso,
+			.addr = last.addr, .flags = (uint32_t)(head >> 1),
+		};
+		f->sym_start = start;
+	}
+	return 0;
+}

@@ -1,0 +1,268 @@
+/* test_report_spill_rec.c - spill mode's records as bytes
+ * (src/outputs/report_spill_rec.c): what is written is read back the
+ * same, numbers at the boundaries of their byte counts too, and a record
+ * cut short or out of range is an error naming its offset. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "outputs/report_int.h"
+
+struct file {
+	struct report_tmp f;
+	char err[REPORT_ERR_LEN];
+	uint64_t written;
+};
+
+static void file_open(struct file *t)
+{
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(report_tmp_open(&t->f, 64, t->err, &t->written), 0);
+}
+
+static void put_rec(struct file *t, const struct report_spill_rec *h,
+		    const struct report_spill_frame *frames)
+{
+	struct report_spill_last last;
+	uint8_t buf[REPORT_SPILL_FRAME_MAX];
+
+	assert_int_equal(report_tmp_write(&t->f, buf,
+					  report_spill_rec_encode(h, &last, buf)), 0);
+	for (uint32_t i = 0; i < h->nr; i++)
+		assert_int_equal(report_tmp_write(&t->f, buf,
+				 report_spill_frame_encode(&frames[i], &last, buf)), 0);
+}
+
+static void put_bytes(struct file *t, const uint8_t *p, size_t n)
+{
+	assert_int_equal(report_tmp_write(&t->f, p, n), 0);
+}
+
+/* Reads [0, end) of the file: the first record's result */
+static int get_rec(struct file *t, uint64_t end, uint32_t nr_threads,
+		   struct report_spill_rec *h, struct report_spill_frame *frames)
+{
+	struct report_tmp_reader rd;
+	int err;
+
+	assert_int_equal(report_tmp_reader_open(&rd, &t->f, 0, end, 16), 0);
+	err = report_spill_rec_read(&rd, nr_threads, h, frames);
+	report_tmp_reader_close(&rd);
+	return err;
+}
+
+static const uint64_t edges[] = {
+	0, 1, 127, 128, 16383, 16384, (1ULL << 21) - 1, 1ULL << 21,
+	UINT32_MAX, 1ULL << 35, (1ULL << 56) - 1, 1ULL << 56,
+	(1ULL << 63) - 1, 1ULL << 63, UINT64_MAX - 1, UINT64_MAX,
+};
+#define NR_EDGES (sizeof(edges) / sizeof(edges[0]))
+
+static void numbers_take_seven_bits_a_byte(void **state)
+{
+	uint8_t buf[REPORT_VARINT_MAX];
+
+	(void)state;
+	assert_int_equal(report_varint_put(buf, 0), 1);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(report_varint_put(buf, 127), 1);
+	assert_int_equal(report_varint_put(buf, 128), 2);
+	assert_int_equal(buf[0], 0x80);
+	assert_int_equal(buf[1], 0x01);
+	assert_int_equal(report_varint_put(buf, 16383), 2);
+	assert_int_equal(report_varint_put(buf, 16384), 3);
+	assert_int_equal(report_varint_put(buf, (1ULL << 63) - 1), 9);
+	assert_int_equal(report_varint_put(buf, 1ULL << 63), 10);
+	assert_int_equal(report_varint_put(buf, UINT64_MAX), 10);
+	assert_int_equal(buf[9], 0x01);
+}
+
+static void records_at_the_numbers_edges_read_back_the_same(void **state)
+{
+	static char s1[] = "main", s2[] = "helper", d1[] = "/bin/x";
+	struct report_spill_frame *in = calloc(CS_FRAMES_MAX, sizeof(*in));
+	struct report_spill_frame *out = calloc(CS_FRAMES_MAX, sizeof(*out));
+	struct report_spill_rec h, got;
+	struct report_tmp_reader rd;
+	struct file t;
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(out);
+	file_open(&t);
+	/* every edge in every field; frames that go up and down by any
+	 * step, with a sym_start equal to the address, above and below it */
+	for (size_t e = 0; e < NR_EDGES; e++) {
+		h = (struct report_spill_rec){
+			.seq = edges[e], .count = edges[(e + 1) % NR_EDGES],
+			.period = edges[(e + 2) % NR_EDGES],
+			.thread = (uint32_t)(edges[e] % UINT32_MAX),
+			.nr = (uint32_t)(e * 7 % 20),
+		};
+		for (uint32_t i = 0; i < h.nr; i++) {
+			uint64_t a = edges[(e + i) % NR_EDGES];
+
+			in[i] = (struct report_spill_frame){
+				.key = {
+					.sym = i % 3 == 0 ? NULL : i % 3 == 1 ? s1 : s2,
+					.dso = i % 2 ? d1 : NULL, .addr = a,
+					.flags = (uint32_t)edges[(e + 2 * i) % NR_EDGES],
+				},
+				.sym_start = i % 3 == 0 ? a : edges[(e + 3 * i) % NR_EDGES],
+			};
+		}
+		put_rec(&t, &h, in);
+	}
+	/* the most frames a record has */
+	h = (struct report_spill_rec){ .seq = 5, .count = 1, .period = 1000,
+				       .thread = 3, .nr = CS_FRAMES_MAX };
+	for (uint32_t i = 0; i < CS_FRAMES_MAX; i++)
+		in[CS_FRAMES_MAX - 1 - i] = (struct report_spill_frame){
+			.key = { .sym = s1, .dso = d1, .addr = 0x400000 + i * 16 },
+			.sym_start = 0x400000 + i * 16 + (i & 1),
+		};
+	put_rec(&t, &h, in);
+
+	assert_int_equal(report_tmp_reader_open(&rd, &t.f, 0, t.f.size, 32), 0);
+	for (size_t e = 0; e < NR_EDGES; e++) {
+		assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 0);
+		assert_true(got.seq == edges[e]);
+		assert_true(got.count == edges[(e + 1) % NR_EDGES]);
+		assert_true(got.period == edges[(e + 2) % NR_EDGES]);
+		assert_int_equal(got.thread, (uint32_t)(edges[e] % UINT32_MAX));
+		assert_int_equal(got.nr, (uint32_t)(e * 7 % 20));
+		for (uint32_t i = 0; i < got.nr; i++) {
+			uint64_t a = edges[(e + i) % NR_EDGES];
+
+			assert_ptr_equal(out[i].key.sym,
+					 i % 3 == 0 ? NULL : i % 3 == 1 ? s1 : s2);
+			assert_ptr_equal(out[i].key.dso, i % 2 ? d1 : NULL);
+			assert_true(out[i].key.addr == a);
+			assert_int_equal(out[i].key.flags,
+					 (uint32_t)edges[(e + 2 * i) % NR_EDGES]);
+			assert_true(out[i].sym_start ==
+				    (i % 3 == 0 ? a : edges[(e + 3 * i) % NR_EDGES]));
+		}
+	}
+	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 0);
+	assert_int_equal(got.nr, CS_FRAMES_MAX);
+	assert_memory_equal(out, in, CS_FRAMES_MAX * sizeof(*in));
+	/* and then the end, cleanly */
+	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 1);
+	assert_string_equal(t.err, "");
+	report_tmp_reader_close(&rd);
+	report_tmp_close(&t.f);
+	free(in);
+	free(out);
+}
+
+static void a_record_cut_short_anywhere_is_an_error(void **state)
+{
+	static char s1[] = "main";
+	struct report_spill_frame in[3] = {
+		{ .key = { .sym = s1, .addr = 0x1000 }, .sym_start = 0x1000 },
+		{ .key = { .dso = s1, .addr = 1ULL << 40 }, .sym_start = 7 },
+		{ .key = { .flags = 1u << 31 }, .sym_start = UINT64_MAX },
+	};
+	struct report_spill_rec h = { .seq = 300, .count = 2, .period = 1ULL << 40,
+				      .thread = 1, .nr = 3 }, got;
+	struct report_spill_frame out[3];
+	struct file t;
+
+	(void)state;
+	file_open(&t);
+	put_rec(&t, &h, in);
+	assert_int_equal(get_rec(&t, t.f.size, 2, &got, out), 0);
+	/* empty: the end, not an error */
+	assert_int_equal(get_rec(&t, 0, 2, &got, out), 1);
+	for (uint64_t end = 1; end < t.f.size; end++) {
+		t.err[0] = 0;
+		assert_int_equal(get_rec(&t, end, 2, &got, out), -EBADMSG);
+		assert_non_null(strstr(t.err, "record at offset 0: it ends inside"));
+	}
+	report_tmp_close(&t.f);
+}
+
+static void numbers_and_fields_out_of_range_are_errors(void **state)
+{
+	static const uint8_t too_long[] = {	/* a 65th bit */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+		0, 0, 0, 0,
+	};
+	static const uint8_t no_end[] = {	/* eleven bytes, all "more" */
+		0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	};
+	struct report_spill_frame fr = { .key = { .addr = 1 }, .sym_start = 1 };
+	struct report_spill_rec h = { .seq = 1, .count = 1, .period = 1,
+				      .thread = 2, .nr = 0 }, got;
+	struct report_spill_frame *out = calloc(CS_FRAMES_MAX + 1, sizeof(*out));
+	struct report_spill_last last;
+	uint8_t buf[REPORT_SPILL_FRAME_MAX];
+	struct file t;
+	size_t n;
+
+	(void)state;
+	assert_non_null(out);
+	file_open(&t);
+	put_bytes(&t, too_long, sizeof(too_long));
+	assert_int_equal(get_rec(&t, t.f.size, 8, &got, out), -EBADMSG);
+	assert_non_null(strstr(t.err, "longer than 64 bits"));
+	report_tmp_close(&t.f);
+
+	file_open(&t);
+	put_bytes(&t, no_end, sizeof(no_end));
+	assert_int_equal(get_rec(&t, t.f.size, 8, &got, out), -EBADMSG);
+	report_tmp_close(&t.f);
+
+	/* thread 2 of a report of two threads */
+	file_open(&t);
+	put_rec(&t, &h, NULL);
+	assert_int_equal(get_rec(&t, t.f.size, 3, &got, out), 0);
+	t.err[0] = 0;
+	assert_int_equal(get_rec(&t, t.f.size, 2, &got, out), -EBADMSG);
+	assert_non_null(strstr(t.err, "thread"));
+	report_tmp_close(&t.f);
+
+	/* one frame more than a stack has: refused before any is read */
+	file_open(&t);
+	h.nr = CS_FRAMES_MAX + 1;
+	put_bytes(&t, buf, report_spill_rec_encode(&h, &last, buf));
+	for (uint32_t i = 0; i < h.nr; i++)
+		put_bytes(&t, buf, report_spill_frame_encode(&fr, &last, buf));
+	assert_int_equal(get_rec(&t, t.f.size, 8, &got, out), -EBADMSG);
+	assert_non_null(strstr(t.err, "more frames"));
+	report_tmp_close(&t.f);
+
+	/* flags past 32 bits */
+	file_open(&t);
+	h.nr = 1;
+	put_bytes(&t, buf, report_spill_rec_encode(&h, &last, buf));
+	n = report_varint_put(buf, (uint64_t)1 << 33);
+	buf[n++] = 0;
+	buf[n++] = 0;
+	buf[n++] = 0;
+	put_bytes(&t, buf, n);
+	assert_int_equal(get_rec(&t, t.f.size, 8, &got, out), -EBADMSG);
+	assert_non_null(strstr(t.err, "flags"));
+	report_tmp_close(&t.f);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(numbers_take_seven_bits_a_byte),
+		cmocka_unit_test(records_at_the_numbers_edges_read_back_the_same),
+		cmocka_unit_test(a_record_cut_short_anywhere_is_an_error),
+		cmocka_unit_test(numbers_and_fields_out_of_range_are_errors),
+	};
+
+	return cmocka_run_group_tests_name("report's spill records", tests,
+					   NULL, NULL);
+}
