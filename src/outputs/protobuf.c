@@ -1,6 +1,7 @@
 /* protobuf.c - protocol buffers encoding (see protobuf.h). */
 #include "outputs/protobuf.h"
 #include "outputs/utf8.h"
+#include "lib/util/varint.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,34 +35,11 @@ static int reserve(struct pb_buf *b, size_t more)
 	return 0;
 }
 
-static size_t varint_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 void pb_varint(struct pb_buf *b, uint64_t v)
 {
 	if (reserve(b, 10))
 		return;
-	b->len += put_varint(b->p + b->len, v);
+	b->len += cs_varint_put(b->p + b->len, v);
 }
 
 void pb_key(struct pb_buf *b, uint32_t field, enum pb_wire wire)
@@ -154,11 +132,11 @@ void pb_end(struct pb_buf *b, uint32_t field, size_t start)
 	if (b->err)
 		return;
 	body = b->len - start;
-	head = varint_len(key) + varint_len(body);
+	head = cs_varint_len(key) + cs_varint_len(body);
 	if (reserve(b, head))
 		return;
 	memmove(b->p + start + head, b->p + start, body);
-	start += put_varint(b->p + start, key);
-	put_varint(b->p + start, body);
+	start += cs_varint_put(b->p + start, key);
+	cs_varint_put(b->p + start, body);
 	b->len += head;
 }

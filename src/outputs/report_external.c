@@ -49,7 +49,7 @@ static int occ_write(struct report_tmp *f, const struct ext_occ *o)
 	size_t n = 0;
 
 	for (size_t i = 0; i < OCC_NUMS; i++)
-		n += report_varint_put(buf + n, v[i]);
+		n += cs_varint_put(buf + n, v[i]);
 	return report_tmp_write(f, buf, n);
 }
 
@@ -202,7 +202,7 @@ static int run_write(struct report_tmp *f, const struct ext_entry *e)
 	size_t n = 0;
 
 	for (size_t i = 0; i < RUN_NUMS; i++)
-		n += report_varint_put(buf + n, v[i]);
+		n += cs_varint_put(buf + n, v[i]);
 	memcpy(buf + n, &e->h, sizeof(e->h));
 	return report_tmp_write(f, buf, n + sizeof(e->h));
 }

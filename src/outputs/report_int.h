@@ -15,6 +15,7 @@
 #include "outputs/out_names.h"
 #include "outputs/report.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/varint.h"
 
 struct cs_handoff;
 struct seen_frame;
@@ -179,13 +180,12 @@ struct report_spill_frame {
 };
 
 /* report_spill_rec.c: the numbers of temporary files, 7 bits a byte (the
- * high bit: more follow), at most 10 bytes. put: v into p, the bytes
- * written; get: 0, 1 at the end of the range before its first byte, or
+ * high bit: more follow; written by cs_varint_put()), at most 10 bytes.
+ * get: 0, 1 at the end of the range before its first byte, or
  * -EBADMSG; inside: the same, but the end is an error too (the number is
  * inside a record that began at offset at). Errors leave a line naming
  * the file and at in rd->f->err (report_tmp_bad(), which returns err). */
-#define REPORT_VARINT_MAX	10
-size_t report_varint_put(uint8_t *p, uint64_t v);
+#define REPORT_VARINT_MAX	CS_VARINT_MAX
 int report_varint_get_slow(struct report_tmp_reader *rd, uint64_t at,
 			   uint64_t *v);
 int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,

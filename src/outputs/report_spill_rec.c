@@ -21,18 +21,6 @@
 /* a frame's first number: its flags, shifted past this bit */
 #define FRAME_HAS_SYM_START	1u
 
-size_t report_varint_put(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 static uint64_t zigzag(uint64_t now, uint64_t before)
 {
 	uint64_t d = now - before;
@@ -51,11 +39,11 @@ size_t report_spill_rec_encode(const struct report_spill_rec *h,
 	size_t n = 0;
 
 	memset(last, 0, sizeof(*last));
-	n += report_varint_put(out + n, h->seq);
-	n += report_varint_put(out + n, h->count);
-	n += report_varint_put(out + n, h->period);
-	n += report_varint_put(out + n, h->thread);
-	n += report_varint_put(out + n, h->nr);
+	n += cs_varint_put(out + n, h->seq);
+	n += cs_varint_put(out + n, h->count);
+	n += cs_varint_put(out + n, h->period);
+	n += cs_varint_put(out + n, h->thread);
+	n += cs_varint_put(out + n, h->nr);
 	return n;
 }
 
@@ -67,13 +55,13 @@ size_t report_spill_frame_encode(const struct report_spill_frame *f,
 	bool has_start = f->sym_start != f->key.addr;
 	size_t n = 0;
 
-	n += report_varint_put(out + n, (uint64_t)f->key.flags << 1 |
+	n += cs_varint_put(out + n, (uint64_t)f->key.flags << 1 |
 				 (has_start ? FRAME_HAS_SYM_START : 0));
-	n += report_varint_put(out + n, zigzag(sym, last->sym));
-	n += report_varint_put(out + n, zigzag(dso, last->dso));
-	n += report_varint_put(out + n, zigzag(f->key.addr, last->addr));
+	n += cs_varint_put(out + n, zigzag(sym, last->sym));
+	n += cs_varint_put(out + n, zigzag(dso, last->dso));
+	n += cs_varint_put(out + n, zigzag(f->key.addr, last->addr));
 	if (has_start)
-		n += report_varint_put(out + n, zigzag(f->sym_start, f->key.addr));
+		n += cs_varint_put(out + n, zigzag(f->sym_start, f->key.addr));
 	last->sym = sym;
 	last->dso = dso;
 	last->addr = f->key.addr;

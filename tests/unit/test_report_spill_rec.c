@@ -69,17 +69,17 @@ static void numbers_take_seven_bits_a_byte(void **state)
 	uint8_t buf[REPORT_VARINT_MAX];
 
 	(void)state;
-	assert_int_equal(report_varint_put(buf, 0), 1);
+	assert_int_equal(cs_varint_put(buf, 0), 1);
 	assert_int_equal(buf[0], 0);
-	assert_int_equal(report_varint_put(buf, 127), 1);
-	assert_int_equal(report_varint_put(buf, 128), 2);
+	assert_int_equal(cs_varint_put(buf, 127), 1);
+	assert_int_equal(cs_varint_put(buf, 128), 2);
 	assert_int_equal(buf[0], 0x80);
 	assert_int_equal(buf[1], 0x01);
-	assert_int_equal(report_varint_put(buf, 16383), 2);
-	assert_int_equal(report_varint_put(buf, 16384), 3);
-	assert_int_equal(report_varint_put(buf, (1ULL << 63) - 1), 9);
-	assert_int_equal(report_varint_put(buf, 1ULL << 63), 10);
-	assert_int_equal(report_varint_put(buf, UINT64_MAX), 10);
+	assert_int_equal(cs_varint_put(buf, 16383), 2);
+	assert_int_equal(cs_varint_put(buf, 16384), 3);
+	assert_int_equal(cs_varint_put(buf, (1ULL << 63) - 1), 9);
+	assert_int_equal(cs_varint_put(buf, 1ULL << 63), 10);
+	assert_int_equal(cs_varint_put(buf, UINT64_MAX), 10);
 	assert_int_equal(buf[9], 0x01);
 }
 
@@ -243,7 +243,7 @@ static void numbers_and_fields_out_of_range_are_errors(void **state)
 	file_open(&t);
 	h.nr = 1;
 	put_bytes(&t, buf, report_spill_rec_encode(&h, &last, buf));
-	n = report_varint_put(buf, (uint64_t)1 << 33);
+	n = cs_varint_put(buf, (uint64_t)1 << 33);
 	buf[n++] = 0;
 	buf[n++] = 0;
 	buf[n++] = 0;
