@@ -26,6 +26,7 @@
 
 #include "abi/perf_abi.h"
 #include "lib/stitch/parts.h"
+#include "lib/util/grow.h"
 
 /* Slot sizes: steps of 128 bytes up to 4 KiB, so that a typical waiting
  * sample (~550 bytes) takes 640, not the 1 KiB a power of two would: the
@@ -410,19 +411,8 @@ static __attribute__((noinline)) int wait_grow(struct cs_stitch *st,
 
 static int chain_reserve(struct cs_stitch *st, size_t n)
 {
-	size_t cap = st->chain_cap ? st->chain_cap : 256;
-	uint64_t *p;
-
-	if (n <= st->chain_cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(st->chain, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	st->chain = p;
-	st->chain_cap = cap;
-	return 0;
+	return cs_grow((void **)&st->chain, &st->chain_cap, n,
+		       sizeof(*st->chain));
 }
 
 /* Room for a kernel part before the user part in st->chain: the kernel
@@ -626,22 +616,6 @@ static int release_superseded(struct cs_stitch *st, struct thr *t)
 		       CS_MISSING_LOST : CS_MISSING_SUPERSEDED);
 }
 
-/* Makes t->rec_buf hold at least n entries. Returns 0 or -ENOMEM. */
-static __attribute__((noinline)) int rec_reserve(struct thr *t, uint64_t n)
-{
-	size_t cap = t->rec_cap ? t->rec_cap : 32;
-	uint64_t *p;
-
-	while (cap < n)
-		cap *= 2;
-	p = realloc(t->rec_buf, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	t->rec_buf = p;
-	t->rec_cap = cap;
-	return 0;
-}
-
 /* Keeps a deferred record's ips as the user part of the chains stitched
  * to it, for as long as samples of its entry may come. A user marker goes
  * before them, which drafts of the feature put first themselves and
@@ -662,8 +636,8 @@ static int remember(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		t->user = ips;
 		t->user_nr = nr;
 	} else {
-		if (nr + marker > t->rec_cap &&
-		    (err = rec_reserve(t, nr + marker)))
+		if ((err = cs_grow((void **)&t->rec_buf, &t->rec_cap,
+				   nr + marker, sizeof(*t->rec_buf))))
 			return err;
 		if (marker)
 			t->rec_buf[0] = CS_CONTEXT_USER;
