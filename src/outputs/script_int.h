@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #define BUF_SIZE (256u << 10)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
@@ -40,7 +41,7 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define INLINES_MAX 32			/* inlined calls shown at an address */
 #define CHUNKS 3			/* with a writer: being filled or written */
-#define CHUNK_REFS (8u << 10)		/* cached texts a chunk refers to */
+#define CHUNK_IOVS (16u << 10)		/* pieces of a chunk (below) */
 #define OPS_SIZE (2 * BUF_SIZE)		/* a batch of operations (below) */
 #define OPS_BATCHES 4			/* being filled, formatted or waiting */
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
@@ -57,21 +58,16 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PIECES 1024
 #endif
 
-/* len bytes of cached text, to be written after the chunk's first `at`
- * bytes of its own text */
-struct text_ref {
-	size_t at;
-	const char *text;
-	size_t len;
-};
-
 /* Output on its way out: its own text, with references to cached text in
- * between. */
+ * between, as the pieces writev() takes: each reference is put there as it
+ * is made, after the own text before it, so that writing the chunk is
+ * writev() of what is there (and the own text after the last reference). */
 struct chunk {
 	char *buf;			/* BUF_SIZE */
 	size_t len;
-	struct text_ref *refs;		/* CHUNK_REFS */
-	size_t nr_refs;
+	struct iovec *iov;		/* CHUNK_IOVS: own text and cached text */
+	size_t nr_iov;			/* the last one, if any, is cached text */
+	size_t text_from;		/* own text not in iov yet starts here */
 };
 
 /* Where chunks go: the stream's file descriptor, written with writev(), or
@@ -494,18 +490,25 @@ static inline int script_fmt_look(struct cs_script *sc)
 static inline void put_ref(struct cs_script *sc, const char *text, size_t len)
 {
 	struct chunk *c = sc->filling;
-	struct text_ref *last = c->nr_refs ? &c->refs[c->nr_refs - 1] : NULL;
 
 	/* a stack seen before was often cached in the order it is printed */
-	if (last && last->at == sc->len && last->text + last->len == text) {
-		last->len += len;
-		return;
+	if (c->nr_iov && c->text_from == sc->len) {
+		struct iovec *last = &c->iov[c->nr_iov - 1];
+
+		if ((const char *)last->iov_base + last->iov_len == text) {
+			last->iov_len += len;
+			return;
+		}
 	}
-	if (c->nr_refs == CHUNK_REFS) {
+	if (c->nr_iov > CHUNK_IOVS - 2) {
 		script_chunk_out(sc);
 		c = sc->filling;
 	}
-	c->refs[c->nr_refs++] = (struct text_ref){ sc->len, text, len };
+	if (sc->len > c->text_from)
+		c->iov[c->nr_iov++] = (struct iovec){ c->buf + c->text_from,
+						      sc->len - c->text_from };
+	c->iov[c->nr_iov++] = (struct iovec){ (void *)(uintptr_t)text, len };
+	c->text_from = sc->len;
 }
 
 static inline char *room(struct cs_script *sc, size_t n)
