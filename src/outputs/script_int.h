@@ -50,6 +50,7 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PLACE_WINDOW 8192		/* place lookups judged at a time... */
 #define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
 #define HEAD_TEXT 96			/* ... up to their time */
+#define HEAD_TAIL 64			/* ... after it */
 #define HELD 3				/* samples held back (struct stack)... */
 #define HELD_FRAMES 8			/* ... if their stacks are no deeper */
 #ifdef IOV_MAX
@@ -251,9 +252,9 @@ struct cs_script {
 	bool reset_pending;		/* the line cache started over */
 	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
 	struct head_prefix *heads;	/* HEADS: sample heads, by CPU */
-	uint64_t sec, period;		/* the last time's seconds, period */
-	size_t sec_len, period_len;	/* their texts' (0: none yet) */
-	char sec_text[32], period_text[32];	/* cpy32() */
+	uint64_t sec;			/* the last time's seconds */
+	size_t sec_len;			/* their text's (0: none yet) */
+	char sec_text[32];		/* cpy32(): padded, and the '.' */
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
@@ -310,18 +311,22 @@ _Static_assert(LC_SLOTS * (sizeof(struct at_text) + sizeof(struct at_addr)) +
 	       AT_ARENA <= AT_REGION && AT_REGION % HUGE_PAGE == 0,
 	       "the formatting thread's tables and arena fill whole huge pages");
 
-/* A sample's first line up to its time, as put_head() last made it for a
+/* A sample's first line but its time, as put_head() last made it for a
  * CPU: the comm, pid and tid need not be measured and formatted again
- * for the next sample of the same thread there. */
+ * for the next sample of the same thread there, nor the period and the
+ * event's name that follow the time. */
 struct head_prefix {
 	bool used;
 	const struct cs_evsel *e;	/* of the sample: its name, its fields */
 	const char *comm;		/* interned: the same text, the same pointer */
 	uint32_t pid, tid, cpu;
 	unsigned int fields;
-	size_t name_len;		/* e's name's */
 	size_t len;
 	char text[HEAD_TEXT];		/* at least 32: cpy32() */
+	bool tail_made;			/* tail is the period's and the name's */
+	uint64_t tail_period;		/* ... for a sample of this period */
+	size_t tail_len;
+	char tail[HEAD_TAIL];		/* cpy64() */
 };
 
 /* Where a frame's address lies (find_place()), worked out for a stack's
@@ -550,6 +555,16 @@ static inline char *cpy32(char *p, const char *s, size_t n)
 	if (n > 32)
 		return cpy(p, s, n);
 	memcpy(p, s, 32);
+	return p + n;
+}
+
+/* cpy() of a text of at most 64 bytes from a buffer of 64, to where there
+ * is room for 64: two fixed-size copies, not a call of memcpy() */
+static inline char *cpy64(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, 32);
+	if (n > 32)
+		memcpy(p + 32, s + 32, 32);
 	return p + n;
 }
 
