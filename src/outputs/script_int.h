@@ -30,8 +30,9 @@
 /* A chunk's own text. Written at once and not read again (the kernel
  * takes it from there, or from /dev/null not at all), it is a new line to
  * fetch every 64 bytes: a small chunk's lines are still in the CPU's
- * caches when it is filled again (256 KiB, with its 256 KiB of iovecs,
- * put 17% more last-level misses on the rest of the run). */
+ * caches when it is filled again, where 256 KiB (with as much of iovecs)
+ * pushed the run's other lines out (docs/performance.md, "script in one
+ * thread: per-sample code"). */
 #define BUF_SIZE (32u << 10)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
 #define LC_BITS 16			/* the line cache: slots */
