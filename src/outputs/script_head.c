@@ -114,8 +114,7 @@ static bool head_make(struct cs_script *sc, struct head_prefix *h,
 		*p++ = ' ';
 	}
 	h->len = (size_t)(p - h->text);
-	h->name_len = f & CS_SCRIPT_EVENT ?
-		      strlen(e && e->name ? e->name : "[unknown]") : 0;
+	h->tail_made = false;
 	h->e = e;
 	h->comm = comm;
 	h->pid = sh->pid;
@@ -126,59 +125,76 @@ static bool head_make(struct cs_script *sc, struct head_prefix *h,
 	return true;
 }
 
+/* What follows the time in h's line for a sample of the given period:
+ * "%10lu " of the period, the event's name right-aligned in the widest's
+ * and ": " (the fields that are shown). False when that is too long to
+ * keep (a name of HEAD_TAIL bytes or so). */
+static bool tail_make(const struct cs_script *sc, struct head_prefix *h,
+		      const struct cs_evsel *e, uint64_t period)
+{
+	const char *name = e && e->name ? e->name : "[unknown]";
+	size_t name_len = h->fields & CS_SCRIPT_EVENT ? strlen(name) : 0;
+	size_t width = sc->name_width > 0 ? (size_t)sc->name_width : 0;
+	char *p = h->tail;
+
+	h->tail_made = false;
+	/* the period is at most 21 bytes with its blank */
+	if (name_len > HEAD_TAIL - 24 || width > HEAD_TAIL - 24)
+		return false;
+	if ((sample_type_of(e) & CS_SAMPLE_PERIOD) &&
+	    (h->fields & CS_SCRIPT_PERIOD)) {
+		p = dec_to(p, period, 10, ' ');
+		*p++ = ' ';
+	}
+	if (h->fields & CS_SCRIPT_EVENT) {
+		for (size_t k = name_len; k < width; k++)
+			*p++ = ' ';
+		p = cpy(p, name, name_len);
+		*p++ = ':';
+		*p++ = ' ';
+	}
+	h->tail_len = (size_t)(p - h->tail);
+	h->tail_period = period;
+	h->tail_made = true;
+	return true;
+}
+
 /* "%lu.%06lu" of a time in ns, right-aligned in 12, and ": ". The
- * seconds change once in thousands of samples: their digits are kept. */
-static char *time_to(struct cs_script *sc, char *p, uint64_t time)
+ * seconds change once in thousands of samples: their text is kept, with
+ * the blanks before it and the point after it. p has room for 32 more. */
+static inline char *time_to(struct cs_script *sc, char *p, uint64_t time)
 {
 	uint64_t sec = time / 1000000000ULL;
-	uint32_t us = (uint32_t)(time % 1000000000ULL / 1000);
+	uint32_t us = (uint32_t)((time - sec * 1000000000ULL) / 1000);
 
 	if (!sc->sec_len || sec != sc->sec) {
 		char tmp[24], *q = digits_before(tmp + sizeof(tmp), sec);
+		size_t n = (size_t)(tmp + sizeof(tmp) - q), pad = n < 5 ? 5 - n : 0;
 
+		memset(sc->sec_text, ' ', pad);
+		memcpy(sc->sec_text + pad, q, n);
+		sc->sec_text[pad + n] = '.';
 		sc->sec = sec;
-		sc->sec_len = (size_t)(tmp + sizeof(tmp) - q);
-		memcpy(sc->sec_text, q, sc->sec_len);
+		sc->sec_len = pad + n + 1;
 	}
-	for (size_t k = sc->sec_len + 7; k < 12; k++)
-		*p++ = ' ';
 	p = cpy32(p, sc->sec_text, sc->sec_len);
-	*p++ = '.';
 	memcpy(p, digit_pairs + us / 10000 * 2, 2);
 	memcpy(p + 2, digit_pairs + us / 100 % 100 * 2, 2);
 	memcpy(p + 4, digit_pairs + us % 100 * 2, 2);
-	p += 6;
-	*p++ = ':';
-	*p++ = ' ';
-	return p;
-}
-
-/* "%10lu " of a period: most events have one period, whose text is
- * kept. */
-static char *period_to(struct cs_script *sc, char *p, uint64_t period)
-{
-	if (!sc->period_len || period != sc->period) {
-		char *q = dec_to(sc->period_text, period, 10, ' ');
-
-		*q++ = ' ';
-		sc->period = period;
-		sc->period_len = (size_t)(q - sc->period_text);
-	}
-	return cpy32(p, sc->period_text, sc->period_len);
+	memcpy(p + 6, ": ", 2);
+	return p + 8;
 }
 
 /* A sample's first line up to the stack, as script_put_start() and the period
  * and event fields write it, in one go; false when its names are too long
  * for that (the caller then writes it piecewise). What comes before the
- * time is kept by CPU (head_make()): a CPU's samples come mostly from one
- * thread at a time. */
+ * time and after it is kept by CPU (head_make(), tail_make()): a CPU's
+ * samples come mostly from one thread at a time, of one event and period. */
 static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 		     const struct sample_head *sh, const char *comm)
 {
-	uint64_t st = sample_type_of(e);
 	unsigned int f = sc->fields;
 	struct head_prefix *h = &sc->heads[sh->cpu % HEADS];
-	const char *name = NULL;
 	char *p, *start;
 
 	if (!(f & CS_SCRIPT_COMM))
@@ -187,24 +203,17 @@ static bool put_head(struct cs_script *sc, const struct cs_evsel *e,
 		return false;		/* ":TID": the rare way */
 	if (!head_holds(h, e, sh, comm, f) && !head_make(sc, h, e, sh, comm))
 		return false;
-	if (f & CS_SCRIPT_EVENT)
-		name = e && e->name ? e->name : "[unknown]";
-	if (h->name_len > BUF_SIZE / 4 || (size_t)sc->name_width > BUF_SIZE / 4 ||
-	    !(p = room(sc, h->len + h->name_len + (size_t)sc->name_width + 160)))
+	if ((!h->tail_made || h->tail_period != sh->period) &&
+	    !tail_make(sc, h, e, sh->period))
+		return false;
+	/* the prefix, the time (at most 32 with its copy's slack), the tail */
+	if (!(p = room(sc, HEAD_TEXT + 32 + HEAD_TAIL)))
 		return false;
 	start = p;
 	p = cpy32(p, h->text, h->len);
-	if ((st & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
+	if ((sample_type_of(e) & CS_SAMPLE_TIME) && (f & CS_SCRIPT_TIME))
 		p = time_to(sc, p, sh->time);
-	if ((st & CS_SAMPLE_PERIOD) && (f & CS_SCRIPT_PERIOD))
-		p = period_to(sc, p, sh->period);
-	if (name) {
-		for (int k = (int)h->name_len; k < sc->name_width; k++)
-			*p++ = ' ';
-		p = cpy(p, name, h->name_len);
-		*p++ = ':';
-		*p++ = ' ';
-	}
+	p = cpy64(p, h->tail, h->tail_len);
 	sc->len += (size_t)(p - start);
 	return true;
 }

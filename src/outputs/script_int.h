@@ -25,8 +25,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
-#define BUF_SIZE (256u << 10)
+/* A chunk's own text. Written at once and not read again (the kernel
+ * takes it from there, or from /dev/null not at all), it is a new line to
+ * fetch every 64 bytes: a small chunk's lines are still in the CPU's
+ * caches when it is filled again, where 256 KiB (with as much of iovecs)
+ * pushed the run's other lines out (docs/performance.md, "script in one
+ * thread: per-sample code"). */
+#define BUF_SIZE (32u << 10)
 #define PERF_MAX_STACK 127		/* perf script's default --max-stack */
 #define LC_BITS 16			/* the line cache: slots */
 #define LC_SLOTS (1u << LC_BITS)
@@ -40,8 +47,9 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define LC_MAX_TEXT 4096		/* longer lines are not cached */
 #define INLINES_MAX 32			/* inlined calls shown at an address */
 #define CHUNKS 3			/* with a writer: being filled or written */
-#define CHUNK_REFS (8u << 10)		/* cached texts a chunk refers to */
-#define OPS_SIZE (2 * BUF_SIZE)		/* a batch of operations (below) */
+#define CHUNK_IOVS (2u << 10)		/* pieces of a chunk (below), IOV_MAX
+					 * or two for each writev() */
+#define OPS_SIZE (512u << 10)		/* a batch of operations (below) */
 #define OPS_BATCHES 4			/* being filled, formatted or waiting */
 #define NO_TEXT SIZE_MAX		/* text_at: no text operation open */
 #define NAME_LEN_BITS 12		/* name_len(): slots */
@@ -49,6 +57,7 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PLACE_WINDOW 8192		/* place lookups judged at a time... */
 #define PLACE_REST (8 * PLACE_WINDOW)	/* ... and skipped after a poor one */
 #define HEAD_TEXT 96			/* ... up to their time */
+#define HEAD_TAIL 64			/* ... after it */
 #define HELD 3				/* samples held back (struct stack)... */
 #define HELD_FRAMES 8			/* ... if their stacks are no deeper */
 #ifdef IOV_MAX
@@ -57,21 +66,16 @@ _Static_assert(LC_BITS < 31, "a frame's slot number leaves its top bit free");
 #define PIECES 1024
 #endif
 
-/* len bytes of cached text, to be written after the chunk's first `at`
- * bytes of its own text */
-struct text_ref {
-	size_t at;
-	const char *text;
-	size_t len;
-};
-
 /* Output on its way out: its own text, with references to cached text in
- * between. */
+ * between, as the pieces writev() takes: each reference is put there as it
+ * is made, after the own text before it, so that writing the chunk is
+ * writev() of what is there (and the own text after the last reference). */
 struct chunk {
 	char *buf;			/* BUF_SIZE */
 	size_t len;
-	struct text_ref *refs;		/* CHUNK_REFS */
-	size_t nr_refs;
+	struct iovec *iov;		/* CHUNK_IOVS: own text and cached text */
+	size_t nr_iov;			/* the last one, if any, is cached text */
+	size_t text_from;		/* own text not in iov yet starts here */
 };
 
 /* Where chunks go: the stream's file descriptor, written with writev(), or
@@ -255,9 +259,9 @@ struct cs_script {
 	bool reset_pending;		/* the line cache started over */
 	struct name_len *name_lens;	/* with fmt: NAME_LEN_BITS slots */
 	struct head_prefix *heads;	/* HEADS: sample heads, by CPU */
-	uint64_t sec, period;		/* the last time's seconds, period */
-	size_t sec_len, period_len;	/* their texts' (0: none yet) */
-	char sec_text[32], period_text[32];	/* cpy32() */
+	uint64_t sec;			/* the last time's seconds */
+	size_t sec_len;			/* their text's (0: none yet) */
+	char sec_text[32];		/* cpy32(): padded, and the '.' */
 	struct cs_place_lines *places;	/* the arena's text by binary and
 					 * offset; NULL on the formatting thread */
 	uint32_t place_probes, place_hits; /* in this window (PLACE_WINDOW) */
@@ -314,18 +318,22 @@ _Static_assert(LC_SLOTS * (sizeof(struct at_text) + sizeof(struct at_addr)) +
 	       AT_ARENA <= AT_REGION && AT_REGION % HUGE_PAGE == 0,
 	       "the formatting thread's tables and arena fill whole huge pages");
 
-/* A sample's first line up to its time, as put_head() last made it for a
+/* A sample's first line but its time, as put_head() last made it for a
  * CPU: the comm, pid and tid need not be measured and formatted again
- * for the next sample of the same thread there. */
+ * for the next sample of the same thread there, nor the period and the
+ * event's name that follow the time. */
 struct head_prefix {
 	bool used;
 	const struct cs_evsel *e;	/* of the sample: its name, its fields */
 	const char *comm;		/* interned: the same text, the same pointer */
 	uint32_t pid, tid, cpu;
 	unsigned int fields;
-	size_t name_len;		/* e's name's */
 	size_t len;
 	char text[HEAD_TEXT];		/* at least 32: cpy32() */
+	bool tail_made;			/* tail is the period's and the name's */
+	uint64_t tail_period;		/* ... for a sample of this period */
+	size_t tail_len;
+	char tail[HEAD_TAIL];		/* cpy64() */
 };
 
 /* Where a frame's address lies (find_place()), worked out for a stack's
@@ -494,18 +502,25 @@ static inline int script_fmt_look(struct cs_script *sc)
 static inline void put_ref(struct cs_script *sc, const char *text, size_t len)
 {
 	struct chunk *c = sc->filling;
-	struct text_ref *last = c->nr_refs ? &c->refs[c->nr_refs - 1] : NULL;
 
 	/* a stack seen before was often cached in the order it is printed */
-	if (last && last->at == sc->len && last->text + last->len == text) {
-		last->len += len;
-		return;
+	if (c->nr_iov && c->text_from == sc->len) {
+		struct iovec *last = &c->iov[c->nr_iov - 1];
+
+		if ((const char *)last->iov_base + last->iov_len == text) {
+			last->iov_len += len;
+			return;
+		}
 	}
-	if (c->nr_refs == CHUNK_REFS) {
+	if (c->nr_iov > CHUNK_IOVS - 2) {
 		script_chunk_out(sc);
 		c = sc->filling;
 	}
-	c->refs[c->nr_refs++] = (struct text_ref){ sc->len, text, len };
+	if (sc->len > c->text_from)
+		c->iov[c->nr_iov++] = (struct iovec){ c->buf + c->text_from,
+						      sc->len - c->text_from };
+	c->iov[c->nr_iov++] = (struct iovec){ (void *)(uintptr_t)text, len };
+	c->text_from = sc->len;
 }
 
 static inline char *room(struct cs_script *sc, size_t n)
@@ -547,6 +562,16 @@ static inline char *cpy32(char *p, const char *s, size_t n)
 	if (n > 32)
 		return cpy(p, s, n);
 	memcpy(p, s, 32);
+	return p + n;
+}
+
+/* cpy() of a text of at most 64 bytes from a buffer of 64, to where there
+ * is room for 64: two fixed-size copies, not a call of memcpy() */
+static inline char *cpy64(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, 32);
+	if (n > 32)
+		memcpy(p + 32, s + 32, 32);
 	return p + n;
 }
 

@@ -46,29 +46,17 @@ static int sink_write(const struct sink *s, struct iovec *iov, int n)
  * order, and empties it. Returns 0 or the errno of the failed write. */
 static int chunk_write(const struct sink *s, struct chunk *c)
 {
-	struct iovec iov[PIECES];
-	size_t at = 0;
-	int n = 0, err = 0;
+	int err = 0;
 
-	for (size_t i = 0; i <= c->nr_refs; i++) {
-		const struct text_ref *r = i < c->nr_refs ? &c->refs[i] : NULL;
-		size_t to = r ? r->at : c->len;
-
-		if (n > PIECES - 2) {
-			if (!err)
-				err = sink_write(s, iov, n);
-			n = 0;
-		}
-		if (to > at)
-			iov[n++] = (struct iovec){ c->buf + at, to - at };
-		if (r)
-			iov[n++] = (struct iovec){ (void *)r->text, r->len };
-		at = to;
-	}
-	if (!err)
-		err = sink_write(s, iov, n);
+	if (c->len > c->text_from)
+		c->iov[c->nr_iov++] = (struct iovec){ c->buf + c->text_from,
+						      c->len - c->text_from };
+	for (size_t i = 0; i < c->nr_iov && !err; i += PIECES)
+		err = sink_write(s, c->iov + i, c->nr_iov - i < PIECES ?
+					     (int)(c->nr_iov - i) : PIECES);
 	c->len = 0;
-	c->nr_refs = 0;
+	c->nr_iov = 0;
+	c->text_from = 0;
 	return err;
 }
 
@@ -90,16 +78,18 @@ static void *writer_main(void *arg)
 void script_chunk_free(struct chunk *c)
 {
 	free(c->buf);
-	free(c->refs);
+	free(c->iov);
 }
 
 int script_chunk_init(struct chunk *c)
 {
 	c->buf = malloc(BUF_SIZE);
-	c->refs = malloc(CHUNK_REFS * sizeof(struct text_ref));
+	/* one more: the own text after the last reference */
+	c->iov = malloc((CHUNK_IOVS + 1) * sizeof(*c->iov));
 	c->len = 0;
-	c->nr_refs = 0;
-	return c->buf && c->refs ? 0 : -ENOMEM;
+	c->nr_iov = 0;
+	c->text_from = 0;
+	return c->buf && c->iov ? 0 : -ENOMEM;
 }
 
 static void writer_free(struct writer *w)
