@@ -1,7 +1,9 @@
 /* test_report_spill_rec.c - spill mode's records as bytes
  * (src/outputs/report_spill_rec.c): what is written is read back the
  * same, numbers at the boundaries of their byte counts too, and a record
- * cut short or out of range is an error naming its offset. */
+ * cut short or out of range (a name id the report never gave among
+ * them) is an error naming its offset; a report's temporary file damaged
+ * byte by byte is written or refused with that error, never followed. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
