@@ -734,8 +734,10 @@ write:
 
 		snprintf(r->why + len, sizeof(r->why) - len, "; %" PRIu64
 			 " bytes of temporary files written (%" PRIu64 " of "
-			 "them the samples' records read back)", r->tmp_written,
-			 r->spill ? report_spill_bytes(r) : 0);
+			 "them the samples' records read back; %zu names given "
+			 "by id)", r->tmp_written,
+			 r->spill ? report_spill_bytes(r) : 0,
+			 r->names.nr ? r->names.nr - 1 : 0);
 	}
 	return err;
 }

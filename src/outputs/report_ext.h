@@ -24,6 +24,7 @@ struct ext_entry {
 	uint64_t seq;			/* first sight: (seq, k) */
 	uint32_t tpart;
 	uint32_t graph;			/* its graph among the drawn, or NONE */
+	uint32_t sym_id, dso_id;	/* fk's names in the report's */
 	uint16_t k, max_depth;
 };
 

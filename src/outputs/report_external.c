@@ -29,21 +29,21 @@ struct ext_occ {
 	struct cs_agg_key fk;		/* the frame that shows it */
 	uint64_t count, period, seq;
 	uint32_t tpart, thread;
+	uint32_t sym_id, dso_id;	/* fk's names in the report's */
 	uint16_t k, len;		/* walk index; chain length */
 	uint8_t self;
 };
 
 /* In a partition an occurrence is coded as ten numbers (tpart is the
- * thread's): the flags with self in bit 0, the key's pointers and address,
- * count, period, seq, thread, k and len - ~30 bytes, not 72 */
+ * thread's): the flags with self in bit 0, the key's names' ids and
+ * address, count, period, seq, thread, k and len - ~25 bytes, not 72 */
 #define OCC_NUMS	10
 
 static int occ_write(struct report_tmp *f, const struct ext_occ *o)
 {
 	const uint64_t v[OCC_NUMS] = {
 		(uint64_t)o->fk.flags << 1 | o->self,
-		(uint64_t)(uintptr_t)o->fk.sym, (uint64_t)(uintptr_t)o->fk.dso,
-		o->fk.addr, o->count, o->period, o->seq, o->thread, o->k, o->len,
+		o->sym_id, o->dso_id, o->fk.addr, o->count, o->period, o->seq, o->thread, o->k, o->len,
 	};
 	uint8_t buf[OCC_NUMS * REPORT_VARINT_MAX];
 	size_t n = 0;
@@ -69,15 +69,16 @@ static int occ_read(const struct ext *x, struct report_tmp_reader *rd,
 		return report_tmp_bad(rd, at, -EBADMSG, "an occurrence's flags, "
 				      "thread or place is out of range");
 	*o = (struct ext_occ){
-		.fk = {
-			.sym = (const char *)(uintptr_t)v[1],
-			.dso = (const char *)(uintptr_t)v[2],
-			.addr = v[3], .flags = (uint32_t)(v[0] >> 1),
-		},
+		.fk = { .addr = v[3], .flags = (uint32_t)(v[0] >> 1) },
 		.count = v[4], .period = v[5], .seq = v[6],
 		.tpart = x->tpart[v[7]], .thread = (uint32_t)v[7],
+		.sym_id = (uint32_t)v[1], .dso_id = (uint32_t)v[2],
 		.k = (uint16_t)v[8], .len = (uint16_t)v[9], .self = v[0] & 1,
 	};
+	if (!report_names_get(&x->r->names, v[1], &o->fk.sym) ||
+	    !report_names_get(&x->r->names, v[2], &o->fk.dso))
+		return report_tmp_bad(rd, at, -EBADMSG, "an occurrence's name "
+				      "is not one of the report's");
 	return 0;
 }
 
@@ -193,8 +194,7 @@ static int run_write(struct report_tmp *f, const struct ext_entry *e)
 	const uint64_t v[RUN_NUMS] = {
 		e->e.thread, e->e.self_count, e->e.self_period,
 		e->e.child_count, e->e.child_period,
-		(uint64_t)(uintptr_t)e->fk.sym, (uint64_t)(uintptr_t)e->fk.dso,
-		e->fk.addr, e->fk.flags, e->seq,
+		e->sym_id, e->dso_id, e->fk.addr, e->fk.flags, e->seq,
 		(uint32_t)(e->graph + 1),	/* NONE: 0 */
 		e->k, e->max_depth, e->e.frame,
 	};
@@ -233,11 +233,13 @@ static int run_read(const struct ext *x, struct report_tmp_reader *rd,
 		.self_count = v[1], .self_period = v[2],
 		.child_count = v[3], .child_period = v[4],
 	};
-	e->fk = (struct cs_agg_key){
-		.sym = (const char *)(uintptr_t)v[5],
-		.dso = (const char *)(uintptr_t)v[6],
-		.addr = v[7], .flags = (uint32_t)v[8],
-	};
+	e->fk = (struct cs_agg_key){ .addr = v[7], .flags = (uint32_t)v[8] };
+	if (!report_names_get(&x->r->names, v[5], &e->fk.sym) ||
+	    !report_names_get(&x->r->names, v[6], &e->fk.dso))
+		return report_tmp_bad(rd, at, -EBADMSG, "an entry's name is "
+				      "not one of the report's");
+	e->sym_id = (uint32_t)v[5];
+	e->dso_id = (uint32_t)v[6];
 	e->seq = v[9];
 	e->graph = (uint32_t)v[10] - 1;
 	e->tpart = x->tpart[v[0]];
@@ -252,7 +254,7 @@ static int run_read(const struct ext *x, struct report_tmp_reader *rd,
 int ext_read_rec(struct ext *x, struct report_tmp_reader *rd)
 {
 	return report_spill_rec_read(rd, (uint32_t)cs_agg_nr_frames(x->r->threads),
-				     &x->rec, x->frames);
+				     &x->r->names, &x->rec, x->frames);
 }
 
 bool ext_rec_of_event(const struct ext *x)
@@ -389,7 +391,10 @@ static int entries_pass(struct ext *x)
 				.fk = x->frames[o->pos].key, .count = x->rec.count,
 				.period = x->rec.period, .seq = x->rec.seq,
 				.tpart = x->tpart[x->rec.thread],
-				.thread = x->rec.thread, .k = (uint16_t)o->k,
+				.thread = x->rec.thread,
+				.sym_id = x->frames[o->pos].sym_id,
+				.dso_id = x->frames[o->pos].dso_id,
+				.k = (uint16_t)o->k,
 				.len = (uint16_t)o->len, .self = o->k == 0,
 			};
 
@@ -525,6 +530,7 @@ static int count_part(struct ext *x, unsigned int p)
 			*n = (struct ext_entry){
 				.e = { .thread = o.thread }, .fk = o.fk, .h = h,
 				.seq = o.seq, .tpart = o.tpart, .graph = NONE,
+				.sym_id = o.sym_id, .dso_id = o.dso_id,
 				.k = o.k,
 			};
 			map[s] = (uint32_t)++nr;

@@ -15,6 +15,7 @@
 #include "outputs/out_names.h"
 #include "outputs/report.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/hash.h"
 #include "lib/util/varint.h"
 
 struct cs_handoff;
@@ -37,10 +38,64 @@ struct report_tmp;
 #define THREAD_STATE(flags)		((enum cs_off_cpu_state)((flags) >> 24))
 
 /* What a spill record's frames are coded against: the frame before
- * (report_spill_rec.c) */
+ * (report_spill_rec.c); sym and dso are ids of struct report_names */
 struct report_spill_last {
 	uint64_t sym, dso, addr;
 };
+
+/* The names (symbols' and dsos' strings, the session's: not copied) that
+ * temporary files give by id (report_names.c). A file holds no address
+ * of this process: a damaged byte read back is an id past the table,
+ * refused with an error, not a pointer followed. Id 0 is NULL, the
+ * others in the order first asked for; a pointer is one id (two equal
+ * strings at two addresses are two). */
+struct report_names {
+	const char **name;		/* by id */
+	size_t nr, cap;
+	uint32_t *map;			/* ids by report_names_slot(); 0: empty */
+	size_t mask;			/* the map's slots - 1 */
+};
+
+static inline size_t report_names_slot(const char *s, size_t mask)
+{
+	return (size_t)cs_hash_u64((uint64_t)(uintptr_t)s) & mask;
+}
+
+/* report_names.c: s, not in t, added as *id. 0 or -ENOMEM */
+int report_names_add(struct report_names *t, const char *s, uint32_t *id);
+void report_names_free(struct report_names *t);
+
+/* s's id into *id, added if it has none. 0 or -ENOMEM */
+static inline int report_names_id(struct report_names *t, const char *s,
+				  uint32_t *id)
+{
+	if (!s) {
+		*id = 0;
+		return 0;
+	}
+	if (t->map)
+		for (size_t slot = report_names_slot(s, t->mask); t->map[slot];
+		     slot = (slot + 1) & t->mask)
+			if (t->name[t->map[slot]] == s) {
+				*id = t->map[slot];
+				return 0;
+			}
+	return report_names_add(t, s, id);
+}
+
+/* The name of id, read back from a file: false for an id t never gave */
+static inline bool report_names_get(const struct report_names *t, uint64_t id,
+				    const char **s)
+{
+	if (id == 0) {
+		*s = NULL;
+		return true;
+	}
+	if (id >= t->nr)
+		return false;
+	*s = t->name[id];
+	return true;
+}
 
 struct cs_report {
 	struct cs_report_opts o;
@@ -105,6 +160,9 @@ struct cs_report {
 					 * file, or "" */
 	uint64_t tmp_written;		/* bytes written to temporary files */
 	struct report_spill_last spill_last;	/* the record being written */
+	struct report_names names;	/* the names the spill and aside
+					 * files and those made from them
+					 * give by id */
 	uint64_t spill_items;		/* records and frames written to the
 					 * spill and aside files: at least as
 					 * many as the report's entries there */
@@ -166,9 +224,10 @@ static inline int report_tmp_byte(struct report_tmp_reader *rd, uint8_t *b)
  * before the switch, else the stack count then plus the sample's index
  * since) and its count, period and thread, then its nr frames innermost
  * first, each a struct report_spill_frame. The keys' strings are the
- * session's, which outlives the report. In the file they are coded
- * (report_spill_rec.c): variable-length numbers, each frame against the
- * one before it in the record. */
+ * session's, which outlives the report; the file names them by their ids
+ * in r->names. In the file they are coded (report_spill_rec.c):
+ * variable-length numbers, each frame against the one before it in the
+ * record. */
 struct report_spill_rec {
 	uint64_t seq, count, period;
 	uint32_t thread, nr;
@@ -177,6 +236,8 @@ struct report_spill_rec {
 struct report_spill_frame {
 	struct cs_agg_key key;
 	uint64_t sym_start;		/* what r->sym_start would keep */
+	uint32_t sym_id, dso_id;	/* key.sym's and key.dso's in the
+					 * report's names: what is written */
 };
 
 /* report_spill_rec.c: the numbers of temporary files, 7 bits a byte (the
@@ -241,17 +302,20 @@ int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
 
 /* report_spill_rec.c: h coded into out (REPORT_SPILL_REC_MAX bytes), last
  * made ready for its first frame; then each frame f into out
- * (REPORT_SPILL_FRAME_MAX bytes). They return the bytes written. */
+ * (REPORT_SPILL_FRAME_MAX bytes), its names by f->sym_id and f->dso_id
+ * (its key's pointers are not read). They return the bytes written. */
 size_t report_spill_rec_encode(const struct report_spill_rec *h,
 			       struct report_spill_last *last, uint8_t *out);
 size_t report_spill_frame_encode(const struct report_spill_frame *f,
 				 struct report_spill_last *last, uint8_t *out);
 /* The next record of rd into *h and frames[0, h->nr) (room for
- * CS_FRAMES_MAX): 0; 1 at the end of the range; or a negative errno, a
- * record that does not decode (one that ends early, a number past 64 bits
- * or past its field, more than CS_FRAMES_MAX frames, a thread not below
- * nr_threads) -EBADMSG with a line in rd->f->err naming its offset */
+ * CS_FRAMES_MAX), the frames' names from names: 0; 1 at the end of the
+ * range; or a negative errno, a record that does not decode (one that
+ * ends early, a number past 64 bits or past its field, more than
+ * CS_FRAMES_MAX frames, a thread not below nr_threads, a name id names
+ * never gave) -EBADMSG with a line in rd->f->err naming its offset */
 int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
+			  const struct report_names *names,
 			  struct report_spill_rec *h,
 			  struct report_spill_frame *frames);
 

@@ -223,7 +223,11 @@ static int write_frame(struct cs_report *r, struct report_tmp *f,
 {
 	struct report_spill_frame fr = { .key = *key, .sym_start = sym_start };
 	uint8_t buf[REPORT_SPILL_FRAME_MAX];
+	int err;
 
+	if ((err = report_names_id(&r->names, key->sym, &fr.sym_id)) ||
+	    (err = report_names_id(&r->names, key->dso, &fr.dso_id)))
+		return err;
 	r->spill_items++;
 	return report_tmp_write(f, buf,
 				report_spill_frame_encode(&fr, &r->spill_last, buf));
@@ -366,7 +370,7 @@ static int read_aside(struct cs_report *r, struct report_tmp_reader *rd,
 		      struct report_spill_frame *frames)
 {
 	int err = report_spill_rec_read(rd, (uint32_t)cs_agg_nr_frames(r->threads),
-					h, frames);
+					&r->names, h, frames);
 
 	for (uint32_t i = 0; !err && i < h->nr; i++) {
 		r->frame_keys[i] = frames[i].key;
@@ -506,4 +510,5 @@ void report_spill_free(struct cs_report *r)
 	r->aside = NULL;
 	free(r->seen_keys);
 	r->seen_keys = NULL;
+	report_names_free(&r->names);
 }

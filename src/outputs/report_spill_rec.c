@@ -4,9 +4,11 @@
  * address, the flags and sym_start, as they are in memory): ~13 times a
  * profile's size in temporary files. Now every number is a variable-length
  * integer (7 bits a byte, the high bit: more follow), and a frame's
- * pointers and address are the difference (zigzag: small either way) from
- * the frame before it in the record - a stack's frames mostly share their
- * dso, and their symbols' names lie near each other in its string table.
+ * names' ids (struct report_names: never this process's addresses, which
+ * a damaged byte would turn into a wild pointer) and address are the
+ * difference (zigzag: small either way) from the frame before it in the
+ * record - a stack's frames mostly share their dso, and frames first
+ * seen together got their names' ids together.
  * sym_start is written only where it is not the key's address (a frame
  * with a symbol is keyed by its start). Each record is coded on its own,
  * so that reading may start at any record (the file aside is read from
@@ -50,8 +52,7 @@ size_t report_spill_rec_encode(const struct report_spill_rec *h,
 size_t report_spill_frame_encode(const struct report_spill_frame *f,
 				 struct report_spill_last *last, uint8_t *out)
 {
-	uint64_t sym = (uint64_t)(uintptr_t)f->key.sym;
-	uint64_t dso = (uint64_t)(uintptr_t)f->key.dso;
+	uint64_t sym = f->sym_id, dso = f->dso_id;
 	bool has_start = f->sym_start != f->key.addr;
 	size_t n = 0;
 
@@ -115,6 +116,7 @@ int report_varint_inside_slow(struct report_tmp_reader *rd, uint64_t at,
 }
 
 int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
+			  const struct report_names *names,
 			  struct report_spill_rec *h,
 			  struct report_spill_frame *frames)
 {
@@ -156,12 +158,15 @@ int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
 			return err;
 		if (head & FRAME_HAS_SYM_START)
 			start = unzigzag(start, last.addr);
-		/* the pointers are this process's own, written by it */
 		f->key = (struct cs_agg_key){
-			.sym = (const char *)(uintptr_t)last.sym,
-			.dso = (const char *)(uintptr_t)last.dso,
 			.addr = last.addr, .flags = (uint32_t)(head >> 1),
 		};
+		if (!report_names_get(names, last.sym, &f->key.sym) ||
+		    !report_names_get(names, last.dso, &f->key.dso))
+			return report_tmp_bad(rd, at, -EBADMSG, "a frame's name "
+					      "is not one of the report's");
+		f->sym_id = (uint32_t)last.sym;
+		f->dso_id = (uint32_t)last.dso;
 		f->sym_start = start;
 	}
 	return 0;

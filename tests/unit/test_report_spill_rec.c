@@ -1,8 +1,11 @@
 /* test_report_spill_rec.c - spill mode's records as bytes
  * (src/outputs/report_spill_rec.c): what is written is read back the
  * same, numbers at the boundaries of their byte counts too, and a record
- * cut short or out of range is an error naming its offset. */
+ * cut short or out of range (a name id the report never gave among
+ * them) is an error naming its offset; a report's temporary file damaged
+ * byte by byte is written or refused with that error, never followed. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "abi/perf_abi.h"
 #include "outputs/report_int.h"
+
+/* The names the records' frames give by id */
+static struct report_names names;
 
 struct file {
 	struct report_tmp f;
@@ -26,17 +34,26 @@ static void file_open(struct file *t)
 	assert_int_equal(report_tmp_open(&t->f, 64, t->err, &t->written), 0);
 }
 
+/* The frame's names' ids, as the report gives them */
+static void name_frame(struct report_spill_frame *f)
+{
+	assert_int_equal(report_names_id(&names, f->key.sym, &f->sym_id), 0);
+	assert_int_equal(report_names_id(&names, f->key.dso, &f->dso_id), 0);
+}
+
 static void put_rec(struct file *t, const struct report_spill_rec *h,
-		    const struct report_spill_frame *frames)
+		    struct report_spill_frame *frames)
 {
 	struct report_spill_last last;
 	uint8_t buf[REPORT_SPILL_FRAME_MAX];
 
 	assert_int_equal(report_tmp_write(&t->f, buf,
 					  report_spill_rec_encode(h, &last, buf)), 0);
-	for (uint32_t i = 0; i < h->nr; i++)
+	for (uint32_t i = 0; i < h->nr; i++) {
+		name_frame(&frames[i]);
 		assert_int_equal(report_tmp_write(&t->f, buf,
 				 report_spill_frame_encode(&frames[i], &last, buf)), 0);
+	}
 }
 
 static void put_bytes(struct file *t, const uint8_t *p, size_t n)
@@ -52,7 +69,7 @@ static int get_rec(struct file *t, uint64_t end, uint32_t nr_threads,
 	int err;
 
 	assert_int_equal(report_tmp_reader_open(&rd, &t->f, 0, end, 16), 0);
-	err = report_spill_rec_read(&rd, nr_threads, h, frames);
+	err = report_spill_rec_read(&rd, nr_threads, &names, h, frames);
 	report_tmp_reader_close(&rd);
 	return err;
 }
@@ -131,7 +148,7 @@ static void records_at_the_numbers_edges_read_back_the_same(void **state)
 
 	assert_int_equal(report_tmp_reader_open(&rd, &t.f, 0, t.f.size, 32), 0);
 	for (size_t e = 0; e < NR_EDGES; e++) {
-		assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 0);
+		assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &names, &got, out), 0);
 		assert_true(got.seq == edges[e]);
 		assert_true(got.count == edges[(e + 1) % NR_EDGES]);
 		assert_true(got.period == edges[(e + 2) % NR_EDGES]);
@@ -150,11 +167,11 @@ static void records_at_the_numbers_edges_read_back_the_same(void **state)
 				    (i % 3 == 0 ? a : edges[(e + 3 * i) % NR_EDGES]));
 		}
 	}
-	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 0);
+	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &names, &got, out), 0);
 	assert_int_equal(got.nr, CS_FRAMES_MAX);
 	assert_memory_equal(out, in, CS_FRAMES_MAX * sizeof(*in));
 	/* and then the end, cleanly */
-	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &got, out), 1);
+	assert_int_equal(report_spill_rec_read(&rd, UINT32_MAX, &names, &got, out), 1);
 	assert_string_equal(t.err, "");
 	report_tmp_reader_close(&rd);
 	report_tmp_close(&t.f);
@@ -254,6 +271,183 @@ static void numbers_and_fields_out_of_range_are_errors(void **state)
 	free(out);
 }
 
+/* A frame names its symbol and dso by ids the report gave: one past
+ * them (a damaged byte) is an error naming the record, not a pointer */
+static void a_name_the_report_never_gave_is_an_error(void **state)
+{
+	static char s1[] = "main", d1[] = "/bin/x";
+	struct report_spill_frame fr = { .key = { .sym = s1, .dso = d1, .addr = 8 },
+					 .sym_start = 8 };
+	struct report_spill_rec h = { .seq = 1, .count = 1, .period = 1,
+				      .thread = 0, .nr = 1 }, got;
+	struct report_spill_frame out[1];
+	struct report_spill_last last;
+	uint8_t buf[REPORT_SPILL_REC_MAX];
+	struct file t;
+
+	(void)state;
+	for (int bad = 0; bad < 3; bad++) {
+		name_frame(&fr);
+		file_open(&t);
+		/* a record before it, so that the offset is not 0 */
+		put_rec(&t, &h, &fr);
+		put_bytes(&t, buf, report_spill_rec_encode(&h, &last, buf));
+		if (bad == 0)
+			fr.sym_id = (uint32_t)names.nr;
+		else if (bad == 1)
+			fr.dso_id = (uint32_t)names.nr;
+		else
+			fr.sym_id = UINT32_MAX;
+		put_bytes(&t, buf, report_spill_frame_encode(&fr, &last, buf));
+		assert_int_equal(get_rec(&t, t.f.size, 1, &got, out), 0);
+		assert_ptr_equal(out[0].key.sym, s1);
+		assert_ptr_equal(out[0].key.dso, d1);
+		{
+			struct report_tmp_reader rd;
+			uint64_t second;
+
+			assert_int_equal(report_tmp_reader_open(&rd, &t.f, 0,
+								t.f.size, 16), 0);
+			assert_int_equal(report_spill_rec_read(&rd, 1, &names,
+							       &got, out), 0);
+			second = report_tmp_reader_tell(&rd);
+			assert_int_equal(report_spill_rec_read(&rd, 1, &names,
+							       &got, out), -EBADMSG);
+			report_tmp_reader_close(&rd);
+			assert_non_null(strstr(t.err, "temporary file "));
+			{
+				char want[64];
+
+				snprintf(want, sizeof(want), "record at offset %"
+					 PRIu64 ": a frame's name", second);
+				assert_non_null(strstr(t.err, want));
+			}
+		}
+		report_tmp_close(&t.f);
+	}
+}
+
+/* ---- a report's temporary files damaged ----------------------------------- */
+
+static struct cs_frame named_frame(const char *sym, const char *dso, bool kernel)
+{
+	return (struct cs_frame){
+		.cpumode = kernel ? CS_MISC_KERNEL : CS_MISC_USER,
+		.kind = CS_FRAME_ADDR, .addr = 0x400000 + (uintptr_t)sym % 4096,
+		.loc = { .sym = sym, .dso_name = dso, .kernel = kernel,
+			 .sym_start = 0x400000 + (uintptr_t)sym % 4096 },
+	};
+}
+
+/* A report of every stack spilled (a budget of one byte), or of samples
+ * set aside (aside: a budget the tables pass 7/8 of, the input's size not
+ * known) - its samples added, not written */
+static struct cs_report *small_report(bool aside)
+{
+	static const char *const syms[] = { "main", "run", "parse", "emit",
+					    "alloc", "copy", "sys_read" };
+	struct cs_report_opts o = { .graph = CS_REPORT_GRAPH_CALLER,
+				    .graph_min_percent = 0.5,
+				    .memory = aside ? 2200 : 1 };
+	struct cs_report *r;
+
+	assert_int_equal(cs_report_new(&o, &r), 0);
+	for (unsigned int i = 0; i < 10; i++) {
+		struct cs_frame f[4] = {
+			named_frame(syms[i % 7], i % 3 ? "/usr/lib/libc.so.6" :
+				    "[kernel.kallsyms]", i % 3 == 0),
+			named_frame(syms[(i + 1) % 4], "/opt/w/work", false),
+			named_frame(NULL, "/opt/w/work", false),
+			named_frame("main", "/opt/w/work", false),
+		};
+
+		f[2].addr = 0x1000 + i;
+		assert_int_equal(cs_report_add(r, 0, 10, 11 + i % 2, "work", f,
+					       NULL, 4, 100 + i), 0);
+	}
+	assert_int_equal(cs_report_flush(r), 0);
+	return r;
+}
+
+/* Writes r's report: 0, or the error (its line in cs_report_error()) */
+static int write_report(struct cs_report *r)
+{
+	const char *evnames[] = { "cpu-clock" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int err;
+
+	assert_non_null(m);
+	err = cs_report_write(r, m, evnames, 1);
+	fclose(m);
+	free(text);
+	return err;
+}
+
+/* Every byte of a temporary file of samples, damaged (a bit flipped low
+ * or high, all of them, zeroed: one way a byte, in turn) before the
+ * report is written: the report is written (the byte was a count, say)
+ * or it fails with one line naming the temporary file and a record's
+ * offset - never a read through an address the byte made up. */
+static void damage_each_byte(bool aside)
+{
+	static const uint8_t flips[] = { 0x01, 0x08, 0x40, 0x80, 0xff };
+	struct cs_report *r = small_report(aside);
+	struct report_tmp *f = aside ? r->aside : r->spill;
+	uint64_t size;
+	size_t failed = 0, runs = 0;
+
+	assert_non_null(f);
+	assert_int_equal(report_tmp_flush(f), 0);
+	size = f->size;
+	assert_true(size > 50);
+	assert_int_equal(write_report(r), 0);
+	cs_report_free(r);
+	/* the two files hold the same records: each damages half the bytes,
+	 * each of them every way in turn */
+	for (uint64_t off = aside; off < size; off += 2) {
+		size_t k = (off / 2) % (sizeof(flips) + 1);
+		uint8_t b;
+		int err;
+
+		r = small_report(aside);
+		f = aside ? r->aside : r->spill;
+		assert_int_equal(report_tmp_flush(f), 0);
+		assert_int_equal(f->size, size);
+		assert_int_equal(pread(f->fd, &b, 1, (off_t)off), 1);
+		b = k < sizeof(flips) ? b ^ flips[k] : 0;
+		assert_int_equal(pwrite(f->fd, &b, 1, (off_t)off), 1);
+		err = write_report(r);
+		runs++;
+		if (err) {
+			const char *line = cs_report_error(r);
+
+			assert_int_equal(err, -EBADMSG);
+			assert_non_null(line);
+			assert_non_null(strstr(line, "temporary file "));
+			assert_non_null(strstr(line, ": record at offset "));
+			assert_null(strchr(line, '\n'));
+			failed++;
+		}
+		cs_report_free(r);
+	}
+	/* the names' bytes are among them: some damage is seen */
+	assert_true(failed > 0 && failed < runs);
+}
+
+static void damaged_spill_files_are_errors_not_crashes(void **state)
+{
+	(void)state;
+	damage_each_byte(false);
+}
+
+static void damaged_aside_files_are_errors_not_crashes(void **state)
+{
+	(void)state;
+	damage_each_byte(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,8 +455,21 @@ int main(void)
 		cmocka_unit_test(records_at_the_numbers_edges_read_back_the_same),
 		cmocka_unit_test(a_record_cut_short_anywhere_is_an_error),
 		cmocka_unit_test(numbers_and_fields_out_of_range_are_errors),
+		cmocka_unit_test(a_name_the_report_never_gave_is_an_error),
+		cmocka_unit_test(damaged_spill_files_are_errors_not_crashes),
+		cmocka_unit_test(damaged_aside_files_are_errors_not_crashes),
 	};
 
-	return cmocka_run_group_tests_name("report's spill records", tests,
-					   NULL, NULL);
+	int failed;
+
+	/* a report made from temporary files at a budget this small makes
+	 * 256 partitions: a run of the damage tests is their files'
+	 * creation, cheaper in memory */
+	if (!getenv("TMPDIR") && !access("/dev/shm", W_OK))
+		setenv("TMPDIR", "/dev/shm", 1);
+	failed = cmocka_run_group_tests_name("report's spill records",
+						 tests, NULL, NULL);
+
+	report_names_free(&names);
+	return failed;
 }
