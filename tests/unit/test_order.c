@@ -321,6 +321,21 @@ static void rounds_of_many_cpus_match_a_stable_sort(void **state)
 	free(g.r);
 }
 
+/* every count of runs a merge meets, from one to twice the buffers: each
+ * count has a scan of its own up to FEW_RUNS, a heap above */
+static void rounds_of_every_cpu_count_match_a_stable_sort(void **state)
+{
+	(void)state;
+	for (int ncpu = 1; ncpu <= 16; ncpu++) {
+		struct got g;
+		struct cs_order *q = new_queue(&g);
+
+		simulate(q, &g, ncpu, 12, 60 * ncpu, true);
+		cs_order_free(q);
+		free(g.r);
+	}
+}
+
 static void file_without_rounds_is_sorted_at_the_end(void **state)
 {
 	struct got g;
@@ -403,6 +418,7 @@ int main(void)
 		cmocka_unit_test(stable_records_are_not_copied),
 		cmocka_unit_test(delivery_error_stops_and_is_returned),
 		cmocka_unit_test(rounds_of_many_cpus_match_a_stable_sort),
+		cmocka_unit_test(rounds_of_every_cpu_count_match_a_stable_sort),
 		cmocka_unit_test(file_without_rounds_is_sorted_at_the_end),
 		cmocka_unit_test(reverse_sorted_input_is_sorted),
 		cmocka_unit_test(memory_stays_bounded_across_many_rounds),

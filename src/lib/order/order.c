@@ -23,7 +23,7 @@
 #define CHUNK_SIZE	(1u << 20)
 #define SPARE_CHUNKS	2
 /* Up to this many runs to merge, a scan of their heads beats a heap. */
-#define FEW_RUNS	8
+#define FEW_RUNS	16
 
 struct chunk {
 	struct chunk *next;		/* on the spare list */
@@ -364,8 +364,8 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
  * where a heap's sift mispredicts about every record when the runs
  * interleave finely, as per-CPU buffers do. Ties go to the earlier run:
  * the scan keeps the first least time. */
-static int merge_few(struct cs_order *q, const struct head *h, size_t n,
-		     uint64_t limit)
+static inline __attribute__((always_inline)) int
+merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 {
 	uint64_t t[FEW_RUNS];
 	const struct entry *at[FEW_RUNS], *end[FEW_RUNS];
@@ -412,33 +412,39 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 	return err;
 }
 
-/* Delivers, in time order, every queued entry with time <= limit. */
-static int deliver_upto(struct cs_order *q, uint64_t limit)
+/* merge_runs() for each count of runs, known to the compiler: its scan is
+ * then straight conditional moves, with no exit test per run (and gcc
+ * keeps the count and the run state where it would otherwise guess). */
+static int merge_few(struct cs_order *q, const struct head *h, size_t n,
+		     uint64_t limit)
 {
-	struct head *h;
-	size_t n = 0;
+	switch (n) {
+	case 2: return merge_runs(q, h, 2, limit);
+	case 3: return merge_runs(q, h, 3, limit);
+	case 4: return merge_runs(q, h, 4, limit);
+	case 5: return merge_runs(q, h, 5, limit);
+	case 6: return merge_runs(q, h, 6, limit);
+	case 7: return merge_runs(q, h, 7, limit);
+	case 8: return merge_runs(q, h, 8, limit);
+	case 9: return merge_runs(q, h, 9, limit);
+	case 10: return merge_runs(q, h, 10, limit);
+	case 11: return merge_runs(q, h, 11, limit);
+	case 12: return merge_runs(q, h, 12, limit);
+	case 13: return merge_runs(q, h, 13, limit);
+	case 14: return merge_runs(q, h, 14, limit);
+	case 15: return merge_runs(q, h, 15, limit);
+	default: return merge_runs(q, h, FEW_RUNS, limit);
+	}
+}
+
+/* Merges n runs (heads h, any number) with a heap of their head times;
+ * a run goes out without comparisons up to its runner-up's time. */
+static __attribute__((noinline)) int merge_many(struct cs_order *q,
+						struct head *h, size_t n,
+						uint64_t limit)
+{
 	int err = 0;
 
-	if (!q->queued)
-		return 0;
-	err = grow((void **)&q->heap, &q->heap_cap, q->nr_runs,
-		   sizeof(*q->heap));
-	if (err)
-		return err;
-	h = q->heap;
-	for (size_t r = 0; r < q->nr_runs; r++) {
-		const struct run *run = &q->runs[r];
-
-		if (run->start < run->end && q->ent[run->start].time <= limit) {
-			h[n].time = q->ent[run->start].time;
-			h[n].run = r;
-			n++;
-		}
-	}
-	if (n > 1 && n <= FEW_RUNS) {
-		err = merge_few(q, h, n, limit);
-		n = 0;
-	}
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(h, i, n);
 
@@ -464,6 +470,36 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 		}
 		sift_down(h, 0, n);
 	}
+	return err;
+}
+
+/* Delivers, in time order, every queued entry with time <= limit. */
+static int deliver_upto(struct cs_order *q, uint64_t limit)
+{
+	struct head *h;
+	size_t n = 0;
+	int err = 0;
+
+	if (!q->queued)
+		return 0;
+	err = grow((void **)&q->heap, &q->heap_cap, q->nr_runs,
+		   sizeof(*q->heap));
+	if (err)
+		return err;
+	h = q->heap;
+	for (size_t r = 0; r < q->nr_runs; r++) {
+		const struct run *run = &q->runs[r];
+
+		if (run->start < run->end && q->ent[run->start].time <= limit) {
+			h[n].time = q->ent[run->start].time;
+			h[n].run = r;
+			n++;
+		}
+	}
+	if (n > 1 && n <= FEW_RUNS)
+		err = merge_few(q, h, n, limit);
+	else if (n)
+		err = merge_many(q, h, n, limit);
 	if (err == CS_ORDER_PAUSE) {
 		/* runs know where they stand: the next call picks up there,
 		 * and packing waits for the end of the delivery */
