@@ -22,6 +22,8 @@
 
 #define CHUNK_SIZE	(1u << 20)
 #define SPARE_CHUNKS	2
+/* Records a merge picks before it delivers them: a power of two. */
+#define MERGE_LAG	4
 /* Up to this many runs to merge, a scan of their heads beats a heap. */
 #define FEW_RUNS	16
 
@@ -363,12 +365,20 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
  * UINT64_MAX, which no queued record has, once it has nothing more due),
  * where a heap's sift mispredicts about every record when the runs
  * interleave finely, as per-CPU buffers do. Ties go to the earlier run:
- * the scan keeps the first least time. */
+ * the scan keeps the first least time.
+ *
+ * The picks run MERGE_LAG records ahead of the deliveries: each pick
+ * waits for the head time the one before it loaded (a chain of loads),
+ * and a delivery that needed the pick just made would wait for that
+ * chain too, and again after every branch of its own it mispredicts. */
 static inline __attribute__((always_inline)) int
 merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 {
 	uint64_t t[FEW_RUNS];
 	const struct entry *at[FEW_RUNS], *end[FEW_RUNS];
+	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
+	unsigned char due_run[MERGE_LAG];
+	size_t picked = 0, sent = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -380,7 +390,6 @@ merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 	}
 	for (;;) {
 		uint64_t best = t[0], next;
-		const struct entry *e;
 		size_t m = 0;
 
 		for (size_t i = 1; i < n; i++) {
@@ -391,7 +400,9 @@ merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 		}
 		if (best == UINT64_MAX)
 			break;
-		e = at[m]++;
+		due[picked % MERGE_LAG] = at[m]++;
+		due_run[picked % MERGE_LAG] = (unsigned char)m;
+		picked++;
 		/* read before the record goes out, not after it */
 		next = UINT64_MAX;
 		if (at[m] < end[m]) {
@@ -403,10 +414,18 @@ merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 					   at[m]->size - 8);
 		}
 		t[m] = next <= limit ? next : UINT64_MAX;
-		err = deliver_entry(q, e);
+		if (picked - sent < MERGE_LAG)
+			continue;
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
 		if (err)
 			break;
 	}
+	while (!err && sent < picked)
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+	/* a delivery that stopped the merge leaves the records picked after
+	 * it queued: each run starts again at its first one */
+	for (size_t k = sent; k < picked; k++)
+		at[due_run[k % MERGE_LAG]]--;
 	for (size_t i = 0; i < n; i++)
 		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
 	return err;
