@@ -3,10 +3,11 @@
  * A round of a perf.data file is the concatenation of what each ring buffer
  * (one per CPU and event) held, and each buffer is already in time order. So
  * instead of sorting, the queue remembers where each sorted run begins; a
- * flush merges the deliverable prefix of every run with a small heap, and a
- * run that does not compete with the others is drained without comparisons.
- * A fully unsorted input degenerates into one run per record, which the heap
- * still merges in O(n log n).
+ * flush merges the deliverable prefix of every run - up to FEW_RUNS runs by
+ * a scan of their head times compiled for their count, more with a heap,
+ * where a run that does not compete with the others is drained without
+ * comparisons. A fully unsorted input degenerates into one run per record,
+ * which the heap still merges in O(n log n).
  *
  * Entries live in one array in arrival order; runs are index ranges of it.
  * After a flush the undelivered suffixes are packed to the front, so the
