@@ -27,6 +27,7 @@ struct got {
 	struct rec *r;
 	size_t n, cap;
 	int fail_at;			/* return 7 at this delivery (1-based) */
+	int pause_every;		/* CS_ORDER_PAUSE after every so many */
 	size_t nr_stable;		/* deliveries marked stable */
 };
 
@@ -49,6 +50,8 @@ static int collect(void *ctx, const void *bytes, size_t size, uint64_t offset,
 	g->r[g->n++] = r;
 	if (g->fail_at && (int)g->n == g->fail_at)
 		return 7;
+	if (g->pause_every && g->n % (size_t)g->pause_every == 0)
+		return CS_ORDER_PAUSE;
 	return 0;
 }
 
@@ -254,6 +257,16 @@ static int ref_cmp(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* A delivery that paused goes on until it is done, as a puller's does. */
+static int until_done(struct cs_order *q, int err)
+{
+	while (err == CS_ORDER_PAUSE) {
+		assert_true(cs_order_paused(q));
+		err = cs_order_resume(q);
+	}
+	return err;
+}
+
 /*
  * Simulates perf record: ncpu buffers filled at random rates; each round
  * writes out what every buffer holds, one buffer after the other. Checks
@@ -297,9 +310,9 @@ static size_t simulate(struct cs_order *q, struct got *g, int ncpu, int rounds,
 		if (cs_order_queued(q) > most)
 			most = cs_order_queued(q);
 		if (use_rounds)
-			assert_int_equal(cs_order_round_end(q), 0);
+			assert_int_equal(until_done(q, cs_order_round_end(q)), 0);
 	}
-	assert_int_equal(cs_order_flush(q), 0);
+	assert_int_equal(until_done(q, cs_order_flush(q)), 0);
 	qsort(all, nall, sizeof(*all), ref_cmp);
 	assert_int_equal(g->n, nall);
 	for (size_t i = 0; i < nall; i++) {
@@ -319,6 +332,39 @@ static void rounds_of_many_cpus_match_a_stable_sort(void **state)
 	simulate(q, &g, 8, 50, 2000, true);
 	cs_order_free(q);
 	free(g.r);
+}
+
+/* every count of runs a merge meets, from one to twice the buffers: each
+ * count has a scan of its own up to FEW_RUNS, a heap above */
+static void rounds_of_every_cpu_count_match_a_stable_sort(void **state)
+{
+	(void)state;
+	for (int ncpu = 1; ncpu <= 16; ncpu++) {
+		struct got g;
+		struct cs_order *q = new_queue(&g);
+
+		simulate(q, &g, ncpu, 12, 60 * ncpu, true);
+		cs_order_free(q);
+		free(g.r);
+	}
+}
+
+/* a merge picks records ahead of the one it delivers: a pause must leave
+ * those queued, for the resumed delivery, none lost and none twice */
+static void paused_deliveries_resume_where_they_stopped(void **state)
+{
+	(void)state;
+	for (int every = 1; every <= 7; every += 3) {
+		for (int ncpu = 2; ncpu <= 16; ncpu *= 2) {
+			struct got g;
+			struct cs_order *q = new_queue(&g);
+
+			g.pause_every = every;
+			simulate(q, &g, ncpu, 10, 300, true);
+			cs_order_free(q);
+			free(g.r);
+		}
+	}
 }
 
 static void file_without_rounds_is_sorted_at_the_end(void **state)
@@ -403,6 +449,8 @@ int main(void)
 		cmocka_unit_test(stable_records_are_not_copied),
 		cmocka_unit_test(delivery_error_stops_and_is_returned),
 		cmocka_unit_test(rounds_of_many_cpus_match_a_stable_sort),
+		cmocka_unit_test(rounds_of_every_cpu_count_match_a_stable_sort),
+		cmocka_unit_test(paused_deliveries_resume_where_they_stopped),
 		cmocka_unit_test(file_without_rounds_is_sorted_at_the_end),
 		cmocka_unit_test(reverse_sorted_input_is_sorted),
 		cmocka_unit_test(memory_stays_bounded_across_many_rounds),

@@ -3,10 +3,11 @@
  * A round of a perf.data file is the concatenation of what each ring buffer
  * (one per CPU and event) held, and each buffer is already in time order. So
  * instead of sorting, the queue remembers where each sorted run begins; a
- * flush merges the deliverable prefix of every run with a small heap, and a
- * run that does not compete with the others is drained without comparisons.
- * A fully unsorted input degenerates into one run per record, which the heap
- * still merges in O(n log n).
+ * flush merges the deliverable prefix of every run - up to FEW_RUNS runs by
+ * a scan of their head times compiled for their count, more with a heap,
+ * where a run that does not compete with the others is drained without
+ * comparisons. A fully unsorted input degenerates into one run per record,
+ * which the heap still merges in O(n log n).
  *
  * Entries live in one array in arrival order; runs are index ranges of it.
  * After a flush the undelivered suffixes are packed to the front, so the
@@ -22,8 +23,10 @@
 
 #define CHUNK_SIZE	(1u << 20)
 #define SPARE_CHUNKS	2
+/* Records a merge picks before it delivers them: a power of two. */
+#define MERGE_LAG	4
 /* Up to this many runs to merge, a scan of their heads beats a heap. */
-#define FEW_RUNS	8
+#define FEW_RUNS	16
 
 struct chunk {
 	struct chunk *next;		/* on the spare list */
@@ -363,12 +366,20 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
  * UINT64_MAX, which no queued record has, once it has nothing more due),
  * where a heap's sift mispredicts about every record when the runs
  * interleave finely, as per-CPU buffers do. Ties go to the earlier run:
- * the scan keeps the first least time. */
-static int merge_few(struct cs_order *q, const struct head *h, size_t n,
-		     uint64_t limit)
+ * the scan keeps the first least time.
+ *
+ * The picks run MERGE_LAG records ahead of the deliveries: each pick
+ * waits for the head time the one before it loaded (a chain of loads),
+ * and a delivery that needed the pick just made would wait for that
+ * chain too, and again after every branch of its own it mispredicts. */
+static inline __attribute__((always_inline)) int
+merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 {
 	uint64_t t[FEW_RUNS];
 	const struct entry *at[FEW_RUNS], *end[FEW_RUNS];
+	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
+	unsigned char due_run[MERGE_LAG];
+	size_t picked = 0, sent = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -380,7 +391,6 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 	}
 	for (;;) {
 		uint64_t best = t[0], next;
-		const struct entry *e;
 		size_t m = 0;
 
 		for (size_t i = 1; i < n; i++) {
@@ -391,7 +401,9 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 		}
 		if (best == UINT64_MAX)
 			break;
-		e = at[m]++;
+		due[picked % MERGE_LAG] = at[m]++;
+		due_run[picked % MERGE_LAG] = (unsigned char)m;
+		picked++;
 		/* read before the record goes out, not after it */
 		next = UINT64_MAX;
 		if (at[m] < end[m]) {
@@ -403,12 +415,81 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 					   at[m]->size - 8);
 		}
 		t[m] = next <= limit ? next : UINT64_MAX;
-		err = deliver_entry(q, e);
+		if (picked - sent < MERGE_LAG)
+			continue;
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
 		if (err)
 			break;
 	}
+	while (!err && sent < picked)
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+	/* a delivery that stopped the merge leaves the records picked after
+	 * it queued: each run starts again at its first one */
+	for (size_t k = sent; k < picked; k++)
+		at[due_run[k % MERGE_LAG]]--;
 	for (size_t i = 0; i < n; i++)
 		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
+	return err;
+}
+
+/* merge_runs() for each count of runs, known to the compiler: its scan is
+ * then straight conditional moves, with no exit test per run (and gcc
+ * keeps the count and the run state where it would otherwise guess). */
+static int merge_few(struct cs_order *q, const struct head *h, size_t n,
+		     uint64_t limit)
+{
+	switch (n) {
+	case 2: return merge_runs(q, h, 2, limit);
+	case 3: return merge_runs(q, h, 3, limit);
+	case 4: return merge_runs(q, h, 4, limit);
+	case 5: return merge_runs(q, h, 5, limit);
+	case 6: return merge_runs(q, h, 6, limit);
+	case 7: return merge_runs(q, h, 7, limit);
+	case 8: return merge_runs(q, h, 8, limit);
+	case 9: return merge_runs(q, h, 9, limit);
+	case 10: return merge_runs(q, h, 10, limit);
+	case 11: return merge_runs(q, h, 11, limit);
+	case 12: return merge_runs(q, h, 12, limit);
+	case 13: return merge_runs(q, h, 13, limit);
+	case 14: return merge_runs(q, h, 14, limit);
+	case 15: return merge_runs(q, h, 15, limit);
+	default: return merge_runs(q, h, FEW_RUNS, limit);
+	}
+}
+
+/* Merges n runs (heads h, any number) with a heap of their head times;
+ * a run goes out without comparisons up to its runner-up's time. */
+static __attribute__((noinline)) int merge_many(struct cs_order *q,
+						struct head *h, size_t n,
+						uint64_t limit)
+{
+	int err = 0;
+
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(h, i, n);
+
+	while (n && !err) {
+		size_t r = h[0].run;
+		struct run *run = &q->runs[r];
+
+		if (n == 1) {
+			err = drain(q, run, limit, true);
+		} else {
+			/* the runner-up bounds how far r can go without
+			 * comparing; its head time is <= limit */
+			const struct head *rival = &h[1];
+
+			if (n > 2 && head_before(&h[2], rival))
+				rival = &h[2];
+			err = drain(q, run, rival->time, r < rival->run);
+		}
+		if (run->start < run->end && q->ent[run->start].time <= limit) {
+			h[0].time = q->ent[run->start].time;
+		} else {
+			h[0] = h[--n];
+		}
+		sift_down(h, 0, n);
+	}
 	return err;
 }
 
@@ -435,35 +516,10 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 			n++;
 		}
 	}
-	if (n > 1 && n <= FEW_RUNS) {
+	if (n > 1 && n <= FEW_RUNS)
 		err = merge_few(q, h, n, limit);
-		n = 0;
-	}
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(h, i, n);
-
-	while (n && !err) {
-		size_t r = h[0].run;
-		struct run *run = &q->runs[r];
-
-		if (n == 1) {
-			err = drain(q, run, limit, true);
-		} else {
-			/* the runner-up bounds how far r can go without
-			 * comparing; its head time is <= limit */
-			const struct head *rival = &h[1];
-
-			if (n > 2 && head_before(&h[2], rival))
-				rival = &h[2];
-			err = drain(q, run, rival->time, r < rival->run);
-		}
-		if (run->start < run->end && q->ent[run->start].time <= limit) {
-			h[0].time = q->ent[run->start].time;
-		} else {
-			h[0] = h[--n];
-		}
-		sift_down(h, 0, n);
-	}
+	else if (n)
+		err = merge_many(q, h, n, limit);
 	if (err == CS_ORDER_PAUSE) {
 		/* runs know where they stand: the next call picks up there,
 		 * and packing waits for the end of the delivery */
