@@ -46,11 +46,8 @@ static int occ_write(struct report_tmp *f, const struct ext_occ *o)
 		o->sym_id, o->dso_id, o->fk.addr, o->count, o->period, o->seq, o->thread, o->k, o->len,
 	};
 	uint8_t buf[OCC_NUMS * REPORT_VARINT_MAX];
-	size_t n = 0;
 
-	for (size_t i = 0; i < OCC_NUMS; i++)
-		n += cs_varint_put(buf + n, v[i]);
-	return report_tmp_write(f, buf, n);
+	return report_tmp_write(f, buf, report_varints_put(buf, v, OCC_NUMS));
 }
 
 /* 0, 1 at the end, or -EBADMSG (the line in rd->f->err) */
@@ -58,10 +55,8 @@ static int occ_read(const struct ext *x, struct report_tmp_reader *rd,
 		    struct ext_occ *o)
 {
 	uint64_t at = report_tmp_reader_tell(rd), v[OCC_NUMS];
-	int err = report_varint_get(rd, at, &v[0]);
+	int err = report_varints_get(rd, at, v, OCC_NUMS);
 
-	for (size_t i = 1; i < OCC_NUMS && !err; i++)
-		err = report_varint_inside(rd, at, &v[i]);
 	if (err)
 		return err;
 	if (v[0] >> 1 > UINT32_MAX || v[7] >= cs_agg_nr_frames(x->r->threads) ||
@@ -199,10 +194,8 @@ static int run_write(struct report_tmp *f, const struct ext_entry *e)
 		e->k, e->max_depth, e->e.frame,
 	};
 	uint8_t buf[RUN_NUMS * REPORT_VARINT_MAX + sizeof(e->h)];
-	size_t n = 0;
+	size_t n = report_varints_put(buf, v, RUN_NUMS);
 
-	for (size_t i = 0; i < RUN_NUMS; i++)
-		n += cs_varint_put(buf + n, v[i]);
 	memcpy(buf + n, &e->h, sizeof(e->h));
 	return report_tmp_write(f, buf, n + sizeof(e->h));
 }
@@ -212,10 +205,8 @@ static int run_read(const struct ext *x, struct report_tmp_reader *rd,
 		    struct ext_entry *e)
 {
 	uint64_t at = report_tmp_reader_tell(rd), v[RUN_NUMS];
-	int err = report_varint_get(rd, at, &v[0]);
+	int err = report_varints_get(rd, at, v, RUN_NUMS);
 
-	for (size_t i = 1; i < RUN_NUMS && !err; i++)
-		err = report_varint_inside(rd, at, &v[i]);
 	if (err)
 		return err;
 	err = report_tmp_read(rd, &e->h, sizeof(e->h));

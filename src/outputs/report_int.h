@@ -292,6 +292,31 @@ static inline int report_varint_inside(struct report_tmp_reader *rd,
 	return report_varint_buffered(rd, v) ? 0 :
 	       report_varint_inside_slow(rd, at, v);
 }
+
+/* The n numbers of one coded item that starts at `at` into v: 0; 1 when
+ * the range ends before the first (its end); else the error of
+ * report_varint_inside() for one that does not read whole */
+static inline int report_varints_get(struct report_tmp_reader *rd, uint64_t at,
+				     uint64_t *v, size_t n)
+{
+	int err = report_varint_get(rd, at, &v[0]);
+
+	for (size_t i = 1; i < n && !err; i++)
+		err = report_varint_inside(rd, at, &v[i]);
+	return err;
+}
+
+/* v[0, n) coded into out (room for n * REPORT_VARINT_MAX): the bytes */
+static inline size_t report_varints_put(uint8_t *out, const uint64_t *v,
+					size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += cs_varint_put(out + len, v[i]);
+	return len;
+}
+
 int report_tmp_bad(struct report_tmp_reader *rd, uint64_t at, int err,
 		   const char *what);
 

@@ -122,12 +122,8 @@ int report_spill_rec_read(struct report_tmp_reader *rd, uint32_t nr_threads,
 {
 	uint64_t at = report_tmp_reader_tell(rd), v[5];
 	struct report_spill_last last = { 0 };
-	int err = report_varint_get(rd, at, &v[0]);
+	int err = report_varints_get(rd, at, v, 5);
 
-	if (err)
-		return err;
-	for (size_t i = 1; i < 5 && !err; i++)
-		err = report_varint_inside(rd, at, &v[i]);
 	if (err)
 		return err;
 	if (v[3] >= nr_threads)
