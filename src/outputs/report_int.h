@@ -203,7 +203,7 @@ void report_tmp_close(struct report_tmp *f);
 int report_tmp_reader_open(struct report_tmp_reader *rd, struct report_tmp *f,
 			   uint64_t off, uint64_t end, size_t buf_size);
 /* n bytes into p: 0; 1 at the end of the range; or a negative errno (a
- * range that ends inside the n bytes is an error too) */
+ * range that ends inside the n bytes is -EBADMSG, as report_tmp_bad()) */
 int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n);
 void report_tmp_reader_close(struct report_tmp_reader *rd);
 /* The offset in rd->f of the next byte report_tmp_read() gives */

@@ -148,7 +148,10 @@ int report_tmp_read(struct report_tmp_reader *rd, void *p, size_t n)
 			if (!want) {
 				if (!got)
 					return 1;
-				return tmp_fail(rd->f, -EIO, "reading: it ends inside a record");
+				/* a damaged count read before led here: the
+				 * bytes asked for began got bytes back */
+				return report_tmp_bad(rd, rd->off - got, -EBADMSG,
+						      "it ends inside what is read there");
 			}
 			r = pread(rd->f->fd, rd->buf, want, (off_t)rd->off);
 			if (r < 0 && errno == EINTR)

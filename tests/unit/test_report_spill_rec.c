@@ -3,7 +3,10 @@
  * same, numbers at the boundaries of their byte counts too, and a record
  * cut short or out of range (a name id the report never gave among
  * them) is an error naming its offset; a report's temporary file damaged
- * byte by byte is written or refused with that error, never followed. */
+ * byte by byte is written or refused with that error, never followed -
+ * the spill and aside files as they lie on disk, and every byte the
+ * report reads back from any of its temporary files (spill, partitions,
+ * runs) as it reads it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -21,6 +25,33 @@
 
 /* The names the records' frames give by id */
 static struct report_names names;
+
+/* Every temporary file is read back by pread() (report_tmp_read()): this
+ * one, linked into the test before libc's, can damage one byte of all
+ * that the report reads, counted from when it is armed - so that the
+ * partition and run files, made and read inside cs_report_write(), are
+ * damaged as much as the spill file the test can reach */
+static struct {
+	bool armed;
+	uint64_t at;		/* the byte to damage, of all read */
+	uint64_t seen;		/* bytes read since armed */
+	uint8_t flip;		/* xor'ed into it; 0: the byte zeroed */
+} damage;
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r = syscall(SYS_pread64, fd, buf, n, off);
+
+	if (r <= 0 || !damage.armed)
+		return r;
+	if (damage.at >= damage.seen && damage.at - damage.seen < (uint64_t)r) {
+		uint8_t *b = (uint8_t *)buf + (damage.at - damage.seen);
+
+		*b = damage.flip ? *b ^ damage.flip : 0;
+	}
+	damage.seen += (uint64_t)r;
+	return r;
+}
 
 struct file {
 	struct report_tmp f;
@@ -339,16 +370,22 @@ static struct cs_frame named_frame(const char *sym, const char *dso, bool kernel
 	};
 }
 
-/* A report of every stack spilled (a budget of one byte), or of samples
- * set aside (aside: a budget the tables pass 7/8 of, the input's size not
- * known) - its samples added, not written */
-static struct cs_report *small_report(bool aside)
+/* Budgets for small_report(): every stack spilled, and made into 256
+ * partitions when written; every stack spilled, but into few partitions
+ * (a budget each holds 16 of the entries); samples set aside (the tables
+ * pass 7/8 of the budget, the input's size not known) */
+#define SPILL_ALL	1
+#define SPILL_FEW_PARTS	(16 * 128 * 2)
+#define SET_ASIDE	2200
+
+/* A report of the budget's kind (above): its samples added, not written */
+static struct cs_report *small_report(uint64_t memory)
 {
 	static const char *const syms[] = { "main", "run", "parse", "emit",
 					    "alloc", "copy", "sys_read" };
 	struct cs_report_opts o = { .graph = CS_REPORT_GRAPH_CALLER,
 				    .graph_min_percent = 0.5,
-				    .memory = aside ? 2200 : 1 };
+				    .memory = memory };
 	struct cs_report *r;
 
 	assert_int_equal(cs_report_new(&o, &r), 0);
@@ -393,7 +430,7 @@ static int write_report(struct cs_report *r)
 static void damage_each_byte(bool aside)
 {
 	static const uint8_t flips[] = { 0x01, 0x08, 0x40, 0x80, 0xff };
-	struct cs_report *r = small_report(aside);
+	struct cs_report *r = small_report(aside ? SET_ASIDE : SPILL_ALL);
 	struct report_tmp *f = aside ? r->aside : r->spill;
 	uint64_t size;
 	size_t failed = 0, runs = 0;
@@ -411,7 +448,7 @@ static void damage_each_byte(bool aside)
 		uint8_t b;
 		int err;
 
-		r = small_report(aside);
+		r = small_report(aside ? SET_ASIDE : SPILL_ALL);
 		f = aside ? r->aside : r->spill;
 		assert_int_equal(report_tmp_flush(f), 0);
 		assert_int_equal(f->size, size);
@@ -436,6 +473,50 @@ static void damage_each_byte(bool aside)
 	assert_true(failed > 0 && failed < runs);
 }
 
+/* Every byte the report reads back, spill file, partitions and runs,
+ * damaged in turn as it is read (one way a byte, as above): the report
+ * is written or fails with one line naming a temporary file and an
+ * offset. Damage the partitions and runs see must be among the errors:
+ * their readers' checks are what this pins. */
+static void damage_each_byte_read(void)
+{
+	static const uint8_t flips[] = { 0x01, 0x08, 0x40, 0x80, 0xff, 0 };
+	struct cs_report *r = small_report(SPILL_FEW_PARTS);
+	uint64_t total;
+	size_t failed = 0, in_parts = 0, in_runs = 0;
+
+	damage = (typeof(damage)){ .armed = true, .at = UINT64_MAX };
+	assert_int_equal(write_report(r), 0);
+	total = damage.seen;
+	cs_report_free(r);
+	assert_true(total > 100);
+	for (uint64_t at = 0; at < total; at++) {
+		int err;
+
+		r = small_report(SPILL_FEW_PARTS);
+		damage = (typeof(damage)){ .armed = true, .at = at,
+					   .flip = flips[at % sizeof(flips)] };
+		err = write_report(r);
+		damage.armed = false;
+		if (err) {
+			const char *line = cs_report_error(r);
+
+			assert_int_equal(err, -EBADMSG);
+			assert_non_null(line);
+			assert_non_null(strstr(line, "temporary file "));
+			assert_non_null(strstr(line, ": record at offset "));
+			assert_null(strchr(line, '\n'));
+			in_parts += strstr(line, "occurrence") != NULL;
+			in_runs += strstr(line, "an entry") != NULL;
+			failed++;
+		}
+		cs_report_free(r);
+	}
+	assert_true(failed > 0 && failed < total);
+	assert_true(in_parts > 0);
+	assert_true(in_runs > 0);
+}
+
 static void damaged_spill_files_are_errors_not_crashes(void **state)
 {
 	(void)state;
@@ -448,6 +529,12 @@ static void damaged_aside_files_are_errors_not_crashes(void **state)
 	damage_each_byte(true);
 }
 
+static void damage_read_back_is_an_error_not_a_crash(void **state)
+{
+	(void)state;
+	damage_each_byte_read();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +545,7 @@ int main(void)
 		cmocka_unit_test(a_name_the_report_never_gave_is_an_error),
 		cmocka_unit_test(damaged_spill_files_are_errors_not_crashes),
 		cmocka_unit_test(damaged_aside_files_are_errors_not_crashes),
+		cmocka_unit_test(damage_read_back_is_an_error_not_a_crash),
 	};
 
 	int failed;
