@@ -575,8 +575,16 @@ static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name,
 			 size_t *len)
 {
 	struct recent *r = recent_slot(t, addr);
+	const struct buckets *b = &t->buckets;
 	size_t lo = 0, hi = t->nr_syms, i;
 
+	/* most lookups miss the recent answer, whose slot is a cache miss
+	 * itself: the bucket they search next is asked for before it */
+	if (b->nr && addr >= b->base) {
+		uint64_t k = (addr - b->base) >> b->shift;
+
+		__builtin_prefetch(&b->first[k < b->nr ? k : b->nr - 1]);
+	}
 	if (r && addr - r->lo < r->hi - r->lo) {
 		*name = r->name;
 		*len = r->name_len;
@@ -584,8 +592,7 @@ static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name,
 	}
 	if (!t->buckets_tried)
 		buckets_make(t);
-	if (t->buckets.nr) {
-		const struct buckets *b = &t->buckets;
+	if (b->nr) {
 		uint64_t k;
 
 		if (addr < b->base)
@@ -596,6 +603,14 @@ static size_t find_index(struct cs_symtab *t, uint64_t addr, const char **name,
 		/* every symbol before the bucket's first starts below addr */
 		lo = b->first[k];
 		hi = b->first[k + 1];
+		/* the answer's end is one of ends[lo - 1, hi - 1]: asked for
+		 * now, its cache misses come while the starts are searched,
+		 * not after (a bucket's are two or three lines) */
+		if (lo < hi) {
+			__builtin_prefetch(&t->ends[lo ? lo - 1 : 0]);
+			__builtin_prefetch(&t->ends[lo + (hi - lo) / 2]);
+			__builtin_prefetch(&t->ends[hi - 1]);
+		}
 	}
 	/* the last symbol starting at or below addr */
 	while (lo < hi) {
