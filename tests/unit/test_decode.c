@@ -1258,6 +1258,14 @@ static void every_sample_head_layout_is_read_alike_on_every_path(void **state)
 			memset(&filed, 0, sizeof(filed));
 			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100, &filed), 0);
 			assert_memory_equal(&filed, &quick, sizeof(quick));
+			/* stitched late, it is decoded into the caller's event as
+			 * it stands: another sample of the same event, with every
+			 * field its decode would not set left dirty */
+			memset(&filed, 0x3c, sizeof(filed));
+			filed.type = CS_RECORD_SAMPLE;
+			filed.evsel = quick.evsel;
+			assert_int_equal(cs_decode_waiting(l, b.w, size, 0x100, &filed), 0);
+			assert_memory_equal(&filed, &quick, sizeof(quick));
 		}
 		cs_evlist_free(l);
 		cs_evlist_free(lg);

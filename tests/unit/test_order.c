@@ -281,10 +281,10 @@ static size_t simulate(struct cs_order *q, struct got *g, int ncpu, int rounds,
 	uint64_t clock = 1;
 
 	for (int r = 0; r < rounds; r++) {
-		uint64_t *buf[16];
-		int nbuf[16] = { 0 };
+		uint64_t *buf[64];
+		int nbuf[64] = { 0 };
 
-		assert_true(ncpu <= 16);
+		assert_true(ncpu <= 64);
 		for (int c = 0; c < ncpu; c++)
 			buf[c] = malloc(per_round * sizeof(uint64_t));
 		/* events happen in time, each on a random cpu */
@@ -335,11 +335,12 @@ static void rounds_of_many_cpus_match_a_stable_sort(void **state)
 }
 
 /* every count of runs a merge meets, from one to twice the buffers: each
- * count has a scan of its own up to FEW_RUNS, a heap above */
+ * count has a scan of its own up to FEW_RUNS, a scan in two levels up to
+ * WIDE_RUNS (64), a heap above */
 static void rounds_of_every_cpu_count_match_a_stable_sort(void **state)
 {
 	(void)state;
-	for (int ncpu = 1; ncpu <= 16; ncpu++) {
+	for (int ncpu = 1; ncpu <= 40; ncpu++) {
 		struct got g;
 		struct cs_order *q = new_queue(&g);
 
@@ -355,7 +356,7 @@ static void paused_deliveries_resume_where_they_stopped(void **state)
 {
 	(void)state;
 	for (int every = 1; every <= 7; every += 3) {
-		for (int ncpu = 2; ncpu <= 16; ncpu *= 2) {
+		for (int ncpu = 2; ncpu <= 64; ncpu *= 2) {
 			struct got g;
 			struct cs_order *q = new_queue(&g);
 

@@ -4,9 +4,9 @@
  * (one per CPU and event) held, and each buffer is already in time order. So
  * instead of sorting, the queue remembers where each sorted run begins; a
  * flush merges the deliverable prefix of every run - up to FEW_RUNS runs by
- * a scan of their head times compiled for their count, more with a heap,
- * where a run that does not compete with the others is drained without
- * comparisons. A fully unsorted input degenerates into one run per record,
+ * a scan of their head times compiled for their count, up to WIDE_RUNS by a
+ * scan in two levels, more with a heap, where a run that does not compete
+ * with the others is drained without comparisons. A fully unsorted input degenerates into one run per record,
  * which the heap still merges in O(n log n).
  *
  * Entries live in one array in arrival order; runs are index ranges of it.
@@ -27,6 +27,10 @@
 #define MERGE_LAG	4
 /* Up to this many runs to merge, a scan of their heads beats a heap. */
 #define FEW_RUNS	16
+/* Up to this many, a scan in two levels: groups of GROUP runs, and the
+ * least head of each group (a system-wide profile of a big machine). */
+#define GROUP		8
+#define WIDE_RUNS	(GROUP * GROUP)
 
 struct chunk {
 	struct chunk *next;		/* on the spare list */
@@ -457,6 +461,95 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 	}
 }
 
+/* The least of GROUP times, the first of equal ones; its index in *at. */
+static inline __attribute__((always_inline)) uint64_t
+least_of_group(const uint64_t *t, size_t *at)
+{
+	uint64_t best = t[0];
+	size_t m = 0;
+
+	for (size_t i = 1; i < GROUP; i++) {
+		bool less = t[i] < best;
+
+		best = less ? t[i] : best;
+		m = less ? i : m;
+	}
+	*at = m;
+	return best;
+}
+
+/* merge_runs() for FEW_RUNS < n <= WIDE_RUNS runs: a scan of every head
+ * per record would take n steps, and the heap's sift mispredicts about
+ * every record when the runs interleave finely. The runs are taken in
+ * GROUP groups of GROUP (the missing ones never due); each group keeps
+ * its least head, and a pick scans the groups' least heads, then rescans
+ * only the group it took from: two scans of GROUP conditional moves, the
+ * same whatever n is. The first least group holds the first least run
+ * (groups are in run order), so ties still go to the earlier run. */
+static __attribute__((noinline)) int
+merge_wide(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
+{
+	uint64_t t[WIDE_RUNS], group_t[GROUP];
+	unsigned char group_m[GROUP];		/* its least run, in the group */
+	const struct entry *at[WIDE_RUNS], *end[WIDE_RUNS];
+	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
+	unsigned char due_run[MERGE_LAG];
+	size_t picked = 0, sent = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < WIDE_RUNS; i++) {
+		t[i] = UINT64_MAX;
+		at[i] = end[i] = NULL;
+		if (i < n) {
+			const struct run *run = &q->runs[h[i].run];
+
+			t[i] = h[i].time;
+			at[i] = &q->ent[run->start];
+			end[i] = &q->ent[run->end];
+		}
+	}
+	for (size_t g = 0; g < GROUP; g++) {
+		size_t m;
+
+		group_t[g] = least_of_group(t + g * GROUP, &m);
+		group_m[g] = (unsigned char)m;
+	}
+	for (;;) {
+		size_t g, m, k;
+		uint64_t best = least_of_group(group_t, &g), next;
+
+		if (best == UINT64_MAX)
+			break;
+		m = g * GROUP + group_m[g];
+		due[picked % MERGE_LAG] = at[m]++;
+		due_run[picked % MERGE_LAG] = (unsigned char)m;
+		picked++;
+		/* as merge_runs(): read before the record goes out */
+		next = UINT64_MAX;
+		if (at[m] < end[m]) {
+			next = at[m]->time;
+			__builtin_prefetch(at[m]->bytes);
+			__builtin_prefetch((const char *)at[m]->bytes +
+					   at[m]->size - 8);
+		}
+		t[m] = next <= limit ? next : UINT64_MAX;
+		group_t[g] = least_of_group(t + g * GROUP, &k);
+		group_m[g] = (unsigned char)k;
+		if (picked - sent < MERGE_LAG)
+			continue;
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+		if (err)
+			break;
+	}
+	while (!err && sent < picked)
+		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+	for (size_t k = sent; k < picked; k++)
+		at[due_run[k % MERGE_LAG]]--;
+	for (size_t i = 0; i < n; i++)
+		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
+	return err;
+}
+
 /* Merges n runs (heads h, any number) with a heap of their head times;
  * a run goes out without comparisons up to its runner-up's time. */
 static __attribute__((noinline)) int merge_many(struct cs_order *q,
@@ -518,6 +611,8 @@ static int deliver_upto(struct cs_order *q, uint64_t limit)
 	}
 	if (n > 1 && n <= FEW_RUNS)
 		err = merge_few(q, h, n, limit);
+	else if (n > FEW_RUNS && n <= WIDE_RUNS)
+		err = merge_wide(q, h, n, limit);
 	else if (n)
 		err = merge_many(q, h, n, limit);
 	if (err == CS_ORDER_PAUSE) {

@@ -851,8 +851,11 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 	return decode_record(l, rec, size, offset, path, ev, eb);
 }
 
-int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
-		    uint64_t offset, struct cs_event *ev)
+/* A sample cs_decode_or_wait() returned 1 for, its checks known to hold,
+ * into *ev (again: as cs_decode_again() takes it). */
+static inline __attribute__((always_inline)) void
+decode_checked(const struct cs_evlist *l, const void *rec, size_t size,
+	       uint64_t offset, struct cs_event *ev, bool again)
 {
 	const struct cs_evsel *evsel = cs_evlist_sample_event_inline(l, rec,
 								     size);
@@ -863,6 +866,19 @@ int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
 	/* the callchain fills the record: cs_decode_or_wait() checked that
 	 * its count says so */
 	fill_usual(lay, evsel, rec, size, offset,
-		   (size - 16 - lay->sample_fixed_size) / 8, ev, true);
+		   (size - 16 - lay->sample_fixed_size) / 8, ev, again);
+}
+
+int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
+		    uint64_t offset, struct cs_event *ev)
+{
+	decode_checked(l, rec, size, offset, ev, true);
+	return 0;
+}
+
+int cs_decode_waiting(const struct cs_evlist *l, const void *rec, size_t size,
+		      uint64_t offset, struct cs_event *ev)
+{
+	decode_checked(l, rec, size, offset, ev, false);
 	return 0;
 }

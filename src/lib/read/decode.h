@@ -54,6 +54,12 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
 		    uint64_t offset, struct cs_event *ev);
 
+/* cs_decode() of a sample that cs_decode_or_wait() returned 1 for, with
+ * the same evlist and the same bytes, into an event of any content: the
+ * checks that call made hold. Returns 0. */
+int cs_decode_waiting(const struct cs_evlist *l, const void *rec, size_t size,
+		      uint64_t offset, struct cs_event *ev);
+
 /* Just the sample body, for one attr (used by cs_decode and by tests). */
 int cs_decode_sample(const struct cs_perf_attr *attr, const void *rec,
 		     size_t size, struct cs_sample *out);

@@ -538,10 +538,10 @@ static int deliver(void *ctx, const void *bytes, size_t size, uint64_t offset,
 	if (err == 1) {
 		err = cs_stitch_park(s->stitch, &key, bytes, size, offset,
 				     stable, &waits);
-		/* it goes out now after all (stitched late) */
+		/* it goes out now after all (stitched late): decoded from
+		 * the checks its key was read with */
 		if (!err && !waits)
-			err = cs_decode(s->evlist, bytes, size, offset, s->path,
-					&ev, &s->eb);
+			cs_decode_waiting(s->evlist, bytes, size, offset, &ev);
 	}
 	if (err)
 		return err;
