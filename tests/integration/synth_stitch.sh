@@ -75,3 +75,16 @@ else
 fi
 canon_equals_truth "short entries" "$T/short.data" "$T/short.exp" "$sum"
 rm -f "$T/short.data" "$T/short.exp" "$T/canon.out" "$T/got"
+
+# A machine of many CPUs: 128, so that a round's merge meets more runs
+# than 64 (the merge's scans and its heap), and the events' ids of so
+# many CPUs stay apart
+N=50000
+if "$GEN" -n $N --short-entries --cpus 128 --seed 11 -o "$T/wide.data" \
+	--expect "$T/wide.exp" >"$T/wide.sum" 2>"$T/gen.err"; then
+	ok "gen_synth --cpus 128 wrote $N samples"
+else
+	notok "gen_synth --cpus 128"; sed 's/^/#   /' "$T/gen.err" | head -5; exit 0
+fi
+canon_equals_truth "128 CPUs" "$T/wide.data" "$T/wide.exp" "$(cat "$T/wide.sum")"
+rm -f "$T/wide.data" "$T/wide.exp" "$T/canon.out" "$T/got"

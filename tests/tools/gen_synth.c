@@ -326,12 +326,26 @@ static size_t nr_tasks, cap_tasks;
 static size_t *live;		/* indices of the tasks alive, --tasks of them */
 static uint32_t next_pid = 1000;
 
+/* The events' ids, one per CPU: the sampling event's from 100, the
+ * side-band (dummy) event's after them - from 200 up to 100 CPUs, as
+ * the files the tests keep were made, and from 100 + cpus above, so that
+ * the two never meet */
+static uint64_t sampling_id(unsigned int cpu)
+{
+	return 100 + (uint64_t)cpu;
+}
+
+static uint64_t side_id(unsigned int cpu)
+{
+	return 100 + (uint64_t)(g.o.cpus > 100 ? g.o.cpus : 100) + cpu;
+}
+
 static struct cs_sample_id sid(uint32_t pid, uint32_t tid, uint64_t time,
 			       unsigned int cpu, bool sampling)
 {
 	struct cs_sample_id id = {
 		.pid = pid, .tid = tid, .time = time, .cpu = cpu,
-		.id = (sampling ? 100 : 200) + cpu,
+		.id = sampling ? sampling_id(cpu) : side_id(cpu),
 	};
 
 	return id;
@@ -478,7 +492,7 @@ static void write_sample(const struct task *t, uint32_t pid, uint32_t tid,
 	unsigned int n = 0;
 	struct cs_sample smp = {
 		.pid = pid, .tid = tid, .time = s->time, .cpu = cpu,
-		.id = 100 + cpu, .period = 250000,
+		.id = sampling_id(cpu), .period = 250000,
 		.misc = s->nk ? CS_MISC_KERNEL : CS_MISC_USER,
 	};
 
@@ -660,7 +674,7 @@ static void write_lost(struct task *t)
 {
 	uint64_t time = tick();
 	struct cs_sample_id id = sid(0, 0, time, t->cpu, false);
-	struct cs_lost l = { .id = 200 + t->cpu, .lost = between(1, 3) };
+	struct cs_lost l = { .id = side_id(t->cpu), .lost = between(1, 3) };
 
 	id.pid = id.tid = (uint32_t)-1;
 	put(t->cpu, time, cs_encode_lost(&g.dattr, &l, &id, g.rec, sizeof(g.rec)));
@@ -868,10 +882,10 @@ static void open_output(int argc, char **argv)
 	}
 	setup_attrs();
 	for (unsigned int c = 0; c < g.o.cpus; c++)
-		ids[c] = 100 + c;
+		ids[c] = sampling_id(c);
 	check_writer(cs_writer_add_event(g.w, &g.sattr, "cpu-clock", ids, g.o.cpus));
 	for (unsigned int c = 0; c < g.o.cpus; c++)
-		ids[c] = 200 + c;
+		ids[c] = side_id(c);
 	check_writer(cs_writer_add_event(g.w, &g.dattr, "dummy:u", ids, g.o.cpus));
 	free(ids);
 	check_writer(cs_writer_set_string(g.w, CS_FEAT_HOSTNAME, "synth"));
