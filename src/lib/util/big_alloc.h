@@ -39,7 +39,8 @@ void *cs_big_calloc(size_t nr, size_t elem);
  * have moved and the old pointer is not valid; on NULL (out of memory)
  * p is unchanged and still the caller's. When zero is true, the bytes
  * past the old size are zeroed. size 0 gives a block of no bytes, not a
- * free. */
+ * free. A mapping shrunk under CS_BIG_MIN stays a mapping (in fewer huge
+ * pages); a heap block grown past it becomes one, its one copy. */
 void *cs_big_realloc(void *p, size_t size, bool zero);
 
 /* Ends a block of this module; NULL is nothing. */
