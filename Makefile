@@ -125,7 +125,7 @@ $(TSN)/libcallstitch.a: $(call objs,$(TSN),$(LIB_SRC))
 	ar rcs $@ $^
 $(TSN)/callstitch: $(call objs,$(TSN),$(CLI_SRC) $(APP_SRC)) $(TSN)/libcallstitch.a
 	$(CC) $(TSAN) -o $@ $^ $(LIBS)
-TSN_TESTS := $(patsubst %,$(TSN)/tests/test_%,handoff jobs keysort tasks)
+TSN_TESTS := $(patsubst %,$(TSN)/tests/test_%,big_alloc handoff jobs keysort tasks)
 $(TSN)/tests/%: $(TSN)/obj/tests/unit/%.o $(TSN)/libcallstitch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TSAN) -o $@ $^ $(LIBS) -lcmocka

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lib/util/grow.h"
+#include "lib/util/big_alloc.h"
 #include "lib/util/hash.h"
 
 struct tree_node {
@@ -44,8 +44,8 @@ void cs_tree_free(struct cs_tree *t)
 {
 	if (!t)
 		return;
-	free(t->nodes);
-	free(t->slots);
+	cs_big_free(t->nodes);
+	cs_big_free(t->slots);
 	free(t);
 }
 
@@ -77,12 +77,12 @@ static int index_grow(struct cs_tree *t, size_t more)
 
 	while (cap < (t->nr + more) * 2)
 		cap *= 2;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint32_t *slots = cs_big_calloc(cap, sizeof(*slots));
 	uint64_t h;
 
 	if (!slots)
 		return -ENOMEM;
-	free(t->slots);
+	cs_big_free(t->slots);
 	t->slots = slots;
 	t->mask = cap - 1;
 	t->hash_bits = cs_slot_hash_bits(cap);
@@ -130,7 +130,7 @@ int cs_tree_intern(struct cs_tree *t, uint32_t parent, uint32_t frame,
 	}
 	if (t->nr >= MAX_NODES)
 		return -ENOMEM;
-	if (cs_grow((void **)&t->nodes, &t->cap, t->nr + 1, sizeof(*t->nodes)))
+	if (cs_big_grow((void **)&t->nodes, &t->cap, t->nr + 1, sizeof(*t->nodes)))
 		return -ENOMEM;
 	if ((t->nr + 1) * 2 > (t->slots ? t->mask + 1 : 0)) {
 		err = index_grow(t, 1);
@@ -149,7 +149,7 @@ static int reserve(struct cs_tree *t, size_t n)
 {
 	if (n > MAX_NODES - t->nr)
 		return -ENOMEM;
-	if (cs_grow((void **)&t->nodes, &t->cap, t->nr + n, sizeof(*t->nodes)))
+	if (cs_big_grow((void **)&t->nodes, &t->cap, t->nr + n, sizeof(*t->nodes)))
 		return -ENOMEM;
 	if ((t->nr + n) * 2 > (t->slots ? t->mask + 1 : 0))
 		return index_grow(t, n);
@@ -207,7 +207,7 @@ int cs_tree_intern_path(struct cs_tree *t, uint32_t parent,
 
 void cs_tree_trim(struct cs_tree *t)
 {
-	free(t->slots);
+	cs_big_free(t->slots);
 	t->slots = NULL;
 	t->mask = 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util/grow.h"
+#include "lib/util/big_alloc.h"
 #include "lib/util/hash.h"
 #include "outputs/flame_template.inc"
 
@@ -27,6 +27,8 @@ struct fl_set {
 	size_t used;
 };
 
+/* Its arrays and the sets' slots are big_alloc.h's: a flame graph of an
+ * all-distinct profile holds millions of nodes. */
 struct cs_flame {
 	char *chars;			/* the string arena */
 	size_t chars_len, chars_cap;
@@ -59,7 +61,7 @@ static uint32_t hash_str(const char *s)
 
 static int set_init(struct fl_set *s, size_t cap)
 {
-	s->slots = calloc(cap, sizeof(*s->slots));
+	s->slots = cs_big_calloc(cap, sizeof(*s->slots));
 	if (!s->slots)
 		return -ENOMEM;
 	s->mask = cap - 1;
@@ -76,7 +78,7 @@ static int set_reserve(struct fl_set *s, uint32_t (*hash_of)(const struct cs_fla
 
 	if ((s->used + 1) * 2 <= s->mask + 1)
 		return 0;
-	slots = calloc(cap, sizeof(*slots));
+	slots = cs_big_calloc(cap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i <= s->mask; i++) {
@@ -89,7 +91,7 @@ static int set_reserve(struct fl_set *s, uint32_t (*hash_of)(const struct cs_fla
 			;
 		slots[j] = id;
 	}
-	free(s->slots);
+	cs_big_free(s->slots);
 	s->slots = slots;
 	s->mask = cap - 1;
 	return 0;
@@ -122,14 +124,14 @@ static long intern(struct cs_flame *f, const char *s)
 		return -ENOMEM;
 	if (set_reserve(&f->strs, str_hash_of, f))
 		return -ENOMEM;
-	if (cs_grow((void **)&f->chars, &f->chars_cap, f->chars_len + len, 1))
+	if (cs_big_grow((void **)&f->chars, &f->chars_cap, f->chars_len + len, 1))
 		return -ENOMEM;
 	if (f->nr_strs + 1 > f->strs_cap) {
 		size_t cap = f->strs_cap;
 
-		if (cs_grow((void **)&f->str_off, &cap, f->nr_strs + 1,
+		if (cs_big_grow((void **)&f->str_off, &cap, f->nr_strs + 1,
 			    sizeof(*f->str_off)) ||
-		    cs_grow((void **)&f->str_hash, &f->strs_cap, f->nr_strs + 1,
+		    cs_big_grow((void **)&f->str_hash, &f->strs_cap, f->nr_strs + 1,
 			    sizeof(*f->str_hash)))
 			return -ENOMEM;
 	}
@@ -179,7 +181,7 @@ long cs_flame_frame(struct cs_flame *f, const char *name, const char *dso,
 	}
 	if (f->nr_frames >= NONE - 1 || set_reserve(&f->frame_set, frame_hash_of, f))
 		return -ENOMEM;
-	if (cs_grow((void **)&f->frames, &f->frames_cap, f->nr_frames + 1,
+	if (cs_big_grow((void **)&f->frames, &f->frames_cap, f->nr_frames + 1,
 		    sizeof(*f->frames)))
 		return -ENOMEM;
 	f->frames[f->nr_frames] = (struct fl_frame){ (uint32_t)nid, (uint32_t)did, kind };
@@ -221,9 +223,9 @@ static int values_reserve(struct cs_flame *f)
 {
 	size_t cap = f->values_cap, n = nr_nodes(f);
 
-	if (cs_grow_zeroed((void **)&f->value, &cap, n, sizeof(*f->value)))
+	if (cs_big_grow_zeroed((void **)&f->value, &cap, n, sizeof(*f->value)))
 		return -ENOMEM;
-	if (f->base && cs_grow_zeroed((void **)&f->base, &f->values_cap, n,
+	if (f->base && cs_big_grow_zeroed((void **)&f->base, &f->values_cap, n,
 				      sizeof(*f->base)))
 		return -ENOMEM;
 	f->values_cap = cap;
@@ -244,7 +246,7 @@ static int add_path(struct cs_flame *f, const uint32_t *frames, size_t nr,
 		if (frames[i] >= f->nr_frames)
 			return -EINVAL;
 	if (base && !f->base) {
-		f->base = calloc(f->values_cap, sizeof(*f->base));
+		f->base = cs_big_calloc(f->values_cap, sizeof(*f->base));
 		if (!f->base)
 			return -ENOMEM;
 	}
@@ -315,15 +317,15 @@ void cs_flame_free(struct cs_flame *f)
 {
 	if (!f)
 		return;
-	free(f->chars);
-	free(f->str_off);
-	free(f->str_hash);
-	free(f->strs.slots);
-	free(f->frames);
-	free(f->frame_set.slots);
+	cs_big_free(f->chars);
+	cs_big_free(f->str_off);
+	cs_big_free(f->str_hash);
+	cs_big_free(f->strs.slots);
+	cs_big_free(f->frames);
+	cs_big_free(f->frame_set.slots);
 	cs_tree_free(f->tree);
-	free(f->value);
-	free(f->base);
+	cs_big_free(f->value);
+	cs_big_free(f->base);
 	free(f);
 }
 
@@ -376,11 +378,11 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 	bool sep = false;
 	int err = -ENOMEM;
 
-	order = malloc(f->nr_frames * sizeof(*order));
-	rank = malloc(f->nr_frames * sizeof(*rank));
-	first = calloc(n + 1, sizeof(*first));
-	kids = malloc(n * sizeof(*kids));
-	stack = malloc(n * sizeof(*stack));
+	order = cs_big_alloc(f->nr_frames * sizeof(*order));
+	rank = cs_big_alloc(f->nr_frames * sizeof(*rank));
+	first = cs_big_calloc(n + 1, sizeof(*first));
+	kids = cs_big_alloc(n * sizeof(*kids));
+	stack = cs_big_alloc(n * sizeof(*stack));
 	if (!order || !rank || !first || !kids || !stack)
 		goto out;
 	for (uint32_t i = 0; i < f->nr_frames; i++)
@@ -432,11 +434,11 @@ static int write_nodes(const struct cs_flame *f, const struct cs_flame_meta *m,
 	}
 	err = 0;
 out:
-	free(order);
-	free(rank);
-	free(first);
-	free(kids);
-	free(stack);
+	cs_big_free(order);
+	cs_big_free(rank);
+	cs_big_free(first);
+	cs_big_free(kids);
+	cs_big_free(stack);
 	return err;
 }
 

@@ -9,6 +9,7 @@
 #include "abi/perf_abi.h"
 #include "outputs/out_names.h"
 #include "outputs/stack_agg.h"
+#include "lib/util/big_alloc.h"
 #include "lib/util/handoff.h"
 
 /* frame key flags */
@@ -225,6 +226,7 @@ bool cs_folded_wants_comm(const struct cs_folded *f)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* every stack's line, tens of MB on a big profile: big_alloc.h's */
 struct buf {
 	char *p;
 	size_t len, cap;
@@ -241,7 +243,7 @@ static int buf_reserve(struct buf *b, size_t more)
 		return 0;
 	while (n < b->len + more)
 		n *= 2;
-	q = realloc(b->p, n);
+	q = cs_big_realloc(b->p, n, false);
 	if (!q)
 		return -ENOMEM;
 	b->p = q;
@@ -341,7 +343,7 @@ int cs_folded_write(struct cs_folded *f, FILE *out)
 {
 	int err = cs_folded_flush(f);
 	size_t nr = cs_agg_nr_stacks(f->agg), w = 0;
-	struct line *lines = calloc(nr ? nr : 1, sizeof(*lines));
+	struct line *lines = cs_big_calloc(nr ? nr : 1, sizeof(*lines));
 	uint32_t *frames = malloc((cs_agg_max_depth(f->agg) + 1) * sizeof(*frames));
 	struct buf b = { 0 };
 	struct cs_agg_stack st;
@@ -390,8 +392,8 @@ int cs_folded_write(struct cs_folded *f, FILE *out)
 		if (fflush(out) || ferror(out))
 			err = -EIO;
 	}
-	free(b.p);
-	free(lines);
+	cs_big_free(b.p);
+	cs_big_free(lines);
 	free(frames);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "abi/perf_abi.h"
+#include "lib/util/big_alloc.h"
 #include "lib/util/grow.h"
 #include "lib/util/handoff.h"
 #include "lib/util/hash.h"
@@ -118,7 +119,7 @@ void cs_report_free(struct cs_report *r)
 	free(r->ids);
 	free(r->frame_keys);
 	free(r->frame_sym_start);
-	free(r->sym_start);
+	cs_big_free(r->sym_start);
 	free(r->inlined);
 	free(r->seen);
 	free(r->seen_read);
@@ -234,7 +235,7 @@ static int thread_id(struct cs_report *r, unsigned int evsel,
  * its address */
 static int keep_sym_start(struct cs_report *r, uint32_t id, uint64_t start)
 {
-	if (cs_grow((void **)&r->sym_start, &r->cap_sym_start, (size_t)id + 1,
+	if (cs_big_grow((void **)&r->sym_start, &r->cap_sym_start, (size_t)id + 1,
 		    sizeof(*r->sym_start)))
 		return -ENOMEM;
 	r->sym_start[id] = start;

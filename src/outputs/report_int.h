@@ -111,7 +111,8 @@ struct cs_report {
 	bool flushed;			/* no hand-off (any more) */
 	uint64_t *sym_start;		/* per frame id: all of its location
 					 * that the graphs' order needs (the
-					 * address without a symbol) */
+					 * address without a symbol);
+					 * big_alloc.h's */
 	size_t cap_sym_start;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	bool *ev_off_cpu;		/* per event: its samples are off-CPU time */
@@ -428,7 +429,8 @@ struct occurrence {
 	bool self;			/* the entry is the stack's innermost */
 };
 
-/* Everything worked out for one event at write time. */
+/* Everything worked out for one event at write time. Its arrays (parts,
+ * map, entries, work, occurrences) are big_alloc.h's: cs_big_free(). */
 struct view {
 	struct cs_report *r;
 	unsigned int evsel;
@@ -466,6 +468,7 @@ struct view {
 struct ranks {
 	const struct cs_report *r;	/* whose frames and threads */
 	uint32_t *comm;			/* per thread id */
+	/* the per-frame arrays are big_alloc.h's */
 	uint32_t *dso;			/* per frame id */
 	uint32_t *sym;			/* per frame id */
 	/* the columns' widths, worked out in the same passes */
@@ -601,7 +604,8 @@ int report_sym_cmp(const struct cs_agg_key *a, const struct cs_agg_key *b);
 /* report_ranks.c: every key ranked once (a job: ctx is the struct ranks,
  * whose r is set; freed by report_ranks_free()), a column's width for an
  * entry, and the entries' order by the sort keys (*out: an array of
- * v->nr_e entry indexes, the caller frees it). 0 or a negative errno. */
+ * v->nr_e entry indexes, the caller frees it with cs_big_free()). 0 or
+ * a negative errno. */
 int report_ranks_make(void *ctx);
 void report_ranks_free(struct ranks *rk);
 size_t report_col_width(const struct view *v, const struct ranks *rk,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/big_alloc.h"
 #include "lib/util/jobs.h"
 #include "lib/util/keysort.h"
 #include "outputs/report_int.h"
@@ -72,13 +73,13 @@ static int rank_dsos(const struct cs_report *r, struct ranks *rk)
 	size_t n = cs_agg_nr_frames(r->stacks), nr_names;
 	struct cs_agg *names = NULL;
 	struct rank_item *it = NULL;
-	uint32_t *name_of = malloc((n ? n : 1) * sizeof(*name_of)), *name_rank = NULL;
+	uint32_t *name_of = cs_big_alloc((n ? n : 1) * sizeof(*name_of)), *name_rank = NULL;
 	const char *last = NULL;
 	uint32_t last_id = 0;
 	uint16_t last_len = 0;
 	int err = name_of ? cs_agg_new(&names) : -ENOMEM;
 
-	rk->dso_len = malloc((n ? n : 1) * sizeof(*rk->dso_len));
+	rk->dso_len = cs_big_alloc((n ? n : 1) * sizeof(*rk->dso_len));
 	if (!rk->dso_len)
 		err = -ENOMEM;
 	/* the frames of one dso mostly share its string: skip the hash */
@@ -119,7 +120,7 @@ static int rank_dsos(const struct cs_report *r, struct ranks *rk)
 	}
 	free(it);
 	free(name_rank);
-	free(name_of);
+	cs_big_free(name_of);
 	cs_agg_free(names);
 	return err;
 }
@@ -186,10 +187,10 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	}
 	most_names = nr[0][1] > nr[1][1] ? nr[0][1] : nr[1][1];
 	most_addrs = nr[0][0] > nr[1][0] ? nr[0][0] : nr[1][0];
-	rk->sym = calloc(n ? n : 1, sizeof(*rk->sym));
-	rk->sym_len = calloc(n ? n : 1, sizeof(*rk->sym_len));
-	it = malloc((most_names ? most_names : 1) * sizeof(*it));
-	addrs = malloc((most_addrs ? most_addrs : 1) * 2 * sizeof(*addrs));
+	rk->sym = cs_big_calloc(n ? n : 1, sizeof(*rk->sym));
+	rk->sym_len = cs_big_calloc(n ? n : 1, sizeof(*rk->sym_len));
+	it = cs_big_alloc((most_names ? most_names : 1) * sizeof(*it));
+	addrs = cs_big_alloc((most_addrs ? most_addrs : 1) * 2 * sizeof(*addrs));
 	special = malloc((nr_special ? nr_special : 1) * sizeof(*special));
 	if (!rk->sym || !rk->sym_len || !it || !addrs || !special)
 		err = -ENOMEM;
@@ -238,8 +239,8 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 		}
 	}
 	free(special);
-	free(addrs);
-	free(it);
+	cs_big_free(addrs);
+	cs_big_free(it);
 	return err;
 }
 
@@ -274,11 +275,11 @@ int report_sym_cmp(const struct cs_agg_key *a, const struct cs_agg_key *b)
 void report_ranks_free(struct ranks *rk)
 {
 	free(rk->comm);
-	free(rk->dso);
-	free(rk->sym);
+	cs_big_free(rk->dso);
+	cs_big_free(rk->sym);
 	free(rk->comm_len);
-	free(rk->dso_len);
-	free(rk->sym_len);
+	cs_big_free(rk->dso_len);
+	cs_big_free(rk->sym_len);
 }
 
 /* The width of a key column's text for entry e (the length
@@ -538,7 +539,7 @@ static int order_part(void *ctx, unsigned int part, size_t begin, size_t end)
 }
 
 /* The entries in the order they are shown, in *out (the caller frees
- * it). Frees v->work: the keys hold what the sort needs of it. Returns 0
+ * it, cs_big_free()). Frees v->work: the keys hold what the sort needs of it. Returns 0
  * or -ENOMEM. */
 int report_entries_sort(struct view *v, const struct ranks *rk,
 			uint32_t **out)
@@ -550,22 +551,22 @@ int report_entries_sort(struct view *v, const struct ranks *rk,
 	int err = 0;
 
 	key_layout_make(v, rk, &kl);
-	j.keys = calloc(nr * kl.words, sizeof(*j.keys));
+	j.keys = cs_big_calloc(nr * kl.words, sizeof(*j.keys));
 	if (!j.keys)
 		err = -ENOMEM;
 	else
 		cs_jobs_split(v->nr_e, 65536, jobs, keys_part, &j);
-	free(v->work);
+	cs_big_free(v->work);
 	v->work = NULL;
 	if (!err)
 		err = cs_keysort(j.keys, v->nr_e, kl.words, jobs);
-	if (!err && !(j.order = malloc(nr * sizeof(*j.order))))
+	if (!err && !(j.order = cs_big_alloc(nr * sizeof(*j.order))))
 		err = -ENOMEM;
 	if (!err)
 		cs_jobs_split(v->nr_e, 65536, jobs, order_part, &j);
-	free(j.keys);
+	cs_big_free(j.keys);
 	if (err) {
-		free(j.order);
+		cs_big_free(j.order);
 		j.order = NULL;
 	}
 	*out = j.order;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/util/big_alloc.h"
 #include "outputs/report_int.h"
 
 /* ---- temporary files ------------------------------------------------------ */
@@ -492,7 +493,7 @@ int report_spill_start(struct cs_report *r)
 	}
 	cs_agg_free(r->stacks);
 	r->stacks = empty;
-	free(r->sym_start);
+	cs_big_free(r->sym_start);
 	r->sym_start = NULL;
 	r->cap_sym_start = 0;
 	free(r->inlined);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/big_alloc.h"
 #include "lib/util/jobs.h"
 #include "outputs/report_int.h"
 
@@ -548,7 +549,7 @@ int report_write_event(struct cs_report *r, unsigned int evsel,
 	fputs("\n\n", out);
 out:
 	report_ranks_free(&rk);
-	free(order);
+	cs_big_free(order);
 	report_view_free(&v);
 	return err;
 }

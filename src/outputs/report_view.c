@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/big_alloc.h"
 #include "lib/util/hash.h"
 #include "outputs/report_int.h"
 
@@ -108,7 +109,7 @@ static uint64_t entry_key(const struct view *v, const struct entry *e)
 static int map_grow(struct view *v)
 {
 	size_t cap = v->map_cap ? v->map_cap * 2 : 4096;
-	uint32_t *map = calloc(cap, sizeof(*map)), bits = cs_slot_hash_bits(cap);
+	uint32_t *map = cs_big_calloc(cap, sizeof(*map)), bits = cs_slot_hash_bits(cap);
 
 	if (!map)
 		return -ENOMEM;
@@ -120,7 +121,7 @@ static int map_grow(struct view *v)
 			;
 		map[s] = cs_slot_make(bits, h, i);
 	}
-	free(v->map);
+	cs_big_free(v->map);
 	v->map = map;
 	v->map_cap = cap;
 	v->map_hash_bits = bits;
@@ -159,13 +160,13 @@ static int view_entry(struct view *v, uint32_t thread, uint32_t frame,
 	}
 	if (v->nr_e == v->cap_e) {
 		size_t n = v->cap_e ? v->cap_e * 2 : 256;
-		struct entry *e = realloc(v->e, n * sizeof(*e));
+		struct entry *e = cs_big_realloc(v->e, n * sizeof(*e), false);
 		struct entry_work *w;
 
 		if (!e)
 			return -ENOMEM;
 		v->e = e;
-		w = realloc(v->work, n * sizeof(*w));
+		w = cs_big_realloc(v->work, n * sizeof(*w), false);
 		if (!w)
 			return -ENOMEM;
 		v->work = w;
@@ -186,13 +187,13 @@ static int view_parts(struct view *v)
 	const struct cs_report *r = v->r;
 	size_t nt = cs_agg_nr_frames(r->threads), nf = cs_agg_nr_frames(r->stacks);
 
-	v->thread_part = malloc((nt ? nt : 1) * sizeof(*v->thread_part));
+	v->thread_part = cs_big_alloc((nt ? nt : 1) * sizeof(*v->thread_part));
 	if (!v->thread_part)
 		return -ENOMEM;
 	memset(v->thread_part, 0xff, nt * sizeof(*v->thread_part));
 	v->by_sym = sorts_by(r, CS_REPORT_SYM);
 	if (sorts_by(r, CS_REPORT_DSO) && !v->by_sym) {
-		v->frame_part = malloc((nf ? nf : 1) * sizeof(*v->frame_part));
+		v->frame_part = cs_big_alloc((nf ? nf : 1) * sizeof(*v->frame_part));
 		if (!v->frame_part)
 			return -ENOMEM;
 		memset(v->frame_part, 0xff, nf * sizeof(*v->frame_part));
@@ -202,9 +203,9 @@ static int view_parts(struct view *v)
 
 static void view_parts_free(struct view *v)
 {
-	free(v->thread_part);
-	free(v->frame_part);
-	free(v->map);
+	cs_big_free(v->thread_part);
+	cs_big_free(v->frame_part);
+	cs_big_free(v->map);
 	v->thread_part = v->frame_part = NULL;
 	v->map = NULL;
 }
@@ -378,8 +379,8 @@ static int view_build(struct view *v)
 			if (err || !off)
 				break;
 			v->nr_occ = off;
-			v->occ = malloc(off * sizeof(*v->occ));
-			v->occ_off = malloc((v->nr_e + 1) * sizeof(*v->occ_off));
+			v->occ = cs_big_alloc(off * sizeof(*v->occ));
+			v->occ_off = cs_big_alloc((v->nr_e + 1) * sizeof(*v->occ_off));
 			if (!v->occ || !v->occ_off) {
 				err = -ENOMEM;
 				break;
@@ -422,10 +423,10 @@ int report_view_entries(struct view *v)
 
 void report_view_free(struct view *v)
 {
-	free(v->e);
-	free(v->work);
-	free(v->occ);
-	free(v->occ_off);
+	cs_big_free(v->e);
+	cs_big_free(v->work);
+	cs_big_free(v->occ);
+	cs_big_free(v->occ_off);
 	view_parts_free(v);
 	cs_agg_free(v->keys);
 	cs_agg_free(v->names);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/big_alloc.h"
 #include "lib/util/grow.h"
 #include "lib/util/handoff.h"
 #include "lib/util/hash.h"
@@ -149,7 +150,7 @@ static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
 	/* after cs_agg_trim(): big enough for every entry at once */
 	for (ncap = cap ? cap * 2 : 256; ncap < (nr + 1) * 2;)
 		ncap *= 2;
-	slots = calloc(ncap, sizeof(*slots));
+	slots = cs_big_calloc(ncap, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	hash_bits = cs_slot_hash_bits(ncap);
@@ -161,7 +162,7 @@ static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
 			s = (s + 1) & (ncap - 1);
 		slots[s] = cs_slot_make(hash_bits, h, i);
 	}
-	free(ix->slots);
+	cs_big_free(ix->slots);
 	ix->slots = slots;
 	ix->mask = ncap - 1;
 	ix->hash_bits = hash_bits;
@@ -190,16 +191,16 @@ void cs_agg_free(struct cs_agg *a)
 			free((char *)a->frames[i].key.sym);
 			free((char *)a->frames[i].key.dso);
 		}
-	free(a->frames);
+	cs_big_free(a->frames);
 	free(a->str_hashes);
-	free(a->locs);
-	free(a->owned);
-	free(a->frame_index.slots);
+	cs_big_free(a->locs);
+	cs_big_free(a->owned);
+	cs_big_free(a->frame_index.slots);
 	cs_tree_free(a->tree);
-	free(a->node_stack);
+	cs_big_free(a->node_stack);
 	free(a->path_frame);
 	free(a->path_node);
-	free(a->stacks);
+	cs_big_free(a->stacks);
 	free(a);
 }
 
@@ -229,7 +230,7 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 			}
 		}
 	}
-	err = cs_grow((void **)&a->frames, &a->cap_frames, a->nr_frames + 1,
+	err = cs_big_grow((void **)&a->frames, &a->cap_frames, a->nr_frames + 1,
 		      sizeof(*a->frames));
 	if (!err)
 		err = index_reserve(ix, &a->frames[0].hash, sizeof(*a->frames),
@@ -237,7 +238,7 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 	if (err)
 		return err;
 	if (loc || a->locs) {
-		err = cs_grow_zeroed((void **)&a->locs, &a->cap_locs,
+		err = cs_big_grow_zeroed((void **)&a->locs, &a->cap_locs,
 				     a->nr_frames + 1, sizeof(*a->locs));
 		if (err)
 			return err;
@@ -245,7 +246,7 @@ static int frame_intern(struct cs_agg *a, const struct cs_agg_key *key,
 			a->locs[a->nr_frames] = *loc;
 	}
 	if (copy || a->owned) {
-		err = cs_grow_zeroed((void **)&a->owned, &a->cap_owned,
+		err = cs_big_grow_zeroed((void **)&a->owned, &a->cap_owned,
 				     a->nr_frames + 1, sizeof(*a->owned));
 		if (err)
 			return err;
@@ -380,7 +381,7 @@ static int node_stack_reserve(struct cs_agg *a)
 {
 	size_t had = a->cap_node_stack;
 	bool trimmed = !a->node_stack && a->nr_stacks;
-	int err = cs_grow((void **)&a->node_stack, &a->cap_node_stack,
+	int err = cs_big_grow((void **)&a->node_stack, &a->cap_node_stack,
 			  cs_tree_nr_nodes(a->tree), sizeof(*a->node_stack));
 
 	if (err)
@@ -427,7 +428,7 @@ int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 	if (a->node_stack[leaf] == NO_STACK) {
 		if (a->nr_stacks >= NO_STACK)
 			return -ENOMEM;
-		err = cs_grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
+		err = cs_big_grow((void **)&a->stacks, &a->cap_stacks, a->nr_stacks + 1,
 			      sizeof(*a->stacks));
 		if (err)
 			return err;
@@ -448,10 +449,10 @@ int cs_agg_add(struct cs_agg *a, uint32_t tag, const uint32_t *frames,
 
 void cs_agg_trim(struct cs_agg *a)
 {
-	free(a->frame_index.slots);
+	cs_big_free(a->frame_index.slots);
 	a->frame_index.slots = NULL;
 	a->frame_index.mask = 0;
-	free(a->node_stack);
+	cs_big_free(a->node_stack);
 	a->node_stack = NULL;
 	a->cap_node_stack = 0;
 	free(a->path_frame);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/big_alloc.h"
 #include "lib/util/jobs.h"
 
 #define INSERT_RUN 16
@@ -197,7 +198,7 @@ int cs_keysort(uint64_t *keys, size_t nr, size_t words, unsigned int jobs)
 	if (jobs > MAX_PARTS)
 		jobs = MAX_PARTS;
 	/* each part's merges need half of it; the parts' merges half of all */
-	j = (struct sort_job){ keys, malloc((nr / 2 + 1) * words * sizeof(*keys)),
+	j = (struct sort_job){ keys, cs_big_alloc((nr / 2 + 1) * words * sizeof(*keys)),
 			       words };
 	if (!j.buf)
 		return -ENOMEM;
@@ -206,6 +207,6 @@ int cs_keysort(uint64_t *keys, size_t nr, size_t words, unsigned int jobs)
 	for (int i = 0; i <= nparts; i++)
 		bounds[i] = nr * (size_t)i / (size_t)nparts;
 	merge_parts(keys, bounds, 0, (size_t)nparts, j.buf, words);
-	free(j.buf);
+	cs_big_free(j.buf);
 	return 0;
 }
