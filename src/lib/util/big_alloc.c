@@ -10,6 +10,7 @@
  * build, which maps as the release build does.
  */
 #include "big_alloc.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -218,18 +219,13 @@ bool cs_big_is_mapped(const void *p)
 int cs_big_grow_realloc(void **arr, size_t *cap, size_t need, size_t elem,
 			bool zero)
 {
-	size_t n = *cap ? *cap : 64;
+	size_t n;
 	void *p;
 
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
+	if (cs_grow_cap(*cap, need, elem, &n))
+		return -ENOMEM;
 	if (n <= *cap)
 		return 0;
-	if (n > SIZE_MAX / elem)
-		return -ENOMEM;
 	p = cs_big_realloc(*arr, n * elem, zero);
 	if (!p)
 		return -ENOMEM;

@@ -12,6 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The capacity the arrays below double cap to (from 64 when it is 0) to
+ * hold need elements of elem bytes: 0 and *new_cap, or -ENOMEM if the
+ * count or its bytes would overflow. For every allocator that grows so
+ * (big_alloc.h's too). */
+int cs_grow_cap(size_t cap, size_t need, size_t elem, size_t *new_cap);
+
 /* The slow path of the two below: reallocates *arr. */
 int cs_grow_realloc(void **arr, size_t *cap, size_t need, size_t elem,
 		    bool zero);
