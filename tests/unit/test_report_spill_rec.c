@@ -422,6 +422,20 @@ static int write_report(struct cs_report *r)
 	return err;
 }
 
+/* r's error err after damage: -EBADMSG and one line naming a temporary
+ * file and a record's offset; the line (r's) */
+static const char *damage_error_line(struct cs_report *r, int err)
+{
+	const char *line = cs_report_error(r);
+
+	assert_int_equal(err, -EBADMSG);
+	assert_non_null(line);
+	assert_non_null(strstr(line, "temporary file "));
+	assert_non_null(strstr(line, ": record at offset "));
+	assert_null(strchr(line, '\n'));
+	return line;
+}
+
 /* Every byte of a temporary file of samples, damaged (a bit flipped low
  * or high, all of them, zeroed: one way a byte, in turn) before the
  * report is written: the report is written (the byte was a count, say)
@@ -458,13 +472,7 @@ static void damage_each_byte(bool aside)
 		err = write_report(r);
 		runs++;
 		if (err) {
-			const char *line = cs_report_error(r);
-
-			assert_int_equal(err, -EBADMSG);
-			assert_non_null(line);
-			assert_non_null(strstr(line, "temporary file "));
-			assert_non_null(strstr(line, ": record at offset "));
-			assert_null(strchr(line, '\n'));
+			damage_error_line(r, err);
 			failed++;
 		}
 		cs_report_free(r);
@@ -499,13 +507,8 @@ static void damage_each_byte_read(void)
 		err = write_report(r);
 		damage.armed = false;
 		if (err) {
-			const char *line = cs_report_error(r);
+			const char *line = damage_error_line(r, err);
 
-			assert_int_equal(err, -EBADMSG);
-			assert_non_null(line);
-			assert_non_null(strstr(line, "temporary file "));
-			assert_non_null(strstr(line, ": record at offset "));
-			assert_null(strchr(line, '\n'));
 			in_parts += strstr(line, "occurrence") != NULL;
 			in_runs += strstr(line, "an entry") != NULL;
 			failed++;
