@@ -14,7 +14,11 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 
 # entries FILE: "keys|baseline|delta" per entry line of a perf diff table
 # (blank columns as "-"), sorted. perf's pid key reads "PID:COMM" where
-# ours, as report's, is the number alone.
+# ours, as report's, is the number alone. perf 6.1 names libc's PLT
+# entries after .rela.plt's order, or not at all ("@plt"), where we name
+# them after their GOT slots (docs/outputs.md): a dso's PLT entries are
+# one entry here, their weights summed, so that the weight is still
+# compared.
 entries() {
 	awk '/^#/ || !NF { next }
 	{
@@ -23,7 +27,19 @@ entries() {
 		if ($i ~ /%$/ && $i !~ /^[+-]/) { base = $i; i++ }
 		if ($i ~ /^[+-].*%$/) { delta = $i; i++ }
 		keys = $i; for (i++; i <= NF; i++) keys = keys " " $i
+		if ($NF ~ /@plt$/) {
+			sub(/[^ ]*@plt$/, "(PLT)", keys)
+			plt[keys] = 1
+			if (base != "-") { pb[keys] += base + 0; hb[keys] = 1 }
+			if (delta != "-") { pd[keys] += delta + 0; hd[keys] = 1 }
+			next
+		}
 		print keys "|" base "|" delta
+	}
+	END {
+		for (k in plt)
+			print k "|" (hb[k] ? sprintf("%.2f%%", pb[k]) : "-") "|" \
+				(hd[k] ? sprintf("%+.2f%%", pd[k]) : "-")
 	}' "$1" | sort -t'|' -k1,1
 }
 
