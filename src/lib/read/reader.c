@@ -371,15 +371,16 @@ static bool finished_without_records(const struct cs_reader *r,
 #define RELEASE_STEP	(8u << 20)
 #define MAP_AHEAD	(8u << 20)
 
-/* The first position at which cs_reader_next() gives back passed pages
- * (pos - released >= RELEASE_LAG + RELEASE_STEP) or maps the next window
- * (pos + MAP_AHEAD / 2 > mapped); both conditions are checked again
- * there, so an early time costs a call, never a skipped chore. */
+/* Called wherever one of the four changes. */
 static void set_long_way(struct cs_reader *r)
 {
 	r->long_way = r->pipe || r->swap || !r->map || r->z_active;
 }
 
+/* The first position at which cs_reader_next() gives back passed pages
+ * (pos - released >= RELEASE_LAG + RELEASE_STEP) or maps the next window
+ * (pos + MAP_AHEAD / 2 > mapped); both conditions are checked again
+ * there, so an early time costs a check, never a skipped chore. */
 static void plan_chores(struct cs_reader *r)
 {
 	uint64_t release = r->released + RELEASE_LAG + RELEASE_STEP;
