@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <zstd.h>
 #include <cmocka.h>
 
@@ -1363,17 +1364,20 @@ static void newer_feature_bits_are_harmless(void **state)
 #define BIG_DATA	(96u << 20)
 #define BIG_RAW		8000		/* bytes of RAW payload a sample */
 
+/* samples of BIG_RAW bytes of payload each up to *(size_t *)ctx bytes of
+ * data, counted there */
 static void big_data(struct em *e, void *ctx)
 {
 	static const uint64_t chain[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL };
 	char *raw = malloc(BIG_RAW + 1);
-	size_t *nr = ctx, start = e->len;
+	size_t *nr = ctx, start = e->len, want = *nr;
 
 	assert_non_null(raw);
 	memset(raw, 'r', BIG_RAW);
 	raw[BIG_RAW] = '\0';
+	*nr = 0;
 	records(e);
-	while (e->len - start < BIG_DATA) {
+	while (e->len - start < want) {
 		esample(e, ids0[0], 100, 5000 + *nr, chain, 2, raw);
 		++*nr;
 	}
@@ -1411,6 +1415,7 @@ static void passed_pages_are_given_back(void **state)
 	int ret;
 
 	(void)state;
+	samples = BIG_DATA;
 	file_profile(&e, big_data, &samples);
 	path = write_tmp(&e);
 	free(e.b);
@@ -1442,6 +1447,56 @@ static void passed_pages_are_given_back(void **state)
 			 BIG_DATA >> 20);
 }
 
+/* Whether this kernel maps a range on advice (MADV_POPULATE_READ, Linux
+ * 5.14): the reader's window ahead is asked for that way. */
+static bool kernel_maps_ahead(void)
+{
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool ok;
+
+	assert_true(m != MAP_FAILED);
+	ok = madvise(m, 4096, 22 /* MADV_POPULATE_READ */) == 0;
+	munmap(m, 4096);
+	return ok;
+}
+
+/* The pages ahead of the reader are mapped a window (8 MiB) at a time
+ * from the first record on, not one fault at a time as records are
+ * touched: a few records in, far more than they span is resident. */
+static void pages_ahead_are_mapped_a_window_at_a_time(void **state)
+{
+	struct cs_errbuf err = { { 0 } };
+	struct em e = { 0 };
+	struct cs_reader *r;
+	struct cs_record rec;
+	size_t samples = 24u << 20;
+	uint64_t first = 0;
+	long base, grown;
+	char *path;
+
+	(void)state;
+	if (!kernel_maps_ahead())
+		skip();
+	file_profile(&e, big_data, &samples);
+	path = write_tmp(&e);
+	free(e.b);
+	base = rss_file_kb();
+	assert_true(base >= 0);
+	assert_int_equal(cs_reader_open(path, -1, &err, &r), 0);
+	/* read (without touching) the records of the data's first MiB */
+	do {
+		assert_int_equal(cs_reader_next(r, &rec), 1);
+		if (!first)
+			first = rec.offset;
+	} while (rec.offset - first < (1u << 20));
+	grown = rss_file_kb() - base;
+	cs_reader_free(r);
+	unlink(path);
+	free(path);
+	if (grown < 4 * 1024)
+		fail_msg("RssFile grew by %ld kB one MiB into the data", grown);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1467,6 +1522,7 @@ int main(void)
 
 	const struct CMUnitTest once[] = {
 		cmocka_unit_test(passed_pages_are_given_back),
+		cmocka_unit_test(pages_ahead_are_mapped_a_window_at_a_time),
 	};
 	int failed = cmocka_run_group_tests_name("read", tests, NULL, NULL);
 

@@ -80,6 +80,10 @@ static void layout_of(const struct cs_perf_attr *a, struct cs_evsel_layout *l)
 	l->sample_tid_pos = sample_pos(st, CS_SAMPLE_TID);
 	l->sample_fixed_size = cs_fields_size(cs_sample_head, CS_SAMPLE_HEAD_NR, st);
 	l->trailer_time_back = trailer_back(st, l->trailer_size, CS_SAMPLE_TIME);
+	l->sample_time_end = l->sample_time_pos < 0 ? UINT64_MAX :
+			     16 + 8 * (uint64_t)l->sample_time_pos;
+	l->trailer_time_min = l->trailer_time_back ? 8 + l->trailer_size :
+			      UINT64_MAX;
 }
 
 int cs_evlist_new(struct cs_evlist **out)

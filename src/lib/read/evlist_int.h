@@ -22,6 +22,11 @@ struct cs_evsel_layout {
 	int sample_tid_pos;		/* u64 index of TID in a sample body, -1 */
 	size_t sample_fixed_size;	/* bytes of the fixed fields a sample opens with */
 	size_t trailer_time_back;	/* bytes from the record's end to TIME, 0 */
+	/* the least size of a record whose time is where the two fields
+	 * above say, worked out once for cs_layout_record_time_flat():
+	 * UINT64_MAX where there is none */
+	uint64_t sample_time_end;	/* a sample's: 16 + 8 * sample_time_pos */
+	uint64_t trailer_time_min;	/* another record's: 8 + trailer_size */
 };
 
 /*
@@ -162,12 +167,10 @@ static inline uint64_t cs_layout_record_time_flat(const struct cs_evsel_layout *
 {
 	uint64_t sample = -(uint64_t)(type == CS_RECORD_SAMPLE);
 	uint64_t s_at = 8 + 8 * (uint64_t)(int64_t)lay->sample_time_pos;
-	uint64_t s_ok = (uint64_t)(lay->sample_time_pos >= 0) &
-			(uint64_t)(s_at + 8 <= size);
 	uint64_t t_at = size - lay->trailer_time_back;
-	uint64_t t_ok = (uint64_t)(lay->trailer_time_back != 0) &
-			(uint64_t)(size >= 8 + lay->trailer_size);
-	uint64_t ok = (s_ok & sample) | (t_ok & ~sample);
+	uint64_t least = (lay->sample_time_end & sample) |
+			 (lay->trailer_time_min & ~sample);
+	uint64_t ok = (uint64_t)(size >= least);
 	uint64_t at = ((s_at & sample) | (t_at & ~sample)) & -ok;
 
 	return cs_ld64((const char *)rec + at) | (ok - 1);

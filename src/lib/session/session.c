@@ -594,28 +594,39 @@ static int read_records(struct cs_session *s, bool ahead, size_t limit,
 			struct cs_errbuf *eb)
 {
 	struct cs_record rec;
-	int more = 0, err;
+	/* the common record's counts, kept in registers across the push and
+	 * added to *st and *pos before anything else reads them */
+	uint64_t records = 0, bytes = 0, end = *pos;
+	bool quick;
+	int more = 0, err = 0;
 
+	/* the common record: a kernel one (no event, build id or round news),
+	 * queued by its time; the rest takes the long way */
+	quick = s->order && !s->build_ids_dirty && (ahead || !s->opts.progress);
 	while (limit-- && !s->input_done) {
-		if (ahead && !may_read_ahead(s))
-			return AHEAD_HAND_BACK;
+		if (ahead && !may_read_ahead(s)) {
+			err = AHEAD_HAND_BACK;
+			break;
+		}
 		more = cs_reader_next(s->reader, &rec);
 		if (more <= 0)
 			break;
-		st->records++;
-		st->bytes += rec.size;
-		st->by_type[rec.type < 127 ? rec.type : 127]++;
-		*pos = rec.offset + rec.size;
-		/* the common record: a kernel one (no event, build id or round
-		 * news), queued by its time; the rest takes the long way */
-		if (rec.type < CS_RECORD_HEADER_ATTR && s->order &&
-		    !s->build_ids_dirty && (ahead || !s->opts.progress)) {
+		records++;
+		bytes += rec.size;
+		end = rec.offset + rec.size;
+		if (rec.type < CS_RECORD_HEADER_ATTR && quick) {
+			st->by_type[rec.type]++;
 			err = cs_order_push(s->order, rec.time, rec.bytes,
 					    rec.size, rec.offset, rec.stable);
 			if (err)
-				return err;
+				break;
 			continue;
 		}
+		st->by_type[rec.type < 127 ? rec.type : 127]++;
+		st->records += records;
+		st->bytes += bytes;
+		*pos = end;
+		records = bytes = 0;
 		if (s->opts.progress && !ahead)
 			progress(s, s->pos, false);
 		/* pipe mode: events arrive as records */
@@ -630,10 +641,17 @@ static int read_records(struct cs_session *s, bool ahead, size_t limit,
 			if (err)
 				return err;
 		}
+		quick = s->order && !s->build_ids_dirty &&
+			(ahead || !s->opts.progress);
 		err = queue(s, &rec);
 		if (err)
 			return err;
 	}
+	st->records += records;
+	st->bytes += bytes;
+	*pos = end;
+	if (err)
+		return err;
 	if (more < 0)
 		return cs_error(eb, more, "%s: %s", s->path, strerror(-more));
 	if (!more && !s->input_done) {
