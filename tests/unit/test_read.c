@@ -1399,29 +1399,40 @@ static long rss_file_kb(void)
 	return kb;
 }
 
+/* A file profile of about *samples samples written to a temporary file
+ * (its path, the caller's to unlink and free, in *path) and opened; the
+ * RssFile before it was opened in *base. */
+static struct cs_reader *open_big_profile(size_t *samples, char **path,
+					  long *base)
+{
+	static struct cs_errbuf err;
+	struct em e = { 0 };
+	struct cs_reader *r;
+
+	file_profile(&e, big_data, samples);
+	*path = write_tmp(&e);
+	free(e.b);
+	*base = rss_file_kb();
+	assert_true(*base >= 0);
+	assert_int_equal(cs_reader_open(*path, -1, &err, &r), 0);
+	return r;
+}
+
 /* The reader gives back the pages it has passed (and maps only a window
  * ahead), so reading a file much larger than that keeps its resident
  * share bounded: the issue's "resident memory does not grow with the
  * file". */
 static void passed_pages_are_given_back(void **state)
 {
-	struct cs_errbuf err = { { 0 } };
-	struct em e = { 0 };
 	struct cs_reader *r;
 	struct cs_record rec;
-	size_t samples = 0, seen = 0, n = 0;
+	size_t samples = BIG_DATA, seen = 0, n = 0;
 	long base, peak = 0;
 	char *path;
 	int ret;
 
 	(void)state;
-	samples = BIG_DATA;
-	file_profile(&e, big_data, &samples);
-	path = write_tmp(&e);
-	free(e.b);
-	base = rss_file_kb();
-	assert_true(base >= 0);
-	assert_int_equal(cs_reader_open(path, -1, &err, &r), 0);
+	r = open_big_profile(&samples, &path, &base);
 	while ((ret = cs_reader_next(r, &rec)) > 0) {
 		seen += rec.type == CS_RECORD_SAMPLE;
 		/* touch every record, as a reader's user does */
@@ -1465,8 +1476,6 @@ static bool kernel_maps_ahead(void)
  * touched: a few records in, far more than they span is resident. */
 static void pages_ahead_are_mapped_a_window_at_a_time(void **state)
 {
-	struct cs_errbuf err = { { 0 } };
-	struct em e = { 0 };
 	struct cs_reader *r;
 	struct cs_record rec;
 	size_t samples = 24u << 20;
@@ -1477,12 +1486,7 @@ static void pages_ahead_are_mapped_a_window_at_a_time(void **state)
 	(void)state;
 	if (!kernel_maps_ahead())
 		skip();
-	file_profile(&e, big_data, &samples);
-	path = write_tmp(&e);
-	free(e.b);
-	base = rss_file_kb();
-	assert_true(base >= 0);
-	assert_int_equal(cs_reader_open(path, -1, &err, &r), 0);
+	r = open_big_profile(&samples, &path, &base);
 	/* read (without touching) the records of the data's first MiB */
 	do {
 		assert_int_equal(cs_reader_next(r, &rec), 1);
