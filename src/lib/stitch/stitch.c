@@ -526,13 +526,17 @@ static inline void wait_prefetch(const struct thr *t)
 		prefetch_record(&t->wait[k]);
 }
 
-/* The next waiting sample of t, taken off its queue */
+/* The next waiting sample of t, taken off its queue. The one
+ * PREFETCH_AHEAD on is asked for, or the last when fewer wait: asking
+ * again for one on its way costs less than the test, which mispredicts
+ * with the few samples a kernel entry usually has. */
 static inline const struct pend *wait_take(struct cs_stitch *st, struct thr *t)
 {
 	const struct pend *p = &t->wait[t->wait_first++];
+	uint32_t ahead = t->wait_first + PREFETCH_AHEAD - 1;
+	uint32_t last = t->wait_nr - 1;
 
-	if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
-		prefetch_record(&p[PREFETCH_AHEAD]);
+	prefetch_record(&t->wait[ahead < last ? ahead : last]);
 	st->pending--;
 	return p;
 }
@@ -677,8 +681,10 @@ static bool seen_record(const struct thr *t, uint64_t cookie)
  * goes out at once with the record's user part. */
 static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 {
-	return (!waiting(t) || t->wait_cookie != cookie) && t->has_rec &&
-	       t->rec_cookie == cookie;
+	/* one branch on the answer (the caller's), not one per term: each
+	 * term depends on the record's data */
+	return ((t->wait_first >= t->wait_nr) | (t->wait_cookie != cookie)) &
+	       t->has_rec & (t->rec_cookie == cookie);
 }
 
 /* Files a deferred sample of t behind the others that wait for cookie;
