@@ -16,6 +16,7 @@
  * the last one has gone out.
  */
 #include "lib/order/order.h"
+#include "lib/util/select.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -265,19 +266,6 @@ cs_order_push(struct cs_order *q, uint64_t time, const void *bytes,
 
 /* ---- merging ---- */
 
-/* c ? a : b with no branch. gcc compiles the plain ?: of a scan's first
- * step (and the whole scan of two runs) into a jump, which mispredicts
- * about every other record when the runs interleave; the empty asm hides
- * where the mask comes from, so that it stays arithmetic. */
-static inline __attribute__((always_inline)) uint64_t
-select_u64(bool c, uint64_t a, uint64_t b)
-{
-	uint64_t mask = -(uint64_t)c;
-
-	__asm__("" : "+r"(mask));
-	return (a & mask) | (b & ~mask);
-}
-
 /* a goes before b: earlier time, or on a tie the earlier run (runs are in
  * arrival order, so this keeps equal times in file order) */
 static inline bool head_before(const struct head *a, const struct head *b)
@@ -413,11 +401,13 @@ merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 		uint64_t best = t[0], next;
 		size_t m = 0;
 
+		/* selects, not ?: (util/select.h): gcc made the first
+		 * step a jump, which mispredicts as the runs interleave */
 		for (size_t i = 1; i < n; i++) {
 			bool less = t[i] < best;
 
-			best = select_u64(less, t[i], best);
-			m = select_u64(less, i, m);
+			best = cs_select_u64(less, t[i], best);
+			m = cs_select_u64(less, i, m);
 		}
 		if (best == UINT64_MAX)
 			break;
@@ -487,8 +477,8 @@ least_of_group(const uint64_t *t, size_t *at)
 	for (size_t i = 1; i < GROUP; i++) {
 		bool less = t[i] < best;
 
-		best = select_u64(less, t[i], best);
-		m = select_u64(less, i, m);
+		best = cs_select_u64(less, t[i], best);
+		m = cs_select_u64(less, i, m);
 	}
 	*at = m;
 	return best;

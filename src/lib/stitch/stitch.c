@@ -27,6 +27,7 @@
 #include "abi/perf_abi.h"
 #include "lib/stitch/parts.h"
 #include "lib/util/grow.h"
+#include "lib/util/select.h"
 
 /* Slot sizes: steps of 128 bytes up to 4 KiB, so that a typical waiting
  * sample (~550 bytes) takes 640, not the 1 KiB a power of two would: the
@@ -694,17 +695,20 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		uint64_t time, const void *bytes, size_t size, uint64_t offset,
 		bool stable, bool filed)
 {
+	/* the first sample of an entry: every other sample of a short one
+	 * (a jump on it mispredicted as often), so its state is selected */
+	bool first = !waiting(t) | (t->wait_cookie != cookie);
 	struct pend *p;
 	int err;
 
-	if (!waiting(t) || t->wait_cookie != cookie) {
+	if (waiting(t) & (t->wait_cookie != cookie)) {
 		err = release_superseded(st, t);
 		if (err)
 			return err;
-		t->wait_cookie = cookie;
-		t->wait_lost = st->lost_seq;
-		t->wait_since = time;	/* none waits now: this is the first */
 	}
+	t->wait_cookie = cookie;
+	t->wait_lost = cs_select_u64(first, st->lost_seq, t->wait_lost);
+	t->wait_since = cs_select_u64(first, time, t->wait_since);
 	if (t->wait_nr == t->wait_cap && wait_grow(st, t))
 		return -ENOMEM;
 	p = &t->wait[t->wait_nr];
