@@ -395,7 +395,7 @@ merge_start(struct cs_order *q, struct merge *mg, const struct head *h,
 }
 
 /* Takes run m's head as the next record due. Returns the run's new head
- * time, UINT64_MAX once it has nothing more due before limit. */
+ * time, UINT64_MAX once it has nothing more due by limit. */
 static inline __attribute__((always_inline)) uint64_t
 merge_pick(struct merge *mg, size_t m, uint64_t limit)
 {

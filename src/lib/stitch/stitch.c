@@ -684,7 +684,7 @@ static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 {
 	/* one branch on the answer (the caller's), not one per term: each
 	 * term depends on the record's data */
-	return ((t->wait_first >= t->wait_nr) | (t->wait_cookie != cookie)) &
+	return (!waiting(t) | (t->wait_cookie != cookie)) &
 	       t->has_rec & (t->rec_cookie == cookie);
 }
 
