@@ -16,6 +16,7 @@
  * the last one has gone out.
  */
 #include "lib/order/order.h"
+#include "lib/util/select.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -367,6 +368,82 @@ static inline int drain(struct cs_order *q, struct run *run, uint64_t stop,
 	return err;
 }
 
+/* What the merges of a few and of many runs share: each run's next
+ * entry and end, the records picked and not yet delivered. Their helpers
+ * are always_inline, so that each merge keeps the counts in registers. */
+struct merge {
+	const struct entry *at[WIDE_RUNS], *end[WIDE_RUNS];	/* per run */
+	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
+	unsigned char due_run[MERGE_LAG];
+	size_t picked, sent;
+};
+
+/* Starts a merge of the n runs of heads h at their first entries; their
+ * head times into t. */
+static inline __attribute__((always_inline)) void
+merge_start(struct cs_order *q, struct merge *mg, const struct head *h,
+	    size_t n, uint64_t *t)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct run *run = &q->runs[h[i].run];
+
+		t[i] = h[i].time;
+		mg->at[i] = &q->ent[run->start];
+		mg->end[i] = &q->ent[run->end];
+	}
+	mg->picked = mg->sent = 0;
+}
+
+/* Takes run m's head as the next record due. Returns the run's new head
+ * time, UINT64_MAX once it has nothing more due by limit. */
+static inline __attribute__((always_inline)) uint64_t
+merge_pick(struct merge *mg, size_t m, uint64_t limit)
+{
+	uint64_t next = UINT64_MAX;
+	const struct entry *e;
+
+	mg->due[mg->picked % MERGE_LAG] = mg->at[m]++;
+	mg->due_run[mg->picked % MERGE_LAG] = (unsigned char)m;
+	mg->picked++;
+	/* read before the record goes out, not after it */
+	e = mg->at[m];
+	if (e < mg->end[m]) {
+		next = e->time;
+		/* the run's new head goes out within a few records: its
+		 * first and last lines are what is read first */
+		__builtin_prefetch(e->bytes);
+		__builtin_prefetch((const char *)e->bytes + e->size - 8);
+	}
+	return next <= limit ? next : UINT64_MAX;
+}
+
+/* Delivers the oldest record picked once MERGE_LAG are. */
+static inline __attribute__((always_inline)) int
+merge_send(struct cs_order *q, struct merge *mg)
+{
+	if (mg->picked - mg->sent < MERGE_LAG)
+		return 0;
+	return deliver_entry(q, mg->due[mg->sent++ % MERGE_LAG]);
+}
+
+/* Ends a merge of the n runs of heads h that err stopped (or 0: that
+ * found nothing more due): delivers what is picked, unless stopped, and
+ * tells each run where it now starts. A delivery that stopped the merge
+ * leaves the records picked after it queued: each run starts again at
+ * its first one. Returns err, or what a delivery returned. */
+static inline __attribute__((always_inline)) int
+merge_end(struct cs_order *q, struct merge *mg, const struct head *h,
+	  size_t n, int err)
+{
+	while (!err && mg->sent < mg->picked)
+		err = deliver_entry(q, mg->due[mg->sent++ % MERGE_LAG]);
+	for (size_t k = mg->sent; k < mg->picked; k++)
+		mg->at[mg->due_run[k % MERGE_LAG]]--;
+	for (size_t i = 0; i < n; i++)
+		q->runs[h[i].run].start = (size_t)(mg->at[i] - q->ent);
+	return err;
+}
+
 /* Merges a few runs (n <= FEW_RUNS heads, in run order) by scanning
  * their head times for the least, one record at a time. No branch depends
  * on the times (the scan is conditional moves; a run's head time turns
@@ -383,60 +460,25 @@ static inline __attribute__((always_inline)) int
 merge_runs(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 {
 	uint64_t t[FEW_RUNS];
-	const struct entry *at[FEW_RUNS], *end[FEW_RUNS];
-	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
-	unsigned char due_run[MERGE_LAG];
-	size_t picked = 0, sent = 0;
+	struct merge mg;
 	int err = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct run *run = &q->runs[h[i].run];
-
-		t[i] = h[i].time;
-		at[i] = &q->ent[run->start];
-		end[i] = &q->ent[run->end];
-	}
+	merge_start(q, &mg, h, n, t);
 	for (;;) {
-		uint64_t best = t[0], next;
-		size_t m = 0;
+		uint64_t best = t[0], m = 0;
 
-		for (size_t i = 1; i < n; i++) {
-			bool less = t[i] < best;
-
-			best = less ? t[i] : best;
-			m = less ? i : m;
-		}
+		/* conditional moves (util/select.h), not ?:, which gcc made
+		 * a jump that mispredicts as the runs interleave */
+		for (size_t i = 1; i < n; i++)
+			cs_least_step(t[i], i, &best, &m);
 		if (best == UINT64_MAX)
 			break;
-		due[picked % MERGE_LAG] = at[m]++;
-		due_run[picked % MERGE_LAG] = (unsigned char)m;
-		picked++;
-		/* read before the record goes out, not after it */
-		next = UINT64_MAX;
-		if (at[m] < end[m]) {
-			next = at[m]->time;
-			/* the run's new head goes out within a few records:
-			 * its first and last lines are what is read first */
-			__builtin_prefetch(at[m]->bytes);
-			__builtin_prefetch((const char *)at[m]->bytes +
-					   at[m]->size - 8);
-		}
-		t[m] = next <= limit ? next : UINT64_MAX;
-		if (picked - sent < MERGE_LAG)
-			continue;
-		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+		t[m] = merge_pick(&mg, m, limit);
+		err = merge_send(q, &mg);
 		if (err)
 			break;
 	}
-	while (!err && sent < picked)
-		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
-	/* a delivery that stopped the merge leaves the records picked after
-	 * it queued: each run starts again at its first one */
-	for (size_t k = sent; k < picked; k++)
-		at[due_run[k % MERGE_LAG]]--;
-	for (size_t i = 0; i < n; i++)
-		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
-	return err;
+	return merge_end(q, &mg, h, n, err);
 }
 
 /* merge_runs() for each count of runs, known to the compiler: its scan is
@@ -468,16 +510,11 @@ static int merge_few(struct cs_order *q, const struct head *h, size_t n,
 static inline __attribute__((always_inline)) uint64_t
 least_of_group(const uint64_t *t, size_t *at)
 {
-	uint64_t best = t[0];
-	size_t m = 0;
+	uint64_t best = t[0], m = 0;
 
-	for (size_t i = 1; i < GROUP; i++) {
-		bool less = t[i] < best;
-
-		best = less ? t[i] : best;
-		m = less ? i : m;
-	}
-	*at = m;
+	for (size_t i = 1; i < GROUP; i++)
+		cs_least_step(t[i], i, &best, &m);
+	*at = (size_t)m;
 	return best;
 }
 
@@ -494,22 +531,13 @@ merge_wide(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 {
 	uint64_t t[WIDE_RUNS], group_t[GROUP];
 	unsigned char group_m[GROUP];		/* its least run, in the group */
-	const struct entry *at[WIDE_RUNS], *end[WIDE_RUNS];
-	const struct entry *due[MERGE_LAG];	/* picked, not delivered */
-	unsigned char due_run[MERGE_LAG];
-	size_t picked = 0, sent = 0;
+	struct merge mg;
 	int err = 0;
 
-	for (size_t i = 0; i < WIDE_RUNS; i++) {
+	merge_start(q, &mg, h, n, t);
+	for (size_t i = n; i < WIDE_RUNS; i++) {
 		t[i] = UINT64_MAX;
-		at[i] = end[i] = NULL;
-		if (i < n) {
-			const struct run *run = &q->runs[h[i].run];
-
-			t[i] = h[i].time;
-			at[i] = &q->ent[run->start];
-			end[i] = &q->ent[run->end];
-		}
+		mg.at[i] = mg.end[i] = NULL;
 	}
 	for (size_t g = 0; g < GROUP; g++) {
 		size_t m;
@@ -519,38 +547,19 @@ merge_wide(struct cs_order *q, const struct head *h, size_t n, uint64_t limit)
 	}
 	for (;;) {
 		size_t g, m, k;
-		uint64_t best = least_of_group(group_t, &g), next;
+		uint64_t best = least_of_group(group_t, &g);
 
 		if (best == UINT64_MAX)
 			break;
 		m = g * GROUP + group_m[g];
-		due[picked % MERGE_LAG] = at[m]++;
-		due_run[picked % MERGE_LAG] = (unsigned char)m;
-		picked++;
-		/* as merge_runs(): read before the record goes out */
-		next = UINT64_MAX;
-		if (at[m] < end[m]) {
-			next = at[m]->time;
-			__builtin_prefetch(at[m]->bytes);
-			__builtin_prefetch((const char *)at[m]->bytes +
-					   at[m]->size - 8);
-		}
-		t[m] = next <= limit ? next : UINT64_MAX;
+		t[m] = merge_pick(&mg, m, limit);
 		group_t[g] = least_of_group(t + g * GROUP, &k);
 		group_m[g] = (unsigned char)k;
-		if (picked - sent < MERGE_LAG)
-			continue;
-		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
+		err = merge_send(q, &mg);
 		if (err)
 			break;
 	}
-	while (!err && sent < picked)
-		err = deliver_entry(q, due[sent++ % MERGE_LAG]);
-	for (size_t k = sent; k < picked; k++)
-		at[due_run[k % MERGE_LAG]]--;
-	for (size_t i = 0; i < n; i++)
-		q->runs[h[i].run].start = (size_t)(at[i] - q->ent);
-	return err;
+	return merge_end(q, &mg, h, n, err);
 }
 
 /* Merges n runs (heads h, any number) with a heap of their head times;

@@ -26,77 +26,59 @@ struct cur {
 	const char *why;		/* first failure */
 };
 
-static inline int need(struct cur *c, size_t n, const char *what)
+static inline int need(struct cur *c, uint64_t n, const char *what)
 {
 	if (c->why)
 		return 0;
-	if (n > (size_t)(c->end - c->p)) {
+	if (n > (uint64_t)(c->end - c->p)) {
 		c->why = what;
 		return 0;
 	}
 	return 1;
 }
 
+/* n bytes at the cursor, stepped over; NULL (and why) if fewer remain. */
+static inline const void *take(struct cur *c, uint64_t n, const char *what)
+{
+	const void *p = c->p;
+
+	if (!need(c, n, what))
+		return NULL;
+	c->p += n;
+	return p;
+}
+
+/* The fields of one size: 0 when the record has run out (c->why says). */
 static inline uint64_t u64(struct cur *c, const char *what)
 {
-	uint64_t v;
+	const uint8_t *p = take(c, 8, what);
 
-	if (!need(c, 8, what))
-		return 0;
-	v = cs_ld64(c->p);
-	c->p += 8;
-	return v;
+	return p ? cs_ld64(p) : 0;
 }
 
 static inline uint32_t u32(struct cur *c, const char *what)
 {
-	uint32_t v;
+	const uint8_t *p = take(c, 4, what);
 
-	if (!need(c, 4, what))
-		return 0;
-	v = cs_ld32(c->p);
-	c->p += 4;
-	return v;
+	return p ? cs_ld32(p) : 0;
 }
 
 static inline uint16_t u16(struct cur *c, const char *what)
 {
-	uint16_t v;
+	const uint8_t *p = take(c, 2, what);
 
-	if (!need(c, 2, what))
-		return 0;
-	v = cs_ld16(c->p);
-	c->p += 2;
-	return v;
+	return p ? cs_ld16(p) : 0;
 }
 
-/* nr u64s as an array in place; nr is from the file, so divide. */
+/* nr u64s as an array in place; nr is from the file, so divide (nr * 8
+ * is only made once it is known to fit). */
 static const uint64_t *u64s(struct cur *c, uint64_t nr, const char *what)
 {
-	const uint64_t *a = (const uint64_t *)(const void *)c->p;
-
-	if (c->why)
-		return NULL;
-	if (nr > (uint64_t)(c->end - c->p) / 8) {
+	if (!c->why && nr > (uint64_t)(c->end - c->p) / 8) {
 		c->why = what;
 		return NULL;
 	}
-	c->p += nr * 8;
-	return a;
-}
-
-static const void *bytes(struct cur *c, uint64_t n, const char *what)
-{
-	const void *a = c->p;
-
-	if (c->why)
-		return NULL;
-	if (n > (uint64_t)(c->end - c->p)) {
-		c->why = what;
-		return NULL;
-	}
-	c->p += n;
-	return a;
+	return take(c, nr * 8, what);
 }
 
 /* A NUL-terminated string filling the rest of the body, padded to 8
@@ -257,7 +239,7 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 		return c->why ? -EBADMSG : 0;
 	if (st & CS_SAMPLE_RAW) {
 		s->raw_size = u32(c, "raw size");
-		s->raw = bytes(c, s->raw_size, "raw size exceeds the record");
+		s->raw = take(c, s->raw_size, "raw size exceeds the record");
 		/* the kernel pads size so that what follows stays aligned */
 		if (!c->why && ((uintptr_t)c->p & 7))
 			c->why = "raw size leaves the record misaligned";
@@ -268,7 +250,7 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 			s->branch_hw_idx = u64(c, "branch hw_idx");
 		if (!c->why && s->branch_nr > (uint64_t)(c->end - c->p) / 24)
 			c->why = "branch nr exceeds the record";
-		s->branches = bytes(c, s->branch_nr * 24, "branch entries");
+		s->branches = take(c, s->branch_nr * 24, "branch entries");
 		if (attr->branch_sample_type & CS_BRANCH_SAMPLE_COUNTERS)
 			s->branch_counters = u64s(c, s->branch_nr,
 						  "branch counters exceed the record");
@@ -282,7 +264,7 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 	if (st & CS_SAMPLE_STACK_USER) {
 		s->stack_user_size = u64(c, "user stack size");
 		if (s->stack_user_size) {
-			s->stack_user = bytes(c, s->stack_user_size,
+			s->stack_user = take(c, s->stack_user_size,
 					      "user stack size exceeds the record");
 			if (!c->why && (s->stack_user_size & 7))
 				c->why = "user stack size not a multiple of 8";
@@ -311,7 +293,7 @@ static int sample_body(const struct cs_perf_attr *attr, struct cur *c,
 		s->code_page_size = u64(c, "code_page_size");
 	if (st & CS_SAMPLE_AUX) {
 		s->aux_size = u64(c, "aux size");
-		s->aux = bytes(c, s->aux_size, "aux size exceeds the record");
+		s->aux = take(c, s->aux_size, "aux size exceeds the record");
 	}
 	return c->why ? -EBADMSG : 0;
 }
@@ -536,7 +518,7 @@ static void kernel_body(uint32_t type, uint16_t misc, struct cur *c,
 		ev->ksymbol.name = str(c, "name not terminated");
 		break;
 	case CS_RECORD_BPF_EVENT:
-		bytes(c, 16, "bpf event");
+		take(c, 16, "bpf event");
 		break;
 	case CS_RECORD_CGROUP:
 		u64(c, "cgroup id");
@@ -548,7 +530,7 @@ static void kernel_body(uint32_t type, uint16_t misc, struct cur *c,
 		u64(c, "addr");
 		o = u16(c, "old_len");
 		n = u16(c, "new_len");
-		bytes(c, (uint64_t)o + n, "text poke bytes exceed the record");
+		take(c, (uint64_t)o + n, "text poke bytes exceed the record");
 		break;
 	}
 	case CS_RECORD_AUX_OUTPUT_HW_ID:

@@ -987,6 +987,23 @@ static int payload_after(struct cs_reader *r, const uint8_t *rec, size_t size,
 	return 0;
 }
 
+/* What every record read the long way takes once it is native: a size
+ * that wrapped (wrapped: compressed2_wrapped_size()'s, else 0) written
+ * back into its header, the header checked, and the payload after it
+ * measured into *n. */
+static int settle(struct cs_reader *r, const uint8_t *rec, uint32_t type,
+		  size_t size, size_t wrapped, uint64_t off, uint64_t *n)
+{
+	int err;
+
+	if (wrapped)
+		cs_st16((uint8_t *)(uintptr_t)rec + 6, (uint16_t)size);
+	err = check_header(r, type, size, off);
+	if (err)
+		return err;
+	return payload_after(r, rec, size, off, n);
+}
+
 /*
  * perf 6.16+ writes COMPRESSED2 with header.size = ALIGN(16 + data_size, 8)
  * stored in a u16: when 16 + data_size is 65529..65535 that is 65536 and
@@ -1120,10 +1137,7 @@ static int next_compressed(struct cs_reader *r, struct cs_record *out)
 	rec = nativize(r, raw, true, size, r->z_offset, &stable, &err);
 	if (!rec)
 		return err;
-	err = check_header(r, cs_ld32(rec), size, r->z_offset);
-	if (err)
-		return err;
-	err = payload_after(r, rec, size, r->z_offset, &n);
+	err = settle(r, rec, cs_ld32(rec), size, 0, r->z_offset, &n);
 	if (err)
 		return err;
 	cs_zstream_skip(r->z, n);
@@ -1266,12 +1280,7 @@ static int next_file(struct cs_reader *r, struct cs_record *out)
 		       off, &stable, &err);
 	if (!rec)
 		return err;
-	if (wrapped)
-		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
-	err = check_header(r, type, size, off);
-	if (err)
-		return err;
-	err = payload_after(r, rec, size, off, &n);
+	err = settle(r, rec, type, size, wrapped, off, &n);
 	if (err)
 		return err;
 	if (n > left - size)
@@ -1343,12 +1352,7 @@ static int next_pipe(struct cs_reader *r, struct cs_record *out)
 	rec = nativize(r, at, true, size, off, &stable, &err);
 	if (!rec)
 		return err;
-	if (wrapped)
-		cs_st16((uint8_t *)(uintptr_t)rec + 6, size);
-	err = check_header(r, type, size, off);
-	if (err)
-		return err;
-	err = payload_after(r, rec, size, off, &n);
+	err = settle(r, rec, type, size, wrapped, off, &n);
 	if (!err)
 		err = keep_pipe_payload(r, type, n, off);
 	if (err)

@@ -27,6 +27,7 @@
 #include "abi/perf_abi.h"
 #include "lib/stitch/parts.h"
 #include "lib/util/grow.h"
+#include "lib/util/select.h"
 
 /* Slot sizes: steps of 128 bytes up to 4 KiB, so that a typical waiting
  * sample (~550 bytes) takes 640, not the 1 KiB a power of two would: the
@@ -526,13 +527,17 @@ static inline void wait_prefetch(const struct thr *t)
 		prefetch_record(&t->wait[k]);
 }
 
-/* The next waiting sample of t, taken off its queue */
+/* The next waiting sample of t, taken off its queue. The one
+ * PREFETCH_AHEAD on is asked for, or the last when fewer wait: asking
+ * again for one on its way costs less than the test, which mispredicts
+ * with the few samples a kernel entry usually has. */
 static inline const struct pend *wait_take(struct cs_stitch *st, struct thr *t)
 {
 	const struct pend *p = &t->wait[t->wait_first++];
+	uint32_t ahead = t->wait_first + PREFETCH_AHEAD - 1;
+	uint32_t last = t->wait_nr - 1;
 
-	if (t->wait_first + PREFETCH_AHEAD - 1 < t->wait_nr)
-		prefetch_record(&p[PREFETCH_AHEAD]);
+	prefetch_record(&t->wait[ahead < last ? ahead : last]);
 	st->pending--;
 	return p;
 }
@@ -677,8 +682,10 @@ static bool seen_record(const struct thr *t, uint64_t cookie)
  * goes out at once with the record's user part. */
 static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 {
-	return (!waiting(t) || t->wait_cookie != cookie) && t->has_rec &&
-	       t->rec_cookie == cookie;
+	/* one branch on the answer (the caller's), not one per term: each
+	 * term depends on the record's data */
+	return (!waiting(t) | (t->wait_cookie != cookie)) &
+	       t->has_rec & (t->rec_cookie == cookie);
 }
 
 /* Files a deferred sample of t behind the others that wait for cookie;
@@ -688,17 +695,20 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		uint64_t time, const void *bytes, size_t size, uint64_t offset,
 		bool stable, bool filed)
 {
+	/* the first sample of an entry: every other sample of a short one
+	 * (a jump on it mispredicted as often), so its state is selected */
+	bool first = !waiting(t) | (t->wait_cookie != cookie);
 	struct pend *p;
 	int err;
 
-	if (!waiting(t) || t->wait_cookie != cookie) {
+	if (waiting(t) & (t->wait_cookie != cookie)) {
 		err = release_superseded(st, t);
 		if (err)
 			return err;
-		t->wait_cookie = cookie;
-		t->wait_lost = st->lost_seq;
-		t->wait_since = time;	/* none waits now: this is the first */
 	}
+	t->wait_cookie = cookie;
+	t->wait_lost = cs_select_u64(first, st->lost_seq, t->wait_lost);
+	t->wait_since = cs_select_u64(first, time, t->wait_since);
 	if (t->wait_nr == t->wait_cap && wait_grow(st, t))
 		return -ENOMEM;
 	p = &t->wait[t->wait_nr];
