@@ -13,30 +13,33 @@
 #include <time.h>
 #include <unistd.h>
 
+/* An error and a warning are the same line but for what starts it. */
+static void __attribute__((format(printf, 2, 0)))
+cli_say(const char *prefix, const char *fmt, va_list ap)
+{
+	flockfile(stderr);	/* one line, whichever thread says it */
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	flockfile(stderr);	/* one line, whichever thread says it */
-	fputs("callstitch: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_say("callstitch: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	flockfile(stderr);	/* one line, whichever thread says it */
-	fputs("callstitch: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_say("callstitch: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 int cli_input_option(struct cli_input *in, int opt, const char *arg)
@@ -110,6 +113,13 @@ bool cli_jobs_option(const char *cmd, const char *arg, unsigned int *jobs)
 	cli_error("%s: --jobs '%s': expected a number of threads from 1 to 1024",
 		  cmd, arg);
 	return false;
+}
+
+unsigned int cli_jobs_counting(struct cli_input *in)
+{
+	in->jobs = in->jobs ? in->jobs : cs_jobs_default();
+	in->output_threads = in->jobs >= 2;	/* the counting thread */
+	return in->jobs;
 }
 
 bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage)
