@@ -510,20 +510,31 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 	return ci;
 }
 
-static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
+/* How many of keys[0..nr) (sorted by lo) start at or before addr: both
+ * lookups, the CU ranges' and a CU's calls', look back from there. */
+static inline size_t ranges_past(const struct range_key *keys, size_t nr,
+				 uint64_t addr)
 {
-	size_t lo = 0, hi = in->nr_ranges, n = 0;
-	struct inl *hit[MAX_DEPTH];
-	struct cu_index *ci = NULL;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (in->range_keys[mid].lo <= addr)
+		if (keys[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
+{
+	size_t lo, n = 0;
+	struct inl *hit[MAX_DEPTH];
+	struct cu_index *ci = NULL;
+
+	lo = ranges_past(in->range_keys, in->nr_ranges, addr);
 	/* ranges may nest or overlap a little: look back a few */
 	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
 		if (addr < in->range_keys[k].end) {
@@ -537,16 +548,7 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	}
 	if (!ci || !ci->nr)
 		return 0;
-	lo = 0;
-	hi = ci->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ci->keys[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ranges_past(ci->keys, ci->nr, addr);
 	/* every call whose range holds addr; `reach` says when none before
 	 * can any more */
 	for (size_t k = lo; k-- > 0 && ci->keys[k].end > addr;) {
