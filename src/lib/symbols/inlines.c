@@ -204,13 +204,10 @@ static int open_image(struct cs_inlines *in, const char *key)
 	return !in->img_elf;
 }
 
-/* From the image (open_image) when the file compresses its sections, else
- * as libdw opens any file. */
-static void open_dwarf(struct cs_inlines *in, const char *key)
+/* Lets go of what open_image() opened, whether it got all the way or
+ * not: when libdw reads the file itself, and at the end. */
+static void close_image(struct cs_inlines *in)
 {
-	if (!open_image(in, key) &&
-	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
-		return;
 	if (in->img_elf)
 		elf_end(in->img_elf);
 	if (in->elf)
@@ -219,6 +216,16 @@ static void open_dwarf(struct cs_inlines *in, const char *key)
 	cs_symcache_image_close(&in->saved);
 	in->img_elf = in->elf = NULL;
 	in->image = NULL;
+}
+
+/* From the image (open_image) when the file compresses its sections, else
+ * as libdw opens any file. */
+static void open_dwarf(struct cs_inlines *in, const char *key)
+{
+	if (!open_image(in, key) &&
+	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
+		return;
+	close_image(in);
 	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
 }
 
@@ -593,12 +600,7 @@ void cs_inlines_free(struct cs_inlines *in)
 		return;
 	if (in->dw)
 		dwarf_end(in->dw);
-	if (in->img_elf)
-		elf_end(in->img_elf);
-	if (in->elf)
-		elf_end(in->elf);
-	free(in->image);
-	cs_symcache_image_close(&in->saved);
+	close_image(in);
 	if (in->fd >= 0)
 		close(in->fd);
 	for (size_t i = 0; i < 256; i++) {
