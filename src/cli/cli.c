@@ -351,6 +351,12 @@ int cli_run_path(struct cli_input *in, const char *path,
 	return rc;
 }
 
+/* A row of --stats' table: the name, then its count in one column. */
+static void stat_line(FILE *f, const char *name, uint64_t n)
+{
+	fprintf(f, "  %-28s %12" PRIu64 "\n", name, n);
+}
+
 void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 		     const char *name)
 {
@@ -373,27 +379,27 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 	}
 	fprintf(f, "callstitch statistics%s%s:\n", name ? " of " : "",
 		name ? name : "");
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "records", st->records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "bytes", st->bytes);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "samples", st->samples);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  with deferred user stack", st->samples_deferred);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched", st->stitched);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched late", st->stitched_late);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  kernel-only", st->kernel_only);
+	stat_line(f, "records", st->records);
+	stat_line(f, "bytes", st->bytes);
+	stat_line(f, "samples", st->samples);
+	stat_line(f, "  with deferred user stack", st->samples_deferred);
+	stat_line(f, "  stitched", st->stitched);
+	stat_line(f, "  stitched late", st->stitched_late);
+	stat_line(f, "  kernel-only", st->kernel_only);
 	for (int r = 1; r < CS_MISSING__COUNT; r++)
 		fprintf(f, "    %-26s %12" PRIu64 "\n",
 			cs_missing_reason_name((enum cs_missing_reason)r),
 			st->kernel_only_by[r]);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  as recorded", st->original);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  unwound (dwarf)", st->unwound);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  not unwound: bad copy", st->unwind_refused);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "deferred records", st->deferred_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  used", st->deferred_used);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  duplicate", st->duplicate_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  orphan", st->orphan_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost events", st->lost_events);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost samples", st->lost_samples);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "most samples waiting", st->max_pending);
+	stat_line(f, "  as recorded", st->original);
+	stat_line(f, "  unwound (dwarf)", st->unwound);
+	stat_line(f, "  not unwound: bad copy", st->unwind_refused);
+	stat_line(f, "deferred records", st->deferred_records);
+	stat_line(f, "  used", st->deferred_used);
+	stat_line(f, "  duplicate", st->duplicate_records);
+	stat_line(f, "  orphan", st->orphan_records);
+	stat_line(f, "lost events", st->lost_events);
+	stat_line(f, "lost samples", st->lost_samples);
+	stat_line(f, "most samples waiting", st->max_pending);
 	fprintf(f, "  accounting: %s\n", cs_stats_mismatch(st) ? cs_stats_mismatch(st) :
 		"samples = stitched + late + kernel-only + as recorded; "
 		"records = used + duplicate + orphan");
