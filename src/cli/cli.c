@@ -13,30 +13,33 @@
 #include <time.h>
 #include <unistd.h>
 
+/* An error and a warning are the same line but for what starts it. */
+static void __attribute__((format(printf, 2, 0)))
+cli_say(const char *prefix, const char *fmt, va_list ap)
+{
+	flockfile(stderr);	/* one line, whichever thread says it */
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	flockfile(stderr);	/* one line, whichever thread says it */
-	fputs("callstitch: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_say("callstitch: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	flockfile(stderr);	/* one line, whichever thread says it */
-	fputs("callstitch: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_say("callstitch: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
 }
 
 int cli_input_option(struct cli_input *in, int opt, const char *arg)
@@ -110,6 +113,13 @@ bool cli_jobs_option(const char *cmd, const char *arg, unsigned int *jobs)
 	cli_error("%s: --jobs '%s': expected a number of threads from 1 to 1024",
 		  cmd, arg);
 	return false;
+}
+
+unsigned int cli_jobs_counting(struct cli_input *in)
+{
+	in->jobs = in->jobs ? in->jobs : cs_jobs_default();
+	in->output_threads = in->jobs >= 2;	/* the counting thread */
+	return in->jobs;
 }
 
 bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage)
@@ -341,6 +351,12 @@ int cli_run_path(struct cli_input *in, const char *path,
 	return rc;
 }
 
+/* A row of --stats' table: the name, then its count in one column. */
+static void stat_line(FILE *f, const char *name, uint64_t n)
+{
+	fprintf(f, "  %-28s %12" PRIu64 "\n", name, n);
+}
+
 void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 		     const char *name)
 {
@@ -363,27 +379,27 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 	}
 	fprintf(f, "callstitch statistics%s%s:\n", name ? " of " : "",
 		name ? name : "");
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "records", st->records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "bytes", st->bytes);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "samples", st->samples);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  with deferred user stack", st->samples_deferred);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched", st->stitched);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  stitched late", st->stitched_late);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  kernel-only", st->kernel_only);
+	stat_line(f, "records", st->records);
+	stat_line(f, "bytes", st->bytes);
+	stat_line(f, "samples", st->samples);
+	stat_line(f, "  with deferred user stack", st->samples_deferred);
+	stat_line(f, "  stitched", st->stitched);
+	stat_line(f, "  stitched late", st->stitched_late);
+	stat_line(f, "  kernel-only", st->kernel_only);
 	for (int r = 1; r < CS_MISSING__COUNT; r++)
 		fprintf(f, "    %-26s %12" PRIu64 "\n",
 			cs_missing_reason_name((enum cs_missing_reason)r),
 			st->kernel_only_by[r]);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  as recorded", st->original);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  unwound (dwarf)", st->unwound);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  not unwound: bad copy", st->unwind_refused);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "deferred records", st->deferred_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  used", st->deferred_used);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  duplicate", st->duplicate_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "  orphan", st->orphan_records);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost events", st->lost_events);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "lost samples", st->lost_samples);
-	fprintf(f, "  %-28s %12" PRIu64 "\n", "most samples waiting", st->max_pending);
+	stat_line(f, "  as recorded", st->original);
+	stat_line(f, "  unwound (dwarf)", st->unwound);
+	stat_line(f, "  not unwound: bad copy", st->unwind_refused);
+	stat_line(f, "deferred records", st->deferred_records);
+	stat_line(f, "  used", st->deferred_used);
+	stat_line(f, "  duplicate", st->duplicate_records);
+	stat_line(f, "  orphan", st->orphan_records);
+	stat_line(f, "lost events", st->lost_events);
+	stat_line(f, "lost samples", st->lost_samples);
+	stat_line(f, "most samples waiting", st->max_pending);
 	fprintf(f, "  accounting: %s\n", cs_stats_mismatch(st) ? cs_stats_mismatch(st) :
 		"samples = stitched + late + kernel-only + as recorded; "
 		"records = used + duplicate + orphan");

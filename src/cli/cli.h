@@ -124,6 +124,12 @@ bool cli_option(struct cli_input *in, int opt, const char *arg,
  * 'ARG': ..." on stderr (the command stops with 129). */
 bool cli_jobs_option(const char *cmd, const char *arg, unsigned int *jobs);
 
+/* For a command whose samples are counted on a thread of their own
+ * (CLI_JOBS_COUNTING_HELP): settles in->jobs (-j, else the CPUs
+ * available) and, from two jobs on, counts that thread as the output's.
+ * Returns the jobs, for the output's options. */
+unsigned int cli_jobs_counting(struct cli_input *in);
+
 /* After the options: true if no operand is left; else prints
  * "CMD: unexpected argument" and the usage on stderr. */
 bool cli_no_operands(const char *cmd, int argc, char **argv, const char *usage);

@@ -9,7 +9,6 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "lib/util/jobs.h"
 #include "lib/util/replaceable.h"
 #include "outputs/flame.h"
 
@@ -154,9 +153,7 @@ int cmd_flame(int argc, char **argv)
 	}
 
 	fopts.off_cpu = in.view == CS_VIEW_OFF_CPU;
-	fopts.jobs = in.jobs ? in.jobs : cs_jobs_default();
-	in.jobs = fopts.jobs;
-	in.output_threads = fopts.jobs >= 2;	/* the counting thread */
+	fopts.jobs = cli_jobs_counting(&in);
 	/* every on-CPU sample's stack is resolved (whole: --no-kernel drops
 	 * frames after): its binaries may load ahead; the off-CPU
 	 * switch-outs left out are tracepoints. Not for --diff's baseline,

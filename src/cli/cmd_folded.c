@@ -10,7 +10,6 @@
 #include "cli/commands.h"
 #include "outputs/folded.h"
 #include "outputs/report_opts.h"
-#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch folded [OPTIONS]\n\n"
@@ -97,9 +96,7 @@ int cmd_folded(int argc, char **argv)
 	rc = 1;
 	o.pids = filt.pids.nr ? &filt.pids : NULL;
 	o.tids = filt.tids.nr ? &filt.tids : NULL;
-	o.jobs = in.jobs ? in.jobs : cs_jobs_default();
-	in.jobs = o.jobs;
-	in.output_threads = o.jobs >= 2;	/* the counting thread */
+	o.jobs = cli_jobs_counting(&in);
 	/* one count per line: on-CPU samples, or off-CPU microseconds */
 	run.view = in.view == CS_VIEW_OFF_CPU ? CS_VIEW_OFF_CPU : CS_VIEW_ON_CPU;
 	if (run.view == CS_VIEW_OFF_CPU) {

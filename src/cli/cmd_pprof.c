@@ -12,7 +12,6 @@
 #include "cli/commands.h"
 #include "outputs/pprof.h"
 #include "outputs/report_opts.h"
-#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch pprof [OPTIONS] -o FILE\n\n"
@@ -102,9 +101,7 @@ int cmd_pprof(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &now);
 		o.end_nanos = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 	}
-	o.jobs = in.jobs ? in.jobs : cs_jobs_default();
-	in.jobs = o.jobs;
-	in.output_threads = o.jobs >= 2;	/* the counting thread */
+	o.jobs = cli_jobs_counting(&in);
 	/* without a filter every sample's stack is resolved (whole): its
 	 * binaries may load ahead */
 	if (!run.pids && !run.tids && run.view == CS_VIEW_ALL)

@@ -11,7 +11,6 @@
 #include "cli/commands.h"
 #include "outputs/report_opts.h"
 #include "outputs/speedscope.h"
-#include "lib/util/jobs.h"
 
 static const char usage_text[] =
 	"usage: callstitch speedscope [OPTIONS] [-o FILE]\n\n"
@@ -76,8 +75,7 @@ int cmd_speedscope(int argc, char **argv)
 	if (base)
 		run.name = base + 1;
 	run.exporter = "callstitch " CS_VERSION;
-	in.jobs = in.jobs ? in.jobs : cs_jobs_default();
-	in.output_threads = in.jobs >= 2;	/* the counting thread */
+	cli_jobs_counting(&in);
 	/* without a filter every sample's stack is resolved (whole): its
 	 * binaries may load ahead */
 	if (!run.pids && !run.tids)

@@ -227,6 +227,21 @@ static void chain(FILE *f, const char *what, const uint64_t *ips, uint64_t nr)
 	}
 }
 
+/* A sample's user or interrupt registers: the two come as one layout, the
+ * values packed in the order of the set bits of the event's mask (vals
+ * NULL when the sample carries none). */
+static void regs(FILE *f, const char *which, uint64_t abi, uint64_t mask,
+		 const uint64_t *vals)
+{
+	size_t k = 0;
+
+	fprintf(f, "... %s regs: abi %" PRIu64, which, abi);
+	for (int b = 0; vals && b < 64; b++)
+		if (mask >> b & 1)
+			fprintf(f, " r%d=%#" PRIx64, b, vals[k++]);
+	fputc('\n', f);
+}
+
 static void sample(FILE *f, const struct cs_event *ev)
 {
 	const struct cs_sample *s = &ev->sample;
@@ -275,16 +290,9 @@ static void sample(FILE *f, const struct cs_event *ev)
 			fputc('\n', f);
 		}
 	}
-	if (st & CS_SAMPLE_REGS_USER) {
-		uint64_t m = cs_evsel_attr(ev->evsel)->sample_regs_user;
-		size_t k = 0;
-
-		fprintf(f, "... user regs: abi %" PRIu64, s->user_regs_abi);
-		for (int b = 0; s->user_regs && b < 64; b++)
-			if (m >> b & 1)
-				fprintf(f, " r%d=%#" PRIx64, b, s->user_regs[k++]);
-		fputc('\n', f);
-	}
+	if (st & CS_SAMPLE_REGS_USER)
+		regs(f, "user", s->user_regs_abi,
+		     cs_evsel_attr(ev->evsel)->sample_regs_user, s->user_regs);
 	if (st & CS_SAMPLE_STACK_USER)
 		fprintf(f, "... user stack: size %" PRIu64 ", dyn_size %" PRIu64
 			"\n", s->stack_user_size, s->stack_user_dyn_size);
@@ -294,16 +302,9 @@ static void sample(FILE *f, const struct cs_event *ev)
 		fprintf(f, "... data_src: %#" PRIx64 "\n", s->data_src);
 	if (st & CS_SAMPLE_TRANSACTION)
 		fprintf(f, "... transaction: %#" PRIx64 "\n", s->transaction);
-	if (st & CS_SAMPLE_REGS_INTR) {
-		uint64_t m = cs_evsel_attr(ev->evsel)->sample_regs_intr;
-		size_t k = 0;
-
-		fprintf(f, "... intr regs: abi %" PRIu64, s->intr_regs_abi);
-		for (int b = 0; s->intr_regs && b < 64; b++)
-			if (m >> b & 1)
-				fprintf(f, " r%d=%#" PRIx64, b, s->intr_regs[k++]);
-		fputc('\n', f);
-	}
+	if (st & CS_SAMPLE_REGS_INTR)
+		regs(f, "intr", s->intr_regs_abi,
+		     cs_evsel_attr(ev->evsel)->sample_regs_intr, s->intr_regs);
 	if (st & CS_SAMPLE_PHYS_ADDR)
 		fprintf(f, "... phys_addr: %#" PRIx64 "\n", s->phys_addr);
 	if (st & CS_SAMPLE_CGROUP)

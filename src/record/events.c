@@ -241,19 +241,29 @@ static int open_error(const struct cs_perf_attr *attr, struct cs_errbuf *eb,
 			name, (int)pid, cpu, strerror(-err));
 }
 
+/* One open of e on (pid, cpu): its fd, or -errno. The first success
+ * settles e's attr: later opens, on the other CPUs and tasks, take it as
+ * it is and fall back no further. */
+static int open_once(struct cs_rec_evsel *e, pid_t pid, int cpu)
+{
+	int fd = sys_perf_event_open(&e->attr, pid, cpu);
+
+	if (fd < 0)
+		return -errno;
+	e->opened = true;
+	return fd;
+}
+
 /* An event's first open decides its fallbacks; later opens use what it
  * settled. */
 static int open_sampling(struct cs_rec_evlist *l, struct cs_rec_evsel *e,
 			 pid_t pid, int cpu, struct cs_errbuf *eb)
 {
 	for (;;) {
-		int fd = sys_perf_event_open(&e->attr, pid, cpu);
-		int err = -errno;
+		int err = open_once(e, pid, cpu);
 
-		if (fd >= 0) {
-			e->opened = true;
-			return fd;
-		}
+		if (err >= 0)		/* the fd */
+			return err;
 		if (e->opened)
 			return open_error(&e->attr, eb, err, e->name, pid, cpu);
 		if (err == -EINVAL && (e->attr.flags & CS_ATTR_DEFER_CALLCHAIN)) {
@@ -299,13 +309,10 @@ static int open_tracking(struct cs_rec_evlist *l, struct cs_rec_evsel *e,
 	if (!e->opened && !cs_rec_evlist_defer_on(l))
 		e->attr.flags &= ~CS_ATTR_DEFER_OUTPUT;
 	for (;;) {
-		int fd = sys_perf_event_open(&e->attr, pid, cpu);
-		int err = -errno;
+		int err = open_once(e, pid, cpu);
 
-		if (fd >= 0) {
-			e->opened = true;
-			return fd;
-		}
+		if (err >= 0)		/* the fd */
+			return err;
 		if (!e->opened && err == -EINVAL && (e->attr.flags & CS_ATTR_BUILD_ID)) {
 			e->attr.flags &= ~CS_ATTR_BUILD_ID;
 			l->no_build_id = true;

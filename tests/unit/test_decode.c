@@ -372,6 +372,20 @@ static int setup_wide_no_build_id(void **state)
 	return one_event(state, WIDE, 0);
 }
 
+/* A WIDE event's sample_id trailer, every field in perf's order, its
+ * STREAM_ID 70 and IDENTIFIER 7. An ID unlike the IDENTIFIER shows which
+ * of the two the decoder took. */
+static void put_wide_trailer(struct rb *b, uint32_t pid, uint32_t tid,
+			     uint64_t time, uint64_t id, uint32_t cpu)
+{
+	pair(b, pid, tid);		/* TID */
+	put(b, time);			/* TIME */
+	put(b, id);			/* ID */
+	put(b, 70);			/* STREAM_ID */
+	pair(b, cpu, 0);		/* CPU */
+	put(b, 7);			/* IDENTIFIER */
+}
+
 static int teardown(void **state)
 {
 	struct fix *f = *state;
@@ -440,12 +454,7 @@ static void deferred_record_with_every_trailer_field(void **state)
 	put(&b, 2);			/* nr */
 	put(&b, 0x7f0000001000ULL);
 	put(&b, 0x7f0000002000ULL);
-	pair(&b, 10, 11);		/* trailer: TID */
-	put(&b, 5000);			/* TIME */
-	put(&b, 6);			/* ID */
-	put(&b, 70);			/* STREAM_ID */
-	pair(&b, 1, 0);			/* CPU */
-	put(&b, 7);			/* IDENTIFIER */
+	put_wide_trailer(&b, 10, 11, 5000, 6, 1);
 	size = rb_end(&b);
 	memset(&ev, 0xa5, sizeof(ev));
 	assert_int_equal(cs_decode(f->l, b.w, size, 0x300, "t", &ev, &f->eb), 0);
@@ -487,12 +496,7 @@ static void trailer_fields_come_from_the_end(void **state)
 	rb_start(&b, CS_RECORD_COMM, CS_MISC_COMM_EXEC);
 	pair(&b, 10, 11);
 	put(&b, 0x0000006b726f77ULL);	/* "work\0..." padded */
-	pair(&b, 10, 11);		/* trailer: TID */
-	put(&b, 5000);			/* TIME */
-	put(&b, 7);			/* ID */
-	put(&b, 70);			/* STREAM_ID */
-	pair(&b, 1, 0);			/* CPU */
-	put(&b, 7);			/* IDENTIFIER */
+	put_wide_trailer(&b, 10, 11, 5000, 7, 1);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_string_equal(ev.comm.comm, "work");
@@ -516,8 +520,7 @@ static void unterminated_strings_are_ebadmsg(void **state)
 	rb_start(&b, CS_RECORD_COMM, 0);
 	pair(&b, 10, 11);
 	put(&b, 0x4141414141414141ULL);	/* no NUL before the trailer */
-	pair(&b, 10, 11);
-	put(&b, 5000); put(&b, 7); put(&b, 70); pair(&b, 1, 0); put(&b, 7);
+	put_wide_trailer(&b, 10, 11, 5000, 7, 1);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0x40, "t", &ev, &f->eb),
 			 -EBADMSG);
@@ -539,8 +542,7 @@ static void mmap2_with_build_id(void **state)
 	pair(&b, 5, 2);				/* prot r-x, flags private */
 	put(&b, 0x6e69622f7273752fULL);	/* "/usr/bin" */
 	put(&b, 0);
-	pair(&b, 20, 21); put(&b, 1); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-	put(&b, 7);
+	put_wide_trailer(&b, 20, 21, 1, 7, 0);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_true(ev.mmap.has_build_id);
@@ -570,8 +572,7 @@ static void mmap2_build_id_bit_without_build_id_attr_is_the_inode_form(void **st
 	put(&b, 4242); put(&b, 0);		/* ino, generation */
 	pair(&b, 5, 2);
 	put(&b, 0x0000000000612f2fULL);		/* "//a" */
-	pair(&b, 20, 21); put(&b, 1); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-	put(&b, 7);
+	put_wide_trailer(&b, 20, 21, 1, 7, 0);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_false(ev.mmap.has_build_id);
@@ -590,8 +591,7 @@ static void fork_exit_lost_ksymbol(void **state)
 
 	rb_start(&b, CS_RECORD_FORK, 0);
 	pair(&b, 30, 29); pair(&b, 31, 29); put(&b, 77);
-	pair(&b, 30, 31); put(&b, 77); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-	put(&b, 7);
+	put_wide_trailer(&b, 30, 31, 77, 7, 0);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_int_equal(ev.fork.pid, 30);
@@ -601,8 +601,7 @@ static void fork_exit_lost_ksymbol(void **state)
 
 	rb_start(&b, CS_RECORD_LOST, 0);
 	put(&b, 7); put(&b, 12);
-	pair(&b, 0, 0); put(&b, 80); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-	put(&b, 7);
+	put_wide_trailer(&b, 0, 0, 80, 7, 0);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_int_equal(ev.lost.id, 7);
@@ -612,8 +611,7 @@ static void fork_exit_lost_ksymbol(void **state)
 	put(&b, 0xffffffffc0000000ULL);
 	pair(&b, 256, 1 | 2u << 16);
 	put(&b, 0x00636f72705f6662ULL);	/* "bf_proc" */
-	pair(&b, 0, 0); put(&b, 81); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-	put(&b, 7);
+	put_wide_trailer(&b, 0, 0, 81, 7, 0);
 	size = rb_end(&b);
 	assert_int_equal(cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb), 0);
 	assert_int_equal(ev.ksymbol.len, 256);
@@ -652,8 +650,7 @@ static void every_kernel_type_cut_short_is_ebadmsg_not_a_crash(void **state)
 		if (t == CS_RECORD_SAMPLE)
 			continue;
 		rb_start(&b, t, 0);
-		pair(&b, 1, 1); put(&b, 2); put(&b, 7); put(&b, 70); pair(&b, 0, 0);
-		put(&b, 7);
+		put_wide_trailer(&b, 1, 1, 2, 7, 0);
 		size = rb_end(&b);
 		cs_error_clear(&f->eb);
 		err = cs_decode(f->l, b.w, size, 0, "t", &ev, &f->eb);
@@ -729,6 +726,21 @@ static void sample_decodes_through_its_evsel(void **state)
 	assert_non_null(strstr(f->eb.msg, "t: SAMPLE record at offset 0x100: "));
 }
 
+/* The fixed fields of a sample of setup_ids_and_chain's event, up to its
+ * callchain: IDENTIFIER and ID 7, pid 40, tid 41, cpu 3, period 4000. */
+static void ids_and_chain_head(struct rb *b, uint16_t misc, uint64_t ip,
+			       uint64_t time)
+{
+	rb_start(b, CS_RECORD_SAMPLE, misc);
+	put(b, 7);			/* IDENTIFIER */
+	put(b, ip);			/* IP */
+	pair(b, 40, 41);		/* TID */
+	put(b, time);			/* TIME */
+	put(b, 7);			/* ID */
+	pair(b, 3, 0);			/* CPU */
+	put(b, 4000);			/* PERIOD */
+}
+
 /* A body of 72 bytes or more takes the unchecked path for its fixed
  * fields; one under takes the checked path: the same event either way. */
 static void sample_ids_are_the_same_on_both_paths(void **state)
@@ -739,14 +751,7 @@ static void sample_ids_are_the_same_on_both_paths(void **state)
 	size_t size;
 
 	for (int nr = 0; nr <= 2; nr += 2) {
-		rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
-		put(&b, 7);			/* IDENTIFIER */
-		put(&b, 0x401000);		/* IP */
-		pair(&b, 40, 41);
-		put(&b, 9999);
-		put(&b, 7);			/* ID */
-		pair(&b, 3, 0);
-		put(&b, 4000);			/* PERIOD */
+		ids_and_chain_head(&b, CS_MISC_USER, 0x401000, 9999);
 		put(&b, (uint64_t)nr);		/* CALLCHAIN */
 		for (int i = 0; i < nr; i++)
 			put(&b, 0x401000 + (uint64_t)i);
@@ -782,14 +787,7 @@ static void bytes_past_a_samples_fields_are_ebadmsg(void **state)
 	struct rb b;
 	size_t size;
 
-	rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_USER);
-	put(&b, 7);
-	put(&b, 0x401000);
-	pair(&b, 40, 41);
-	put(&b, 9999);
-	put(&b, 7);
-	pair(&b, 3, 0);
-	put(&b, 4000);
+	ids_and_chain_head(&b, CS_MISC_USER, 0x401000, 9999);
 	put(&b, 0);				/* CALLCHAIN nr 0 */
 	put(&b, 0);				/* bytes nobody asked for */
 	size = rb_end(&b);
@@ -818,14 +816,8 @@ static void decoded_again_is_decoded_afresh(void **state)
 	assert_int_equal(cs_decode_again(f->l, b.w, size, 0, "t", &again, &f->eb), 0);
 	assert_string_equal(again.mmap.filename, "/bin");
 	for (int nr = 4; nr >= 2; nr -= 2) {
-		rb_start(&b, CS_RECORD_SAMPLE, CS_MISC_KERNEL);
-		put(&b, 7);			/* IDENTIFIER */
-		put(&b, 0xffffffff81000000ULL);	/* IP */
-		pair(&b, 40, 41);
-		put(&b, 9999 + (uint64_t)nr);	/* TIME */
-		put(&b, 7);			/* ID */
-		pair(&b, 3, 0);
-		put(&b, 4000);			/* PERIOD */
+		ids_and_chain_head(&b, CS_MISC_KERNEL, 0xffffffff81000000ULL,
+				   9999 + (uint64_t)nr);
 		put(&b, (uint64_t)nr);		/* CALLCHAIN */
 		for (int i = 0; i < nr; i++)
 			put(&b, 0xffffffff81000100ULL + (uint64_t)i);

@@ -425,6 +425,15 @@ static void self_mapping(uint64_t addr, struct self_map *sm)
 	fail_msg("no mapping holds %#lx", (unsigned long)addr);
 }
 
+/* The mapping sm of this very binary, as perf records it for PID, with
+ * build id bid (NULL: none). */
+static void feed_self_map(struct cs_machine *m, const struct self_map *sm,
+			  const uint8_t *bid)
+{
+	feed(m, mmap_event(PID, sm->start, sm->end - sm->start, sm->pgoff,
+			   sm->path, bid));
+}
+
 static uint64_t marker_addr(void)
 {
 	return (uint64_t)(uintptr_t)&marker_function_for_machine + 3;
@@ -449,7 +458,7 @@ static void user_address_resolves_to_symbol_and_dso(void **state)
 	(void)state;
 	self_mapping(marker_addr(), &sm);
 	self_build_id(bid);
-	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	feed_self_map(m, &sm, bid);
 	for (int twice = 0; twice < 2; twice++) {	/* second: from the cache */
 		cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
 		assert_non_null(loc.sym);
@@ -513,7 +522,7 @@ static void a_place_resolves_as_its_address_does(void **state)
 	(void)state;
 	self_mapping(marker_addr(), &sm);
 	self_build_id(bid);
-	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	feed_self_map(m, &sm, bid);
 	assert_true(cs_machine_user_place(m, PID, marker_addr(), &bin, &off));
 	cs_machine_place_load(m, bin);
 	cs_machine_place_resolve(bin, off, &at, &lens);
@@ -548,7 +557,7 @@ static void build_id_mismatch_is_refused(void **state)
 	self_mapping(marker_addr(), &sm);
 	self_build_id(bid);
 	bid[7] ^= 0x55;				/* another build of the file */
-	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, bid));
+	feed_self_map(m, &sm, bid);
 	cs_machine_resolve(m, PID, CS_MISC_USER, marker_addr(), &loc);
 	assert_null(loc.sym);
 	assert_string_equal(loc.dso_name, sm.path);
@@ -596,7 +605,7 @@ static void inlined_functions_come_from_dwarf(void **state)
 	(void)state;
 	caller_of_inlined_helper();
 	self_mapping(inlined_site, &sm);
-	feed(m, mmap_event(PID, sm.start, sm.end - sm.start, sm.pgoff, sm.path, NULL));
+	feed_self_map(m, &sm, NULL);
 	cs_machine_resolve(m, PID, CS_MISC_USER, inlined_site, &loc);
 	assert_non_null(loc.sym);
 	assert_string_equal(loc.sym, "caller_of_inlined_helper");

@@ -267,6 +267,20 @@ static const char *str(const struct decoded *d, int64_t i)
 	return d->strings[i];
 }
 
+/* p's profile, with the value columns of ev[0..nr), encoded and read
+ * back into d (which copies what it keeps: free it with decoded_free). */
+static void encode_and_decode(struct cs_pprof *p,
+			      const struct cs_pprof_event *ev, size_t nr,
+			      struct decoded *d)
+{
+	uint8_t *data;
+	size_t len;
+
+	assert_int_equal(cs_pprof_encode(p, ev, nr, &data, &len), 0);
+	decode(data, len, d);
+	free(data);
+}
+
 /* A sample's label: the string (or the number, printed) under key. */
 static const char *label(const struct decoded *d, size_t sample,
 			 const char *key, char *buf, size_t len)
@@ -329,8 +343,6 @@ static void profile_decodes_to_what_was_added(void **state)
 		  .addr = 0x123, .missing = CS_MISSING_END } };
 	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .freq = 4000 } };
 	struct decoded d;
-	uint8_t *data;
-	size_t len;
 	int64_t count = 0, ns = 0;
 
 	(void)state;
@@ -339,8 +351,7 @@ static void profile_decodes_to_what_was_added(void **state)
 	assert_int_equal(cs_pprof_add(p, 0, 7, 8, "work", 2000, a, 2, 250000), 0);
 	assert_int_equal(cs_pprof_add(p, 0, 7, 9, "work", 3000, b, 2, 240000), 0);
 	assert_int_equal(cs_pprof_samples(p), 3);
-	assert_int_equal(cs_pprof_encode(p, ev, 1, &data, &len), 0);
-	decode(data, len, &d);
+	encode_and_decode(p, ev, 1, &d);
 
 	assert_string_equal(str(&d, 0), "");
 	assert_int_equal(d.nr_types, 2);
@@ -398,7 +409,6 @@ static void profile_decodes_to_what_was_added(void **state)
 			assert_int_equal(d.locs[i].mapping, 2);
 	}
 	decoded_free(&d);
-	free(data);
 	cs_pprof_free(p);
 }
 
@@ -411,15 +421,12 @@ static void each_event_gets_its_own_value_column(void **state)
 				       { .name = "dummy:u" },
 				       { .name = "page-faults", .period = 1 } };
 	struct decoded d;
-	uint8_t *data;
-	size_t len;
 
 	(void)state;
 	assert_int_equal(cs_pprof_new(&o, &p), 0);
 	assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 1, a, 1, 1000), 0);
 	assert_int_equal(cs_pprof_add(p, 2, 1, 1, "w", 2, a, 1, 3), 0);
-	assert_int_equal(cs_pprof_encode(p, ev, 3, &data, &len), 0);
-	decode(data, len, &d);
+	encode_and_decode(p, ev, 3, &d);
 	assert_int_equal(d.nr_types, 3);	/* samples, cpu, page-faults */
 	assert_string_equal(str(&d, d.types[2][0]), "page-faults");
 	assert_string_equal(str(&d, d.types[2][1]), "count");
@@ -430,7 +437,6 @@ static void each_event_gets_its_own_value_column(void **state)
 	assert_int_equal(d.samples[1].vals[2], 3);
 	assert_int_equal(d.time_nanos, 0);	/* no wall clock given */
 	decoded_free(&d);
-	free(data);
 	cs_pprof_free(p);
 }
 
@@ -470,16 +476,13 @@ static void program_mapping_comes_before_libraries_and_kernel(void **state)
 	struct cs_frame b[] = { uf("main", 0x5200), lib };
 	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 } };
 	struct decoded d;
-	uint8_t *data;
-	size_t len;
 
 	(void)state;
 	assert_int_equal(cs_pprof_new(&o, &p), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 1, a, 2, 1), 0);
 	assert_int_equal(cs_pprof_add(p, 0, 1, 1, "w", 2, b, 2, 1), 0);
-	assert_int_equal(cs_pprof_encode(p, ev, 1, &data, &len), 0);
-	decode(data, len, &d);
+	encode_and_decode(p, ev, 1, &d);
 	assert_int_equal(d.nr_maps, 3);
 	assert_string_equal(str(&d, d.maps[0].file), "/opt/fixt/workload");
 	assert_string_equal(str(&d, d.maps[1].file), "/lib/libc.so.6");
@@ -492,7 +495,6 @@ static void program_mapping_comes_before_libraries_and_kernel(void **state)
 		else
 			assert_int_equal(d.locs[i].mapping, 3);
 	decoded_free(&d);
-	free(data);
 	cs_pprof_free(p);
 }
 
@@ -516,15 +518,12 @@ static void inlined_functions_are_lines_of_one_location(void **state)
 	uint8_t kinds[] = { CS_OUT_INLINED, CS_OUT_INLINED, 0, 0 };
 	struct cs_pprof_event ev[] = { { .name = "cpu-clock", .period = 1 } };
 	struct decoded d;
-	uint8_t *data;
-	size_t len;
 
 	(void)state;
 	assert_int_equal(cs_pprof_new(&o, &p), 0);
 	assert_int_equal(cs_pprof_add_inlined(p, 0, 1, 1, "w", 1, a, kinds, 4, 1), 0);
 	assert_int_equal(cs_pprof_add_inlined(p, 0, 1, 1, "w", 2, a, kinds, 4, 1), 0);
-	assert_int_equal(cs_pprof_encode(p, ev, 1, &data, &len), 0);
-	decode(data, len, &d);
+	encode_and_decode(p, ev, 1, &d);
 	assert_int_equal(d.nr_samples, 1);
 	assert_int_equal(d.samples[0].nr_locs, 2);	/* outer's and main's */
 	assert_int_equal(d.nr_locs, 2);
@@ -539,7 +538,6 @@ static void inlined_functions_are_lines_of_one_location(void **state)
 		assert_string_equal(func_name(&d, d.locs[i].lines[2]), "outer");
 	}
 	decoded_free(&d);
-	free(data);
 	cs_pprof_free(p);
 }
 

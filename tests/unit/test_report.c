@@ -37,6 +37,15 @@ static char *written(struct cs_report *r)
 	return text;
 }
 
+/* What r writes is want, to the byte. */
+static void assert_written(struct cs_report *r, const char *want)
+{
+	char *t = written(r);
+
+	assert_string_equal(t, want);
+	free(t);
+}
+
 /* The reports' memory budget: every case runs twice, in memory (0: the
  * default) and in spill mode (1 byte: every stack goes to a temporary
  * file from the first sample), and must write the same text */
@@ -87,12 +96,10 @@ static void self_overheads_sum_to_the_samples(void **state)
 	struct cs_report *r = report((struct cs_report_opts){
 		.no_children = true, .graph = CS_REPORT_GRAPH_NONE,
 		.show_nr_samples = true });
-	char *t;
 
 	(void)state;
 	add_profile(r);
-	t = written(r);
-	assert_string_equal(t,
+	assert_written(r,
 		"#\n"
 		"# Samples: 8 of event 'cpu-clock'\n"
 		"# Event count (approx.): 800\n"
@@ -106,7 +113,6 @@ static void self_overheads_sum_to_the_samples(void **state)
 		"\n\n");
 	assert_int_equal(cs_report_samples(r, 0), 8);
 	assert_int_equal(cs_report_period(r, 0), 800);
-	free(t);
 	cs_report_free(r);
 }
 
@@ -115,14 +121,12 @@ static void children_count_each_sample_once_per_entry(void **state)
 	struct cs_report *r = report((struct cs_report_opts){
 		.graph = CS_REPORT_GRAPH_NONE, .show_nr_samples = true });
 	struct cs_frame rec[] = { uf("f"), uf("f"), uf("f"), uf("main") };
-	char *t;
 
 	(void)state;
 	add_profile(r);
 	/* recursion: f is on the stack three times, counted once */
 	assert_int_equal(cs_report_add(r, 0, 10, 11, "work", rec, NULL, 4, 800), 0);
-	t = written(r);
-	assert_string_equal(t,
+	assert_written(r,
 		"#\n"
 		"# Samples: 9 of event 'cpu-clock'\n"
 		"# Event count (approx.): 1600\n"
@@ -137,7 +141,6 @@ static void children_count_each_sample_once_per_entry(void **state)
 		"    25.00%     0.00%        4  work     work               [.] c\n"
 		"    18.75%    18.75%        3  work     work               [.] b\n"
 		"\n\n");
-	free(t);
 	cs_report_free(r);
 }
 
@@ -147,14 +150,12 @@ static void sort_keys_split_and_merge_entries(void **state)
 				    .graph = CS_REPORT_GRAPH_NONE };
 	struct cs_report *r;
 	char bad[16];
-	char *t;
 
 	(void)state;
 	assert_int_equal(cs_report_parse_sort(&o, "tid,dso", bad, sizeof(bad)), 0);
 	r = report(o);
 	add_profile(r);
-	t = written(r);
-	assert_string_equal(t,
+	assert_written(r,
 		"#\n"
 		"# Samples: 8 of event 'cpu-clock'\n"
 		"# Event count (approx.): 800\n"
@@ -165,7 +166,6 @@ static void sort_keys_split_and_merge_entries(void **state)
 		"    50.00%  11   work\n"
 		"    50.00%  12   [kernel.kallsyms]\n"
 		"\n\n");
-	free(t);
 	cs_report_free(r);
 	assert_int_equal(cs_report_parse_sort(&o, "comm,bogus", bad, sizeof(bad)),
 			 -EINVAL);
@@ -181,7 +181,6 @@ static void caller_graph_draws_like_perf(void **state)
 	struct cs_frame x[] = { kf("sys"), uf("c"), uf("main") };
 	struct cs_frame y[] = { kf("sys"), uf("d"), uf("main") };
 	struct cs_frame z[] = { kf("sys"), uf("d"), uf("e"), uf("main") };
-	char *t;
 
 	(void)state;
 	for (int i = 0; i < 5; i++)
@@ -190,8 +189,7 @@ static void caller_graph_draws_like_perf(void **state)
 		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, NULL, 3, 1), 0);
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", z, NULL, 4, 1), 0);
-	t = written(r);
-	assert_string_equal(t,
+	assert_written(r,
 		"#\n"
 		"# Samples: 10 of event 'cpu-clock'\n"
 		"# Event count (approx.): 10\n"
@@ -213,7 +211,6 @@ static void caller_graph_draws_like_perf(void **state)
 		"                          d\n"
 		"                          sys\n"
 		"\n\n\n");
-	free(t);
 	cs_report_free(r);
 }
 
@@ -224,14 +221,12 @@ static void callee_graph_starts_at_the_entry_and_hides_small_branches(void **sta
 		.graph_min_percent = 25 });
 	struct cs_frame x[] = { uf("leaf"), uf("p"), uf("main") };
 	struct cs_frame y[] = { uf("leaf"), uf("q"), uf("main") };
-	char *t;
 
 	(void)state;
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(cs_report_add(r, 0, 1, 1, "w", x, NULL, 3, 1), 0);
 	assert_int_equal(cs_report_add(r, 0, 1, 1, "w", y, NULL, 3, 1), 0);
-	t = written(r);
-	assert_string_equal(t,
+	assert_written(r,
 		"#\n"
 		"# Samples: 5 of event 'cpu-clock'\n"
 		"# Event count (approx.): 5\n"
@@ -246,7 +241,6 @@ static void callee_graph_starts_at_the_entry_and_hides_small_branches(void **sta
 		"                --80.00%--p\n"
 		"                          main\n"
 		"\n\n\n");
-	free(t);
 	cs_report_free(r);
 }
 

@@ -332,6 +332,9 @@ static const uint64_t K[] = { CS_CONTEXT_KERNEL, 0xffffffff81000010ULL,
 			      0xffffffff81000020ULL };
 static const uint64_t K2[] = { CS_CONTEXT_KERNEL, 0xffffffff81000030ULL };
 static const uint64_t U[] = { 0x401000, 0x401100, 0x401200 };
+/* U as a chain holds it: behind its marker */
+static const uint64_t U_MARKED[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
+				     0x401200 };
 static const uint64_t U2[] = { 0x7f0000001000ULL, 0x7f0000002000ULL };
 #define TID 100
 #define COOKIE 0xb00000006ULL
@@ -801,8 +804,6 @@ static void assert_joined(const struct user_seen *u, const uint64_t *k,
  * late - with the marker put back by whoever joins the parts. */
 static void implied_marker_hands_out_the_stable_records_own_ips(void **state)
 {
-	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
-					  0x401200 };
 	uint64_t ips[3] = { U[0], U[1], U[2] };
 	struct cs_stats stats = { 0 };
 	struct user_seen u = { 0 };
@@ -813,12 +814,12 @@ static void implied_marker_hands_out_the_stable_records_own_ips(void **state)
 			  true);
 	assert_ptr_equal(u.user, ips);			/* not copied */
 	assert_int_equal(u.user_nr, 3);
-	assert_joined(&u, K, 3, whole, 4);
+	assert_joined(&u, K, 3, U_MARKED, 4);
 	feed_late(st, 2);
 	assert_int_equal(u.n, 2);
 	assert_int_equal(u.state, CS_CHAIN_STITCHED_LATE);
 	assert_ptr_equal(u.user, ips);
-	assert_joined(&u, K2, 2, whole, 4);
+	assert_joined(&u, K2, 2, U_MARKED, 4);
 	assert_int_equal(stats.stitched_late, 1);
 	cs_stitch_free(st);
 }
@@ -827,8 +828,6 @@ static void implied_marker_hands_out_the_stable_records_own_ips(void **state)
  * is, without a marker moved in front: late samples still get it. */
 static void implied_marker_copies_an_unstable_record_as_it_is(void **state)
 {
-	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
-					  0x401200 };
 	uint64_t ips[3] = { U[0], U[1], U[2] };
 	struct cs_stats stats = { 0 };
 	struct user_seen u = { 0 };
@@ -840,11 +839,11 @@ static void implied_marker_copies_an_unstable_record_as_it_is(void **state)
 	memset(ips, 0xdd, sizeof(ips));		/* the buffer is reused */
 	assert_ptr_not_equal(u.user, ips);
 	assert_int_equal(u.user_nr, 3);
-	assert_joined(&u, K, 3, whole, 4);
+	assert_joined(&u, K, 3, U_MARKED, 4);
 	feed_late(st, 2);
 	assert_int_equal(u.state, CS_CHAIN_STITCHED_LATE);
 	assert_int_equal(u.user_nr, 3);
-	assert_joined(&u, K2, 2, whole, 4);
+	assert_joined(&u, K2, 2, U_MARKED, 4);
 	cs_stitch_free(st);
 }
 
@@ -884,8 +883,6 @@ static void implied_marker_keeps_a_drafts_own_marker(void **state)
  * too. */
 static void stored_marker_and_joined_forms_keep_the_marker(void **state)
 {
-	static const uint64_t whole[] = { CS_CONTEXT_USER, 0x401000, 0x401100,
-					  0x401200 };
 	uint64_t ips[3] = { U[0], U[1], U[2] };
 	struct cs_stats stats = { 0 };
 	struct user_seen u = { 0 };
@@ -894,16 +891,16 @@ static void stored_marker_and_joined_forms_keep_the_marker(void **state)
 	(void)state;
 	st = user_part_of(CS_STITCH_PARTS, &u, &stats, ips, 3, true);
 	assert_int_equal(u.user_nr, 4);
-	assert_memory_equal(u.user, whole, sizeof(whole));
-	assert_joined(&u, K, 3, whole, 4);
+	assert_memory_equal(u.user, U_MARKED, sizeof(U_MARKED));
+	assert_joined(&u, K, 3, U_MARKED, 4);
 	cs_stitch_free(st);
 
 	memset(&u, 0, sizeof(u));
 	st = user_part_of(CS_STITCH_JOINED, &u, &stats, ips, 3, true);
 	assert_int_equal(u.user_nr, 0);
-	assert_joined(&u, K, 3, whole, 4);
+	assert_joined(&u, K, 3, U_MARKED, 4);
 	feed_late(st, 2);
-	assert_joined(&u, K2, 2, whole, 4);
+	assert_joined(&u, K2, 2, U_MARKED, 4);
 	cs_stitch_free(st);
 }
 

@@ -353,6 +353,16 @@ static enum cs_unwind_stop walk(struct cs_unwind *u, const struct sample *s,
 	return res->stop;
 }
 
+/* A sample taken in leaf (no frame), called from mid (rbx and locals,
+ * 24 bytes), called from root: the stack the walks below start from.
+ * At SP leaf's return address; mid's above its rbx and locals. */
+static void sample_in_leaf_of_mid_of_root(struct sample *smp)
+{
+	sample_init(smp, A(uw_leaf_body), SP);
+	smp->stack[0] = A(uw_mid_ret);
+	smp->stack[(8 + 24) / 8] = A(uw_root_ret);
+}
+
 /* leaf (no frame) <- mid (rbx, locals) <- root */
 static void frames_are_walked_to_the_root(void **state)
 {
@@ -362,9 +372,7 @@ static void frames_are_walked_to_the_root(void **state)
 	uint64_t ips[16];
 
 	(void)state;
-	sample_init(&s, A(uw_leaf_body), SP);
-	AT(SP) = A(uw_mid_ret);			/* leaf's return address */
-	AT(SP + 8 + 24) = A(uw_root_ret);	/* mid's, above rbx and locals */
+	sample_in_leaf_of_mid_of_root(&s);
 	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	assert_int_equal(res.nr, 3);
 	assert_int_equal(ips[0], A(uw_leaf_body));	/* the sampled pc */
@@ -403,9 +411,7 @@ static void frames_in_the_range_of_an_answer_skip_the_finder(void **state)
 	int ranged = 0, counted = 0;
 
 	(void)state;
-	sample_init(&s, A(uw_leaf_body), SP);
-	AT(SP) = A(uw_mid_ret);
-	AT(SP + 8 + 24) = A(uw_root_ret);
+	sample_in_leaf_of_mid_of_root(&s);
 	assert_int_equal(cs_unwind_sample(u, &s.in, find_self_ranged, &ranged,
 					  ips, 16, &res), 0);
 	assert_int_equal(res.stop, CS_UNWIND_ROOT);
@@ -429,9 +435,8 @@ static void the_copy_ends_where_dyn_size_says(void **state)
 	uint64_t ips[16];
 
 	(void)state;
-	sample_init(&s, A(uw_leaf_body), SP);
-	AT(SP) = A(uw_mid_ret);
-	AT(SP + 32) = A(uw_root_ret);		/* in the buffer ... */
+	sample_in_leaf_of_mid_of_root(&s);	/* mid's return address at
+						 * SP + 32: in the buffer ... */
 	s.in.stack_dyn_size = 32;		/* ... but not valid */
 	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_STACK_END);
 	assert_int_equal(res.nr, 2);
@@ -546,9 +551,7 @@ static void where_a_walk_cannot_go_it_says_why(void **state)
 	assert_int_equal(res.nr, 3);
 
 	/* rbx is unknown once mid's frame is gone, but nothing needs it */
-	sample_init(&s, A(uw_leaf_body), SP);
-	AT(SP) = A(uw_mid_ret);
-	AT(SP + 32) = A(uw_root_ret);
+	sample_in_leaf_of_mid_of_root(&s);
 	s.regs[slot(PERF_BX)] = 0xb0b;
 	assert_int_equal(walk(u, &s, ips, 16, &res), CS_UNWIND_ROOT);
 	cs_unwind_free(u);

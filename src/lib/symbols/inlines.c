@@ -204,13 +204,10 @@ static int open_image(struct cs_inlines *in, const char *key)
 	return !in->img_elf;
 }
 
-/* From the image (open_image) when the file compresses its sections, else
- * as libdw opens any file. */
-static void open_dwarf(struct cs_inlines *in, const char *key)
+/* Lets go of what open_image() opened, whether it got all the way or
+ * not: when libdw reads the file itself, and at the end. */
+static void close_image(struct cs_inlines *in)
 {
-	if (!open_image(in, key) &&
-	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
-		return;
 	if (in->img_elf)
 		elf_end(in->img_elf);
 	if (in->elf)
@@ -219,6 +216,16 @@ static void open_dwarf(struct cs_inlines *in, const char *key)
 	cs_symcache_image_close(&in->saved);
 	in->img_elf = in->elf = NULL;
 	in->image = NULL;
+}
+
+/* From the image (open_image) when the file compresses its sections, else
+ * as libdw opens any file. */
+static void open_dwarf(struct cs_inlines *in, const char *key)
+{
+	if (!open_image(in, key) &&
+	    (in->dw = dwarf_begin_elf(in->img_elf, DWARF_C_READ, NULL)))
+		return;
+	close_image(in);
 	in->dw = dwarf_begin(in->fd, DWARF_C_READ);
 }
 
@@ -510,20 +517,31 @@ static struct cu_index *cu_index(struct cs_inlines *in, Dwarf_Off cu)
 	return ci;
 }
 
-static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
+/* How many of keys[0..nr) (sorted by lo) start at or before addr: both
+ * lookups, the CU ranges' and a CU's calls', look back from there. */
+static inline size_t ranges_past(const struct range_key *keys, size_t nr,
+				 uint64_t addr)
 {
-	size_t lo = 0, hi = in->nr_ranges, n = 0;
-	struct inl *hit[MAX_DEPTH];
-	struct cu_index *ci = NULL;
+	size_t lo = 0, hi = nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (in->range_keys[mid].lo <= addr)
+		if (keys[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
+{
+	size_t lo, n = 0;
+	struct inl *hit[MAX_DEPTH];
+	struct cu_index *ci = NULL;
+
+	lo = ranges_past(in->range_keys, in->nr_ranges, addr);
 	/* ranges may nest or overlap a little: look back a few */
 	for (size_t k = lo, tries = 0; k-- > 0 && tries < 8; tries++) {
 		if (addr < in->range_keys[k].end) {
@@ -537,16 +555,7 @@ static size_t lookup(struct cs_inlines *in, uint64_t addr, const char **out)
 	}
 	if (!ci || !ci->nr)
 		return 0;
-	lo = 0;
-	hi = ci->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ci->keys[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ranges_past(ci->keys, ci->nr, addr);
 	/* every call whose range holds addr; `reach` says when none before
 	 * can any more */
 	for (size_t k = lo; k-- > 0 && ci->keys[k].end > addr;) {
@@ -591,12 +600,7 @@ void cs_inlines_free(struct cs_inlines *in)
 		return;
 	if (in->dw)
 		dwarf_end(in->dw);
-	if (in->img_elf)
-		elf_end(in->img_elf);
-	if (in->elf)
-		elf_end(in->elf);
-	free(in->image);
-	cs_symcache_image_close(&in->saved);
+	close_image(in);
 	if (in->fd >= 0)
 		close(in->fd);
 	for (size_t i = 0; i < 256; i++) {
