@@ -275,8 +275,16 @@ size_t report_tables_memory(const struct cs_report *r)
  * aside in the temporary file until the end says (report_aside_settle()).
  * The tables never pass 7/8 of the budget by more than the samples
  * between two looks, unless one step of an index takes them past the
- * budget itself, which is the last word. */
+ * budget itself, which is the last word.
+ *
+ * Tables projected past twice the budget go sooner, from half of it: the
+ * process peaks at the switch (the tables and the spill's buffers side
+ * by side), and a profile growing so fast (every stack new: the bench's
+ * all-random 2 GB profile projects to 26 times the budget) goes to the
+ * file anyway, so the earlier, the lower its peak. To end in memory after
+ * all, its tables would have to grow four times slower than they did. */
 #define EARLY_SHARE(budget)	((budget) - (budget) / 8)
+#define FAR_SHARE(budget)	((budget) / 2)
 
 static uint64_t samples_counted(const struct cs_report *r)
 {
@@ -287,15 +295,44 @@ static uint64_t samples_counted(const struct cs_report *r)
 	return samples;
 }
 
+/* Where the tables would end, growing on as they grew over done of total
+ * bytes of the input; 0 when the input's size is not known */
+static double tables_projected(size_t tables, uint64_t done, uint64_t total)
+{
+	if (!total || !done)
+		return 0;
+	if (done >= total)
+		return (double)tables;
+	return (double)tables * (double)total / (double)done;
+}
+
+/* The switch, a projection past a multiple of the budget (past) says why */
+static enum report_due spill_projected(struct cs_report *r, size_t tables,
+				       double projected, const char *past)
+{
+	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
+		 "were projected past %s the budget of %zu bytes after %"
+		 PRIu64 " samples (%zu bytes at %.1f%% of the input: %.0f)",
+		 past, r->budget, samples_counted(r), tables,
+		 (double)tables / projected * 100, projected);
+	return REPORT_SPILL;
+}
+
 enum report_due report_spill_due(struct cs_report *r, uint64_t done,
 				 uint64_t total, size_t step)
 {
 	/* the tables with the step the next sample makes them take */
 	size_t tables = report_tables_memory(r), mem = tables + step;
-	double share, projected;
+	double budget = (double)r->budget, projected;
 
-	if (mem <= EARLY_SHARE(r->budget))
+	if (mem <= FAR_SHARE(r->budget))
 		return REPORT_KEEP;
+	/* the step is taken once; the growth is projected */
+	projected = tables_projected(tables, done, total);
+	if (mem <= EARLY_SHARE(r->budget))
+		return projected > 2 * budget ?
+		       spill_projected(r, tables, projected, "twice") :
+		       REPORT_KEEP;
 	if (tables > r->budget) {
 		snprintf(r->why, sizeof(r->why), "from a temporary file: the "
 			 "tables passed the budget of %zu bytes after %" PRIu64
@@ -303,20 +340,13 @@ enum report_due report_spill_due(struct cs_report *r, uint64_t done,
 			 tables);
 		return REPORT_SPILL;
 	}
-	if (!total || !done)
+	if (!projected)
 		return REPORT_ASIDE;
-	/* the growth is projected; the step is taken once */
-	share = done < total ? (double)done / (double)total : 1.0;
-	projected = (double)tables / share;
-	if (projected <= (double)r->budget && mem <= r->budget)
+	if (projected <= budget && mem <= r->budget)
 		return REPORT_KEEP;
-	if (projected <= (double)r->budget * 1.25)
+	if (projected <= budget * 1.25)
 		return REPORT_ASIDE;
-	snprintf(r->why, sizeof(r->why), "from a temporary file: the tables "
-		 "were projected past 5/4 of the budget of %zu bytes after %"
-		 PRIu64 " samples (%zu bytes at %.1f%% of the input: %.0f)",
-		 r->budget, samples_counted(r), tables, share * 100, projected);
-	return REPORT_SPILL;
+	return spill_projected(r, tables, projected, "5/4 of");
 }
 
 int report_aside_start(struct cs_report *r)

@@ -2,7 +2,8 @@
 # report's early switch to spill mode (report_spill.c): tables that pass
 # 7/8 of the memory budget while the part of the input read says they will
 # end past 5/4 of it go to the temporary file then, not once they pass the
-# budget, so that the rest of the process fits beside them. The command
+# budget, so that the rest of the process fits beside them; those it says
+# will end past twice the budget go at half of it. The command
 # tells each sample how far into the file it is (its record's offset in
 # the data section; in a compressed file, the compressed record's).
 # From a pipe, whose size is not known, or when the projection says they
@@ -47,9 +48,12 @@ for kind in file zstd pipe; do
 	check "$kind: in memory, the note gives the tables' size ($(head -1 "$T/mem.err"))" \
 		test -n "$tables"
 	[ -n "$tables" ] || continue
-	# half the tables: the plain budget would switch about half way in,
-	# the projection (twice the budget) a little before
+	# half the tables (for a file, 2/3: at half the budget, a file's
+	# tables project to 3/2 of it, under twice it, and go on): the plain
+	# budget would switch about half way in (2/3), the projection (twice
+	# the budget; 3/2 of it) a little before
 	budget=$((tables / 2))
+	[ "$kind" = pipe ] || budget=$((tables * 2 / 3))
 	rep "$p" --memory "$budget" >"$T/ext" 2>"$T/ext.err"
 	check_eq "$kind: the output is the in-memory one" 0 "$(cmp -s "$T/mem" "$T/ext"; echo $?)"
 	note=$(head -1 "$T/ext.err")
@@ -62,11 +66,21 @@ for kind in file zstd pipe; do
 	else
 		check "$kind: the projection decides ($note)" \
 			grep -q '^callstitch: report: from a temporary file: the tables were projected past 5/4 of the budget' "$T/ext.err"
-		# the samples counted are ~7/16 of them; the share of the
+		# the samples counted are ~7/12 of them; the share of the
 		# input read, of the compressed bytes for zstd, says as much
 		share=$(sed -n 's/.* at \([0-9]*\)\.[0-9]% of the input.*/\1/p' "$T/ext.err")
-		check "$kind: the share of the input read is about 7/16 (${share:-none}%)" \
-			test "${share:-0}" -ge 35 -a "${share:-0}" -le 55
+		check "$kind: the share of the input read is about 7/12 (${share:-none}%)" \
+			test "${share:-0}" -ge 48 -a "${share:-0}" -le 68
+		# a quarter of the tables: at half the budget (1/8 of the
+		# samples), they project to four times it and go then
+		budget=$((tables / 4))
+		rep "$p" --memory "$budget" >"$T/ext" 2>"$T/ext.err"
+		check_eq "$kind: far past the budget, the output is the in-memory one" 0 "$(cmp -s "$T/mem" "$T/ext"; echo $?)"
+		check "$kind: far past the budget, the projection decides at half of it ($(head -1 "$T/ext.err"))" \
+			grep -q '^callstitch: report: from a temporary file: the tables were projected past twice the budget' "$T/ext.err"
+		share=$(sed -n 's/.* at \([0-9]*\)\.[0-9]% of the input.*/\1/p' "$T/ext.err")
+		check "$kind: far past the budget, the share of the input read is about 1/8 (${share:-none}%)" \
+			test "${share:-0}" -ge 8 -a "${share:-0}" -le 18
 	fi
 	# tables that would end a little past the budget (1.05 of it): set
 	# aside at 7/8 of it, and to the file at the end, never past it

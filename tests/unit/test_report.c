@@ -616,10 +616,19 @@ static char *distinct_profile(unsigned int jobs, size_t budget,
 	return t;
 }
 
+/* The bytes after "what" in note, or SIZE_MAX */
+static size_t note_bytes(const char *note, const char *what)
+{
+	const char *p = strstr(note, what);
+
+	return p ? strtoul(p + strlen(what), NULL, 10) : SIZE_MAX;
+}
+
 /* Tables that pass 7/8 of the budget while the input read so far says
- * they will end far past it go to the temporary file then, under the
- * budget (so that the rest of the process fits beside them); tables that
- * will end within it stay in memory. The same text every way. */
+ * they will end past 5/4 of it go to the temporary file then, under the
+ * budget (so that the rest of the process fits beside them); those it
+ * says will end past twice the budget go at half of it; tables that will
+ * end within it stay in memory. The same text every way. */
 static void tables_projected_far_past_the_budget_spill_early(void **state)
 {
 	char *note, *mem = distinct_profile(1, (size_t)1 << 30, 0, &note);
@@ -634,12 +643,22 @@ static void tables_projected_far_past_the_budget_spill_early(void **state)
 	/* the tables end within the budget, past 7/8 of it */
 	budget = tables + tables / 20;
 	for (unsigned int jobs = 1; jobs <= 2; jobs++) {
-		/* the input is 8 times what these samples are of it */
+		/* the input is 8 times what these samples are of it: at half
+		 * the budget, the tables project to 7.6 times it */
 		char *t = distinct_profile(jobs, budget, 8 * DISTINCT_SAMPLES, &note);
 
 		assert_string_equal(t, mem);
 		assert_non_null(strstr(note, "from a temporary file: the tables "
+				       "were projected past twice the budget"));
+		assert_true(note_bytes(note, " samples (") < budget / 8 * 5);
+		free(t);
+		free(note);
+		/* 3/2 of them: 1.43 times the budget, decided at 7/8 of it */
+		t = distinct_profile(jobs, budget, 3 * DISTINCT_SAMPLES / 2, &note);
+		assert_string_equal(t, mem);
+		assert_non_null(strstr(note, "from a temporary file: the tables "
 				       "were projected past 5/4 of the budget"));
+		assert_true(note_bytes(note, " samples (") > budget / 2);
 		free(t);
 		free(note);
 		/* these samples are the whole input */
@@ -650,14 +669,6 @@ static void tables_projected_far_past_the_budget_spill_early(void **state)
 		free(note);
 	}
 	free(mem);
-}
-
-/* The bytes after "what" in note, or SIZE_MAX */
-static size_t note_bytes(const char *note, const char *what)
-{
-	const char *p = strstr(note, what);
-
-	return p ? strtoul(p + strlen(what), NULL, 10) : SIZE_MAX;
 }
 
 /* Not knowing where the input ends (a pipe), or told it ends between the
