@@ -285,6 +285,10 @@ size_t report_tables_memory(const struct cs_report *r)
  * all, its tables would have to grow four times slower than they did. */
 #define EARLY_SHARE(budget)	((budget) - (budget) / 8)
 #define FAR_SHARE(budget)	((budget) / 2)
+/* The projection past which the tables go at once; under it (and over
+ * the budget) the samples are set aside until the end says. The same
+ * bound decides whether those set aside take the tables past it. */
+#define SPILL_PAST		1.25	/* 5/4 of the budget */
 
 static uint64_t samples_counted(const struct cs_report *r)
 {
@@ -344,7 +348,7 @@ enum report_due report_spill_due(struct cs_report *r, uint64_t done,
 		return REPORT_ASIDE;
 	if (projected <= budget && mem <= r->budget)
 		return REPORT_KEEP;
-	if (projected <= budget * 1.25)
+	if (projected <= budget * SPILL_PAST)
 		return REPORT_ASIDE;
 	return spill_projected(r, tables, projected, "5/4 of");
 }
@@ -370,11 +374,11 @@ int report_aside_start(struct cs_report *r)
 bool report_aside_due(struct cs_report *r)
 {
 	/* aside_nr / aside_samples > (5/4 budget - aside_tables) / aside_tables,
-	 * divided out: the 5/4 as in report_spill_due(), for the same steps */
+	 * divided out: SPILL_PAST as in report_spill_due(), for the same steps */
 	double grown = (double)r->aside_nr * (double)r->aside_tables;
 
 	return r->aside_samples &&
-	       grown > ((double)r->budget * 1.25 - (double)r->aside_tables) *
+	       grown > ((double)r->budget * SPILL_PAST - (double)r->aside_tables) *
 		       (double)r->aside_samples;
 }
 

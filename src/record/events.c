@@ -260,10 +260,11 @@ static int open_sampling(struct cs_rec_evlist *l, struct cs_rec_evsel *e,
 			 pid_t pid, int cpu, struct cs_errbuf *eb)
 {
 	for (;;) {
-		int err = open_once(e, pid, cpu);
+		int fd = open_once(e, pid, cpu), err;
 
-		if (err >= 0)		/* the fd */
-			return err;
+		if (fd >= 0)
+			return fd;
+		err = fd;
 		if (e->opened)
 			return open_error(&e->attr, eb, err, e->name, pid, cpu);
 		if (err == -EINVAL && (e->attr.flags & CS_ATTR_DEFER_CALLCHAIN)) {
@@ -309,10 +310,11 @@ static int open_tracking(struct cs_rec_evlist *l, struct cs_rec_evsel *e,
 	if (!e->opened && !cs_rec_evlist_defer_on(l))
 		e->attr.flags &= ~CS_ATTR_DEFER_OUTPUT;
 	for (;;) {
-		int err = open_once(e, pid, cpu);
+		int fd = open_once(e, pid, cpu), err;
 
-		if (err >= 0)		/* the fd */
-			return err;
+		if (fd >= 0)
+			return fd;
+		err = fd;
 		if (!e->opened && err == -EINVAL && (e->attr.flags & CS_ATTR_BUILD_ID)) {
 			e->attr.flags &= ~CS_ATTR_BUILD_ID;
 			l->no_build_id = true;
