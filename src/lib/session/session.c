@@ -747,18 +747,52 @@ static size_t ahead_rec_size(const struct ahead_rec *r)
 	return cs_handoff_record_size(sizeof(*r) + (r->stable ? 0 : r->size));
 }
 
+/* How many records ahead take_batch() asks for a record's bytes, and how
+ * many bytes of the batch ahead of that record it asks for (about 20
+ * records more: 256, 512 and 1024 measured the same). */
+#define AHEAD_PREFETCH		8
+#define AHEAD_PREFETCH_BATCH	512
+
+/* Asks for the lines of a record the decoding reads: its header, and the
+ * end of its chain, where a deferred sample's marker is. */
+static void prefetch_rec(const struct ahead_rec *r)
+{
+	const char *b = r->bytes ? r->bytes : (const void *)(r + 1);
+
+	__builtin_prefetch(b);
+	__builtin_prefetch(b + 64);
+	__builtin_prefetch(b + r->size - 16);
+	/* and the batch's line further on: the reading thread wrote it on
+	 * its CPU, and reading it here to find the next record's bytes
+	 * would wait on it */
+	__builtin_prefetch((const char *)r + AHEAD_PREFETCH_BATCH);
+}
+
 /* On this thread: a batch of delivered records, as deliver() takes them.
- * (Asking for their bytes a few records ahead measured no faster.) */
+ * Their bytes were last read on the reading thread's CPU, not in file
+ * order, so nothing has brought them into this CPU's caches: asked for a
+ * few records ahead, they come in while the records before are decoded
+ * (on an EPYC's two vCPUs, deliver() waited on them for a quarter of its
+ * time without). */
 static int take_batch(void *ctx, const void *buf, size_t len)
 {
 	struct cs_session *s = ctx;
-	const unsigned char *p = buf, *end = p + len;
+	const unsigned char *p = buf, *end = p + len, *next = p;
 	uint64_t done = s->ahead_done;
 	int err = 0;
 
+	for (int i = 0; i < AHEAD_PREFETCH && next < end; i++) {
+		prefetch_rec((const void *)next);
+		next += ahead_rec_size((const void *)next);
+	}
 	while (p < end && !err) {
 		const struct ahead_rec *r = (const void *)p;
 		const void *bytes = r->bytes ? r->bytes : r + 1;
+
+		if (next < end) {
+			prefetch_rec((const void *)next);
+			next += ahead_rec_size((const void *)next);
+		}
 
 		err = deliver(s, bytes, r->size, r->offset, r->stable);
 		s->stats.read_ahead++;
