@@ -910,6 +910,7 @@ static void usual_layouts_decode_as_the_general_decoder_does(void **state)
 			assert_int_equal(cs_decode_or_wait(l, b.w, size, 0x100, "t",
 							   &fresh, &k, &eb), 1);
 			assert_int_equal(k.tid, 41);
+			assert_int_equal(k.evsel, 0);
 			assert_int_equal(k.cookie, 0xc00c1e);
 			assert_int_equal(cs_decode(l, b.w, size, 0x100, "t", &fresh,
 						   &eb), 0);
@@ -917,7 +918,7 @@ static void usual_layouts_decode_as_the_general_decoder_does(void **state)
 							 &again, &eb), 0);
 			assert_memory_equal(&again, &fresh, sizeof(fresh));
 			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100,
-							 &filed), 0);
+							 k.evsel, &filed), 0);
 			assert_memory_equal(&filed, &fresh, sizeof(fresh));
 
 			g = b;
@@ -1247,8 +1248,16 @@ static void every_sample_head_layout_is_read_alike_on_every_path(void **state)
 			assert_int_equal(k.tid, (st & CS_SAMPLE_TID) ? V_TID : 0);
 			assert_int_equal(k.time, (st & CS_SAMPLE_TIME) ? time : 0);
 			assert_int_equal(k.cookie, 0xc00c1e);
+			assert_int_equal(k.evsel, want_event(st));
 			memset(&filed, 0, sizeof(filed));
-			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100, &filed), 0);
+			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100, k.evsel,
+							 &filed), 0);
+			assert_memory_equal(&filed, &quick, sizeof(quick));
+			/* a key without the index: looked up */
+			memset(&filed, 0, sizeof(filed));
+			assert_int_equal(cs_decode_filed(l, b.w, size, 0x100,
+							 CS_WAIT_NO_EVSEL,
+							 &filed), 0);
 			assert_memory_equal(&filed, &quick, sizeof(quick));
 			/* stitched late, it is decoded into the caller's event as
 			 * it stands: another sample of the same event, with every

@@ -57,12 +57,14 @@ struct fix {
  * it when the sample goes out.
  */
 static int test_decode(void *ctx, const void *bytes, size_t size,
-		       uint64_t offset, bool filed, struct cs_event *ev)
+		       uint64_t offset, bool filed, unsigned int evsel,
+		       struct cs_event *ev)
 {
 	const uint64_t *r = bytes;
 
 	(void)ctx;
 	(void)filed;
+	(void)evsel;
 	assert_true(size >= 4 * 8 && size == (4 + r[3]) * 8);
 	memset(ev, 0, sizeof(*ev));
 	ev->type = CS_RECORD_SAMPLE;
@@ -186,7 +188,7 @@ static uint64_t feed_chain(struct fix *f, uint32_t tid, const uint64_t *chain,
 
 	assert_true(nr <= MAXCHAIN);
 	size = test_record(f->buf, tid, id, chain, nr);
-	test_decode(NULL, f->buf, size, 0, false, &ev);
+	test_decode(NULL, f->buf, size, 0, false, 0, &ev);
 	e = cs_stitch_event(f->st, &ev);
 	memset(f->buf, 0xee, sizeof(f->buf));
 	if (err)
@@ -704,7 +706,7 @@ static void stable_waiting_sample_keeps_pointing_at_its_record(void **state)
 	(void)state;
 	assert_int_equal(cs_stitch_new(true, CS_STITCH_PARTS, collect_where, &w, test_decode,
 				       NULL, &stats, &st), 0);
-	test_decode(NULL, rec, size, 0x1238, false, &ev);
+	test_decode(NULL, rec, size, 0x1238, false, 0, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
 	memset(&ev, 0, sizeof(ev));	/* the decoded event is not kept */
 	d.id.tid = TID;
@@ -762,7 +764,7 @@ static struct cs_stitch *user_part_of(enum cs_stitch_form form,
 
 	assert_int_equal(cs_stitch_new(true, form, collect_user, u,
 				       test_decode, NULL, stats, &st), 0);
-	test_decode(NULL, rec, size, 0, false, &ev);
+	test_decode(NULL, rec, size, 0, false, 0, &ev);
 	assert_int_equal(cs_stitch_event(st, &ev), 0);
 	d.id.tid = TID;
 	d.deferred.cookie = COOKIE;
@@ -786,7 +788,7 @@ static void feed_late(struct cs_stitch *st, uint64_t id)
 	size_t size = test_record(rec, TID, id, chain, 4);
 	struct cs_event ev;
 
-	test_decode(NULL, rec, size, 0, false, &ev);
+	test_decode(NULL, rec, size, 0, false, 0, &ev);
 	assert_int_equal(cs_stitch_event(st, &ev), 0);
 	memset(rec, 0xee, sizeof(rec));
 }
@@ -905,10 +907,12 @@ static void stored_marker_and_joined_forms_keep_the_marker(void **state)
 }
 
 static int refuse_decode(void *ctx, const void *bytes, size_t size,
-			 uint64_t offset, bool filed, struct cs_event *ev)
+			 uint64_t offset, bool filed, unsigned int evsel,
+			 struct cs_event *ev)
 {
 	(void)ctx;
 	(void)filed;
+	(void)evsel;
 	(void)bytes;
 	(void)size;
 	(void)offset;
@@ -988,12 +992,12 @@ static void deep_kernel_parts_come_out_whole(bool parts)
 	chain[DEEP] = CS_CONTEXT_USER_DEFERRED;
 	chain[DEEP + 1] = COOKIE;
 	size = test_record(rec, TID, 1, chain, DEEP + 2);
-	test_decode(NULL, rec, size, 0, false, &ev);
+	test_decode(NULL, rec, size, 0, false, 0, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
 	chain[3] = CS_CONTEXT_USER_DEFERRED;
 	chain[4] = COOKIE;
 	size = test_record(rec2, TID, 2, chain, 5);
-	test_decode(NULL, rec2, size, 0, false, &ev);
+	test_decode(NULL, rec2, size, 0, false, 0, &ev);
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
 	d.id.tid = TID;
 	d.deferred.cookie = COOKIE;
@@ -1007,7 +1011,7 @@ static void deep_kernel_parts_come_out_whole(bool parts)
 	chain[3] = 0xffffffff81000003ULL;
 	chain[4] = 0xffffffff81000004ULL;
 	size = test_record(rec, TID, 3, chain, DEEP + 2);
-	test_decode(NULL, rec, size, 0, false, &ev);
+	test_decode(NULL, rec, size, 0, false, 0, &ev);
 	seen.n = 1;
 	assert_int_equal(cs_stitch_event_stable(st, &ev), 0);
 	assert_int_equal(seen.n, 2);
@@ -1296,22 +1300,26 @@ static void every_sample_is_delivered_once_under_random_stress(void **state)
 	fix_free(f);
 }
 
-/* Which samples a decode hook was asked for, and whether as filed. */
+/* Which samples a decode hook was asked for, whether as filed, and with
+ * which event index. */
 struct filed_log {
 	bool filed[4];
+	unsigned int evsel[4];
 	uint64_t id[4];
 	size_t n;
 };
 
 static int note_filed(void *ctx, const void *bytes, size_t size,
-		      uint64_t offset, bool filed, struct cs_event *ev)
+		      uint64_t offset, bool filed, unsigned int evsel,
+		      struct cs_event *ev)
 {
 	struct filed_log *log = ctx;
 
 	assert_true(log->n < 4);
 	log->filed[log->n] = filed;
+	log->evsel[log->n] = evsel;
 	log->id[log->n++] = ((const uint64_t *)bytes)[2];
-	return test_decode(NULL, bytes, size, offset, filed, ev);
+	return test_decode(NULL, bytes, size, offset, filed, evsel, ev);
 }
 
 static int take_any(void *ctx, const struct cs_stitched *s)
@@ -1322,19 +1330,23 @@ static int take_any(void *ctx, const struct cs_stitched *s)
 }
 
 /* A sample filed by its key (cs_stitch_park()) reaches the decode hook
- * as filed, which may then skip the checks the key's read made; one
- * filed as a decoded event does not, and must be checked. */
+ * as filed, with its key's event index, which may then skip the checks
+ * and the event's lookup the key's read made; one filed as a decoded
+ * event does not, and must be checked. A key without an index (an event
+ * of index 0xffff or more) passes that on: look it up. */
 static void the_decode_hook_is_told_which_samples_were_filed_by_key(void **state)
 {
 	static const uint64_t chain[] = { 0xffffffff81000000ULL,
 					  CS_CONTEXT_USER_DEFERRED, 42 };
 	static const uint64_t ips[] = { 0x401000 };
-	struct cs_wait_key k = { .tid = 7, .time = 1, .cookie = 42 };
+	struct cs_wait_key k = { .tid = 7, .evsel = 3, .time = 1, .cookie = 42 };
+	struct cs_wait_key far = { .tid = 7, .evsel = CS_WAIT_NO_EVSEL,
+				   .time = 3, .cookie = 42 };
 	struct filed_log log = { .n = 0 };
 	struct cs_event ev = { .type = CS_RECORD_CALLCHAIN_DEFERRED };
 	struct cs_stats stats = { 0 };
 	struct cs_stitch *st;
-	uint64_t rec[8], rec2[8];
+	uint64_t rec[8], rec2[8], rec3[8];
 	size_t size;
 	bool waits;
 
@@ -1348,22 +1360,29 @@ static void the_decode_hook_is_told_which_samples_were_filed_by_key(void **state
 	{
 		struct cs_event s;
 
-		test_decode(NULL, rec2, size, 0, false, &s);
+		test_decode(NULL, rec2, size, 0, false, 0, &s);
 		assert_int_equal(cs_stitch_event_stable(st, &s), 0);
 	}
-	assert_int_equal(log.n, 0);		/* both wait */
+	size = test_record(rec3, 7, 3, chain, 3);
+	assert_int_equal(cs_stitch_park(st, &far, rec3, size, 0, true, &waits), 0);
+	assert_true(waits);
+	assert_int_equal(log.n, 0);		/* all three wait */
 	ev.has_id = true;
 	ev.id.pid = ev.id.tid = 7;
 	ev.deferred.cookie = 42;
 	ev.deferred.nr = 1;
 	ev.deferred.ips = ips;
 	assert_int_equal(cs_stitch_event(st, &ev), 0);
-	assert_int_equal(log.n, 2);
+	assert_int_equal(log.n, 3);
 	assert_int_equal(log.id[0], 1);
 	assert_true(log.filed[0]);
+	assert_int_equal(log.evsel[0], 3);
 	assert_int_equal(log.id[1], 2);
 	assert_false(log.filed[1]);
-	assert_int_equal(stats.stitched, 2);
+	assert_int_equal(log.id[2], 3);
+	assert_true(log.filed[2]);
+	assert_int_equal(log.evsel[2], CS_WAIT_NO_EVSEL);
+	assert_int_equal(stats.stitched, 3);
 	cs_stitch_free(st);
 }
 

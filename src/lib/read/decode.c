@@ -788,6 +788,8 @@ static inline __attribute__((always_inline)) int quick_sample(const struct cs_ev
 		return -1;
 	if (k && nr >= 2 && cs_ld64(b + size - 16) == CS_CONTEXT_USER_DEFERRED) {
 		k->cookie = cs_ld64(b + size - 8);
+		k->evsel = (uint16_t)(evsel->index < CS_WAIT_NO_EVSEL ?
+				      evsel->index : CS_WAIT_NO_EVSEL);
 		k->tid = lay->sample_tid_pos < 0 ? 0 :
 			 cs_ld32(b + 8 + 8 * lay->sample_tid_pos + 4);
 		k->time = lay->sample_time_pos < 0 ? 0 :
@@ -836,11 +838,10 @@ int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 /* A sample cs_decode_or_wait() returned 1 for, its checks known to hold,
  * into *ev (again: as cs_decode_again() takes it). */
 static inline __attribute__((always_inline)) void
-decode_checked(const struct cs_evlist *l, const void *rec, size_t size,
-	       uint64_t offset, struct cs_event *ev, bool again)
+decode_checked(const struct cs_evlist *l, const struct cs_evsel *evsel,
+	       const void *rec, size_t size, uint64_t offset,
+	       struct cs_event *ev, bool again)
 {
-	const struct cs_evsel *evsel = cs_evlist_sample_event_inline(l, rec,
-								     size);
 	const struct cs_evsel_layout *lay = l->same;
 
 	if (!lay)
@@ -852,15 +853,22 @@ decode_checked(const struct cs_evlist *l, const void *rec, size_t size,
 }
 
 int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
-		    uint64_t offset, struct cs_event *ev)
+		    uint64_t offset, unsigned int evsel, struct cs_event *ev)
 {
-	decode_checked(l, rec, size, offset, ev, true);
+	/* by the key's index: the record's id line and the id's table are
+	 * not read again (a sample goes out long after it was filed) */
+	const struct cs_evsel *e = evsel < CS_WAIT_NO_EVSEL ?
+				   &l->ev[evsel]->pub :
+				   cs_evlist_sample_event_inline(l, rec, size);
+
+	decode_checked(l, e, rec, size, offset, ev, true);
 	return 0;
 }
 
 int cs_decode_waiting(const struct cs_evlist *l, const void *rec, size_t size,
 		      uint64_t offset, struct cs_event *ev)
 {
-	decode_checked(l, rec, size, offset, ev, false);
+	decode_checked(l, cs_evlist_sample_event_inline(l, rec, size), rec,
+		       size, offset, ev, false);
 	return 0;
 }

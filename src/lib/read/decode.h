@@ -26,7 +26,8 @@ int cs_decode(const struct cs_evlist *l, const void *rec, size_t size,
 /* What a sample that waits for its deferred user stack is filed under. */
 struct cs_wait_key {
 	uint32_t tid;
-	uint64_t time;
+	uint16_t evsel;			/* its event's index (cs_evsel.index), */
+	uint64_t time;			/* or CS_WAIT_NO_EVSEL */
 	uint64_t cookie;
 };
 
@@ -40,19 +41,24 @@ int cs_decode_again(const struct cs_evlist *l, const void *rec, size_t size,
 
 /* cs_decode(), except for a usual sample (the fixed fields, then a
  * callchain that fills the record) whose callchain ends [USER_DEFERRED,
- * cookie]: that one is left undecoded and *k set to its tid, time and
- * cookie (returns 1), so that it may wait as its bytes alone. cs_decode()
+ * cookie]: that one is left undecoded and *k set to its tid, event, time
+ * and cookie (returns 1), so that it may wait as its bytes alone. cs_decode()
  * of the same bytes will succeed. Returns 0 with *ev decoded, 1, or
  * cs_decode()'s -EBADMSG. */
 int cs_decode_or_wait(const struct cs_evlist *l, const void *rec, size_t size,
 		      uint64_t offset, const char *path, struct cs_event *ev,
 		      struct cs_wait_key *k, struct cs_errbuf *eb);
 
+/* A wait key's evsel for an event index of 0xffff or more: the event is
+ * looked up by the record's id again. */
+#define CS_WAIT_NO_EVSEL	0xffffu
+
 /* cs_decode_again() of a sample that cs_decode_or_wait() returned 1 for,
  * with the same evlist and the same bytes: the checks that call made
- * hold, and are not made again. Returns 0. */
+ * hold, and are not made again, nor is the event looked up when evsel
+ * (the key's) names it. Returns 0. */
 int cs_decode_filed(const struct cs_evlist *l, const void *rec, size_t size,
-		    uint64_t offset, struct cs_event *ev);
+		    uint64_t offset, unsigned int evsel, struct cs_event *ev);
 
 /* cs_decode() of a sample that cs_decode_or_wait() returned 1 for, with
  * the same evlist and the same bytes, into an event of any content: the

@@ -507,12 +507,14 @@ static int dispatch(struct cs_session *s, const struct cs_event *ev,
 /* The stitcher's hook: a waiting sample's record decoded when it goes
  * out, into the stitcher's own event, which only this writes. */
 static int decode_again(void *ctx, const void *bytes, size_t size,
-			uint64_t offset, bool filed, struct cs_event *ev)
+			uint64_t offset, bool filed, unsigned int evsel,
+			struct cs_event *ev)
 {
 	struct cs_session *s = ctx;
 
 	if (filed)
-		return cs_decode_filed(s->evlist, bytes, size, offset, ev);
+		return cs_decode_filed(s->evlist, bytes, size, offset, evsel,
+				       ev);
 	return cs_decode_again(s->evlist, bytes, size, offset, s->path, ev,
 			       &s->eb);
 }

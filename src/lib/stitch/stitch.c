@@ -52,6 +52,7 @@ struct pend {
 	uint32_t size;
 	bool copied;			/* bytes are the data of a struct copy */
 	bool filed;			/* by its key (cs_stitch_park()) */
+	uint16_t evsel;			/* then the key's event (cs_wait_key) */
 };				/* 32 bytes: two to a cache line, none across */
 
 /* A record that was not stable, copied into a slot. */
@@ -505,7 +506,7 @@ static int deliver_kernel_only(struct cs_stitch *st, const struct cs_event *ev,
 static inline int pend_decode(struct cs_stitch *st, const struct pend *p)
 {
 	return st->decode(st->decode_ctx, p->bytes, p->size, p->offset,
-			  p->filed, &st->ev);
+			  p->filed, p->evsel, &st->ev);
 }
 
 #define PREFETCH_AHEAD	4
@@ -693,7 +694,7 @@ static inline bool stitched_late(const struct thr *t, uint64_t cookie)
 static inline __attribute__((always_inline)) int
 wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 		uint64_t time, const void *bytes, size_t size, uint64_t offset,
-		bool stable, bool filed)
+		bool stable, bool filed, uint16_t evsel)
 {
 	/* the first sample of an entry: every other sample of a short one
 	 * (a jump on it mispredicted as often), so its state is selected */
@@ -715,6 +716,7 @@ wait(struct cs_stitch *st, struct thr *t, uint64_t cookie,
 	p->bytes = bytes;
 	p->copied = !stable;
 	p->filed = filed;
+	p->evsel = evsel;
 	if (!stable) {
 		struct copy *c = slot_get(st, sizeof(*c) + size);
 
@@ -770,7 +772,7 @@ static int on_sample(struct cs_stitch *st, const struct cs_event *ev,
 		return deliver_merged(st, ev, t, CS_CHAIN_STITCHED_LATE);
 	}
 	return wait(st, t, cookie, ev->sample.time, ev->bytes, ev->size,
-		    ev->offset, stable, false);
+		    ev->offset, stable, false, CS_WAIT_NO_EVSEL);
 }
 
 int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
@@ -791,7 +793,7 @@ int cs_stitch_park(struct cs_stitch *st, const struct cs_wait_key *k,
 	st->stats->samples_deferred++;
 	*waits = true;
 	return wait(st, t, k->cookie, k->time, bytes, size, offset, stable,
-		    true);
+		    true, k->evsel);
 }
 
 static int on_deferred(struct cs_stitch *st, const struct cs_event *ev,

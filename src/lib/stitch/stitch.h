@@ -28,11 +28,12 @@ typedef int (*cs_stitched_fn)(void *ctx, const struct cs_stitched *s);
  * event. *ev is the stitcher's own, zeroed at first and written by this
  * hook alone (cs_decode_again() may take it as it is). filed: the sample
  * was filed by its key (cs_stitch_park()), so the bytes are what the key
- * was read from (cs_decode_filed() may take them). Returns 0 or a negative
- * errno, which the stitcher passes on. */
+ * was read from (cs_decode_filed() may take them), and evsel is the key's
+ * (cs_wait_key.evsel). Returns 0 or a negative errno, which the stitcher
+ * passes on. */
 typedef int (*cs_stitch_decode_fn)(void *ctx, const void *bytes, size_t size,
 				   uint64_t offset, bool filed,
-				   struct cs_event *ev);
+				   unsigned int evsel, struct cs_event *ev);
 
 /* How a stitched chain goes out. */
 enum cs_stitch_form {
