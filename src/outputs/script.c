@@ -760,13 +760,20 @@ static bool put_at_op(struct cs_script *sc, uint32_t pid, uint32_t slot,
 		      bool kernel, uint64_t space, uint64_t addr,
 		      const struct frame_place *fp)
 {
-	struct line_ent e = line_ent_of(space, addr, 0, LE_AT, 1);
+	struct line_ent e;
 	uint64_t flags = space <= LE_SPACE_MAX ? OP_AT_KEEP : 0, off;
 	const void *bin;
+	bool unsure;
 
 	if (!at_place(sc, pid, addr, kernel, fp, &bin, &off, &flags))
 		return false;
 	put_at(sc, flags, slot, addr, bin, off);
+	/* one line, unless its binary has inlined calls to show: then
+	 * that thread knows how many (the entry's lines: 0) */
+	unsure = sc->stack_counts && !kernel && cs_machine_place_inlined(bin);
+	if (unsure)
+		sc->stack_unsure[sc->stack_user] += INLINES_MAX;
+	e = line_ent_of(space, addr, 0, LE_AT, !unsure);
 	line_keep_at(sc, space, &e);
 	return true;
 }
@@ -806,7 +813,13 @@ static inline size_t put_cached(struct cs_script *sc,
 		*op = OP_SLOT | (uint64_t)sc->fields << 8 |
 		      (uint64_t)(e - sc->lines) << 32;
 		sc->len += 8;
-		return 1;
+		/* its lines, as many as that thread shows, if known here
+		 * (put_at_op(), stack_learn()) */
+		if (!LE_LINES(e)) {
+			sc->stack_unsure[sc->stack_user] += INLINES_MAX;
+			return 1;
+		}
+		return LE_LINES(e) > left ? left : LE_LINES(e);
 	}
 	if (sc->fmt)
 		return put_ref_op(sc, e, left);
@@ -874,8 +887,9 @@ static size_t put_place(struct cs_script *sc, uint64_t space, uint64_t addr,
  * keeps them; as a victim cache for them the table cost 17% on synthetic
  * profiles, whose kernel addresses are all new, and saved 1% on the real
  * one.) */
-static void find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
-			struct frame_place *fp)
+static inline __attribute__((always_inline)) void
+find_place(struct cs_script *sc, uint32_t pid, uint64_t addr,
+	   struct frame_place *fp)
 {
 	if (!cs_machine_user_place(sc->machine, pid, addr, &fp->bin, &fp->off)) {
 		fp->bin = &no_map;
@@ -1046,20 +1060,89 @@ static inline void stack_place(struct cs_script *sc, struct stack *st)
 			find_place(sc, st->pid, f[i].addr, &st->places[i]);
 }
 
+/* Whether frame i of st, which the line cache misses, loads something
+ * when it is named: its binary's symbols or DWARF, the kernel's symbols
+ * (with stack_counts, kernel addresses are named on this thread). */
+static bool frame_loads(struct cs_script *sc, struct stack *st, size_t i,
+			bool kernel)
+{
+	struct frame_place *fp = &st->places[i];
+
+	if (kernel)
+		return cs_machine_kernel_loads(sc->machine);
+	if (!fp->bin)
+		find_place(sc, st->pid, st->frames[i].addr, fp);
+	return fp->bin != &no_map &&
+	       cs_machine_place_loads(fp->bin, !sc->no_inline);
+}
+
+/* After script_fmt_stack_used(), the formatting thread idle: the lines
+ * it made for st's frames before i that it named, into their entries
+ * here (LE_AT, 0 lines: not known), so that a stack that has them again
+ * counts them exactly and need not wait. An LE_AT entry's slot there
+ * holds what the entry's OP_AT sent (every OP_AT kept there replaces
+ * this thread's entry of its slot), if it was made since (at_gen). */
+static void stack_learn(struct cs_script *sc, const struct stack *st,
+			size_t i)
+{
+	const struct cs_script *c = sc->fmt->out;
+
+	for (size_t j = 0; j < i; j++) {
+		uint32_t slot = st->slots[j] & (LC_SLOTS - 1);
+		struct line_ent *e = &sc->lines[slot];
+		const struct at_text *t = &c->at_texts[slot];
+		uint64_t space = st->slots[j] >> 31 ? st->kspace : st->uspace;
+
+		if (st->frames[j].kind != CS_FRAME_ADDR ||
+		    !line_holds(e, space, st->frames[j].addr) ||
+		    LE_LEN(e) != LE_AT || LE_LINES(e) || t->gen != c->at_gen ||
+		    c->at_addrs[slot].addr != e->addr)
+			continue;
+		*e = line_ent_of(space, e->addr, 0, LE_AT, t->lines);
+	}
+}
+
+/* With stack_counts, frame i of st is a miss in the count `user` whose
+ * lines so far are *lines, of which this thread counted those named there
+ * as one each: stack_unsure bounds the lines it missed (their inlined
+ * calls). Whether the stack shows frame i: when the two leave it open and
+ * naming it would load what -j 1 loads only for a frame it shows (a
+ * binary's symbols and DWARF, their cache files, its count of binaries
+ * missing or of another build), the count is made exact - this thread
+ * waits for that one, which counted the lines - and the frame is passed
+ * over where -j 1 would. Otherwise it is sent whatever the count: that
+ * thread shows as much of it as its count allows. */
+static __attribute__((noinline, cold)) bool
+stack_shows(struct cs_script *sc, struct stack *st, size_t i, bool kernel,
+	    bool user, size_t *lines)
+{
+	size_t *unsure = &sc->stack_unsure[user];
+
+	if (*lines + *unsure < sc->max_stack || !frame_loads(sc, st, i, kernel))
+		return true;
+	*lines = script_fmt_stack_used(sc, user);
+	*unsure = 0;
+	stack_learn(sc, st, i);
+	return *lines < sc->max_stack;
+}
+
 /* st's frame lines, after stack_ask() and stack_place(), with the
  * machine as it was then. --max-stack, as perf applies it: to the whole
  * chain, but a sample unwound from its stack copy has two, the kernel's
  * and the unwound user part (perf resolves the first up to max_stack
  * frames, then unwinds up to max_stack more), and each has its own
- * count. */
+ * count. With stack_counts an address named on the formatting thread
+ * counts here as one line, and stack_unsure bounds what that missed. */
 static void stack_put(struct cs_script *sc, struct stack *st)
 {
 	struct cs_frame *f = st->frames;
 	size_t used[2] = { 0, 0 }, max = sc->max_stack;
 	uint32_t pid = st->pid;
 
-	if (sc->stack_counts)
+	if (sc->stack_counts) {
 		stack_op(sc, OP_STACK_RESET);
+		sc->stack_unsure[0] = sc->stack_unsure[1] = 0;
+	}
 	for (size_t i = 0; i < st->ask && (st->unwound || used[0] < max); i++) {
 		const struct line_ent *e;
 		uint32_t slot = st->slots[i];
@@ -1081,9 +1164,11 @@ static void stack_put(struct cs_script *sc, struct stack *st)
 		slot &= LC_SLOTS - 1;
 		e = &sc->lines[slot];
 		if (!line_holds(e, space, f[i].addr)) {
-			*lines += put_addr_slow(sc, pid, &f[i], kernel, space,
-						slot, max - *lines,
-						&st->places[i]);
+			if (!sc->stack_unsure[user] ||
+			    stack_shows(sc, st, i, kernel, user, lines))
+				*lines += put_addr_slow(sc, pid, &f[i], kernel,
+							space, slot, max - *lines,
+							&st->places[i]);
 			continue;
 		}
 		*lines += put_cached(sc, e, max - *lines);

@@ -13,6 +13,7 @@
 
 #define JUDGE_NS (10 * 1000000ull)	/* a look at the threads this often */
 #define JUDGE_POOR 3			/* poor looks in a row: given up */
+#define WAITS_MAX 1024			/* script_fmt_stack_used()'s: given up */
 
 /* With a formatting thread, addresses are named there (OP_AT): it gets
  * the tables for their lines; with inlined calls, it also counts a
@@ -153,6 +154,8 @@ int script_fmt_judge(struct cs_script *sc)
 	double span, ran, waited;
 
 	f->judge_due = false;
+	if (f->waits >= WAITS_MAX)
+		return fmt_give_up(sc);
 	if (f->schedstat[1] < 0) {
 		if (!tid)
 			return 0;
@@ -369,7 +372,14 @@ static void at_run(struct cs_script *c, const uint64_t *w)
 			script_put_frame(c, &fr, ' ');
 			return;
 		}
+		t->gen = 0;		/* made below, if at all */
 	}
+	/* past --max-stack (the reading thread counted this stack's lines
+	 * here as one each): not named, as -j 1 never resolves it - a
+	 * lookup may build a table and save it (a PLT's). Made when asked
+	 * for again. */
+	if (!c->stack_left[c->stack_user])
+		return;
 	if (at_make(c, a, t))
 		at_put(c, t);
 }
@@ -614,16 +624,40 @@ void script_ops_out(struct cs_script *sc)
 	take_failure(sc, &f->failed);
 }
 
+/* Everything sent so far is formatted when it returns (and, with sync,
+ * written): the formatting thread waits for more, touching nothing. */
+static void ops_wait(struct cs_script *sc, bool sync)
+{
+	struct formatter *f = sc->fmt;
+
+	sc->ops->sync = sync;
+	script_ops_out(sc);
+	ring_wait(f->done, OPS_BATCHES);
+	take_failure(sc, &f->failed);
+}
+
 /* script_out_drain() through the formatting thread: everything so far is
  * formatted and written when it returns. */
 void script_ops_sync(struct cs_script *sc)
 {
-	struct formatter *f = sc->fmt;
+	ops_wait(sc, true);
+}
 
-	sc->ops->sync = true;
-	script_ops_out(sc);
-	ring_wait(f->done, OPS_BATCHES);
-	take_failure(sc, &f->failed);
+size_t script_fmt_stack_used(struct cs_script *sc, bool user)
+{
+	const struct cs_script *c = sc->fmt->out;
+
+	ops_wait(sc, false);
+	/* a profile where this keeps coming back (every stack's first
+	 * address new, and beyond the lines shown a binary never shown)
+	 * would have the two threads take turns: given up, at the next
+	 * sample (script_fmt_judge()) */
+	if (++sc->fmt->waits >= WAITS_MAX)
+		sc->fmt->judge_due = true;
+	/* a failed write: that thread counts no more; nothing is shown */
+	if (sc->io_error)
+		return sc->max_stack;
+	return sc->max_stack - c->stack_left[user];
 }
 
 void script_formatter_stop(struct cs_script *sc)

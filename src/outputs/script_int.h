@@ -285,6 +285,11 @@ struct cs_script {
 					 * of one not unwound), the user's
 					 * (SIZE_MAX: no OP_STACK yet) */
 	bool stack_user;		/* which of them the lines count in */
+	size_t stack_unsure[2];		/* with stack_counts, this thread's:
+					 * how many lines each count of the
+					 * stack may have missed (addresses
+					 * named there, counted as one line,
+					 * whose inlined calls it knows) */
 	size_t fmt_given_up;		/* batches the formatting thread was
 					 * sent before it was given up; 0: it
 					 * was not (script_fmt_judge()) */
@@ -381,6 +386,7 @@ struct formatter {
 	int schedstat[2];		/* this thread's, that one's; -1: none */
 	uint64_t judged_wall, judged_run[2], judged_wait[2];
 	unsigned int poor;		/* looks in a row that found no overlap */
+	size_t waits;			/* script_fmt_stack_used()'s */
 	bool judge_due;			/* a look at the next sample */
 	_Atomic pid_t tid;		/* the formatting thread's; 0: not yet */
 	/* batches formatted: on a line of its own, which only the
@@ -438,6 +444,10 @@ int script_formatter_start(struct cs_script *sc,
 			   const struct cs_script_opts *o);
 void script_ops_out(struct cs_script *sc);
 void script_ops_sync(struct cs_script *sc);
+/* With stack_counts, in the middle of a stack: how many lines the count
+ * `user` (OP_STACK) of it has shown - exactly, as the formatting thread
+ * counted them, once it formatted everything sent (this thread waits). */
+size_t script_fmt_stack_used(struct cs_script *sc, bool user);
 void script_formatter_stop(struct cs_script *sc);
 
 /* ---- script.c: frame lines ---------------------------------------------- */

@@ -88,7 +88,9 @@ check "the binary gone and the one replaced are told (-j 2)" \
 	grep -q "differ from the recorded build" "$T/warn"
 
 # a filter, -F without the stack, --max-stack: nothing is promised, so
-# nothing loads ahead - and the output is -j 1's all the same
+# nothing loads ahead - and the output is -j 1's all the same (what a
+# frame past --max-stack must not load, whatever the profile holds:
+# script_max_stack_loads.sh)
 for args in "report --stdio --comm stays" "script -F comm,tid,time" \
 	    "script --max-stack 2" "folded --pid 1" "flame --off-cpu -o -"; do
 	# shellcheck disable=SC2086

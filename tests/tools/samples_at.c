@@ -2,6 +2,7 @@
  * to ask a reader what it names each address.
  *
  *   samples_at [--data-over] OUT.data BINARY VADDR...
+ *   samples_at --stack OUT.data BINARY VADDR [BINARY VADDR]...
  *
  * Writes OUT.data: one cpu-clock event, a process "probe" (pid 4242) with
  * BINARY's executable segment mapped (at 0x7f0000000000 plus its address
@@ -11,6 +12,10 @@
  * script -F ip,sym` then print one line per VADDR. With --data-over a
  * data map (not executable, of another file) follows the text map and
  * covers it: a reader must still name the addresses from the code.
+ * With --stack the profile has one sample instead, with a user callchain
+ * of the given frames, innermost first: frame i at VADDR i of BINARY i,
+ * each binary mapped once (a shared object 4 GiB after the one before),
+ * to ask a reader which binaries a stack's frames make it load.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +34,7 @@
 
 #define PID 4242
 #define DYN_BASE 0x7f0000000000ULL
+#define MAX_FRAMES 16		/* --stack */
 
 static struct cs_writer *w;
 static struct cs_perf_attr attr;
@@ -50,9 +56,10 @@ static struct cs_sample_id sid(uint32_t pid)
 	return (struct cs_sample_id){ .pid = pid, .tid = pid, .time = now };
 }
 
-/* The map of path's executable segment, as the loader makes it; *base:
- * where the binary's address 0 lies. */
-static struct cs_mmap text_map(const char *path, uint64_t *base)
+/* The map of path's executable segment, as the loader makes it, a
+ * shared object's at dyn_base; *base: where the binary's address 0 lies. */
+static struct cs_mmap text_map(const char *path, uint64_t dyn_base,
+			       uint64_t *base)
 {
 	struct cs_mmap m = { .pid = PID, .tid = PID, .prot = 5, .flags = 2,
 			     .filename = path };
@@ -73,7 +80,7 @@ static struct cs_mmap text_map(const char *path, uint64_t *base)
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
 		    !(ph.p_flags & PF_X))
 			continue;
-		*base = eh.e_type == ET_DYN ? DYN_BASE : 0;
+		*base = eh.e_type == ET_DYN ? dyn_base : 0;
 		m.start = *base + (ph.p_vaddr & ~0xfffULL);
 		m.len = (ph.p_memsz + (ph.p_vaddr & 0xfff) + 0xfff) & ~0xfffULL;
 		m.pgoff = ph.p_offset & ~0xfffULL;
@@ -88,33 +95,120 @@ static struct cs_mmap text_map(const char *path, uint64_t *base)
 	return m;
 }
 
+static uint64_t hex_arg(const char *arg)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 16);
+	if (errno || *end || end == arg) {
+		fprintf(stderr, "samples_at: '%s' is not a hex address\n", arg);
+		exit(2);
+	}
+	return v;
+}
+
+/* --stack: each binary of the pairs in args[0, n) mapped (once), then one
+ * sample whose user callchain is the pairs' addresses. */
+static void put_stack(char **args, int n)
+{
+	uint64_t chain[1 + MAX_FRAMES], bases[MAX_FRAMES];
+	struct cs_sample_id id;
+	struct cs_sample s;
+	int frames = n / 2, maps = 0;
+
+	if (n % 2 || !frames || frames > MAX_FRAMES) {
+		fprintf(stderr, "samples_at: --stack wants 1 to %d pairs of BINARY VADDR\n",
+			MAX_FRAMES);
+		exit(2);
+	}
+	chain[0] = CS_CONTEXT_USER;
+	for (int i = 0; i < frames; i++) {
+		const char *path = args[2 * i];
+		int j = 0;
+
+		while (j < i && strcmp(args[2 * j], path))
+			j++;
+		if (j == i) {		/* not mapped yet */
+			struct cs_mmap m = text_map(path, DYN_BASE +
+						    ((uint64_t)maps++ << 32),
+						    &bases[i]);
+
+			id = sid(PID);
+			put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf,
+					    sizeof(buf)));
+		} else {
+			bases[i] = bases[j];
+		}
+		chain[1 + i] = bases[i] + hex_arg(args[2 * i + 1]);
+	}
+	id = sid(PID);
+	s = (struct cs_sample){ .ip = chain[1], .pid = PID, .tid = PID,
+				.time = id.time, .period = 1000000,
+				.misc = CS_MISC_USER };
+	put(cs_encode_sample(&attr, &s, chain, 1 + (uint64_t)frames, buf,
+			     sizeof(buf)));
+}
+
+/* One binary's map (and with data_over a data map over it), then one
+ * sample without a callchain at each of the addresses args[0, n). */
+static void put_samples(const char *path, char **args, int n, bool data_over)
+{
+	uint64_t base;
+	struct cs_mmap m = text_map(path, DYN_BASE, &base);
+	struct cs_sample_id id = sid(PID);
+
+	put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf, sizeof(buf)));
+	if (data_over) {
+		struct cs_mmap d = m;
+
+		d.prot = 3;		/* read, write */
+		d.flags = 1;		/* shared */
+		d.pgoff = 0;
+		d.filename = "/dev/shm/probe-data";
+		id = sid(PID);
+		put(cs_encode_mmap2(&attr, &d, CS_MISC_USER | CS_MISC_MMAP_DATA, &id,
+				    buf, sizeof(buf)));
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t vaddr = hex_arg(args[i]);
+		struct cs_sample s;
+
+		id = sid(PID);
+		s = (struct cs_sample){ .ip = base + vaddr, .pid = PID, .tid = PID,
+					.time = id.time, .period = 1000000,
+					.misc = CS_MISC_USER };
+		put(cs_encode_sample(&attr, &s, NULL, 0, buf, sizeof(buf)));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cs_errbuf eb = { { 0 } };
 	struct cs_writer_opts o = { 0 };
 	uint64_t ids[] = { 7 };
 	struct cs_sample_id id;
-	struct cs_mmap m;
 	struct cs_comm c = { PID, PID, "probe" };
-	uint64_t base;
 	bool data_over = argc > 1 && !strcmp(argv[1], "--data-over");
+	bool stack = argc > 1 && !strcmp(argv[1], "--stack");
 
-	if (data_over) {
+	if (data_over || stack) {
 		argc--;
 		argv++;
 	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: samples_at [--data-over] OUT.data BINARY VADDR...\n");
+		fprintf(stderr, "usage: samples_at [--data-over] OUT.data BINARY VADDR...\n"
+				"       samples_at --stack OUT.data BINARY VADDR [BINARY VADDR]...\n");
 		return 2;
 	}
-	m = text_map(argv[2], &base);
 
 	attr.type = CS_PERF_TYPE_SOFTWARE;
 	attr.size = CS_PERF_ATTR_SIZE_VER7;
 	attr.config = CS_PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_period = 1000000;
 	attr.sample_type = CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
-			   CS_SAMPLE_PERIOD;
+			   CS_SAMPLE_PERIOD | (stack ? CS_SAMPLE_CALLCHAIN : 0);
 	attr.flags = CS_ATTR_DISABLED | CS_ATTR_MMAP | CS_ATTR_COMM |
 		     CS_ATTR_TASK | CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_MMAP2 |
 		     CS_ATTR_COMM_EXEC;
@@ -128,36 +222,10 @@ int main(int argc, char **argv)
 	}
 	id = sid(PID);
 	put(cs_encode_comm(&attr, &c, true, &id, buf, sizeof(buf)));
-	id = sid(PID);
-	put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf, sizeof(buf)));
-	if (data_over) {
-		struct cs_mmap d = m;
-
-		d.prot = 3;		/* read, write */
-		d.flags = 1;		/* shared */
-		d.pgoff = 0;
-		d.filename = "/dev/shm/probe-data";
-		id = sid(PID);
-		put(cs_encode_mmap2(&attr, &d, CS_MISC_USER | CS_MISC_MMAP_DATA, &id,
-				    buf, sizeof(buf)));
-	}
-	for (int i = 3; i < argc; i++) {
-		char *end;
-		uint64_t vaddr;
-		struct cs_sample s;
-
-		errno = 0;
-		vaddr = strtoull(argv[i], &end, 16);
-		if (errno || *end || end == argv[i]) {
-			fprintf(stderr, "samples_at: '%s' is not a hex address\n", argv[i]);
-			return 2;
-		}
-		id = sid(PID);
-		s = (struct cs_sample){ .ip = base + vaddr, .pid = PID, .tid = PID,
-					.time = id.time, .period = 1000000,
-					.misc = CS_MISC_USER };
-		put(cs_encode_sample(&attr, &s, NULL, 0, buf, sizeof(buf)));
-	}
+	if (stack)
+		put_stack(argv + 2, argc - 2);
+	else
+		put_samples(argv[2], argv + 3, argc - 3, data_over);
 	if (cs_writer_finish(w)) {
 		fprintf(stderr, "samples_at: %s\n", cs_writer_error(w));
 		return 1;

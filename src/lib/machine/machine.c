@@ -968,6 +968,23 @@ void cs_machine_place_load_inlines(struct cs_machine *m, const void *bin)
 		cs_dso_inlines_open(m->dsos, d);
 }
 
+bool cs_machine_place_loads(const void *bin, bool inlines)
+{
+	const struct cs_dso *d = bin;
+
+	/* located (by the unwinder) is not loaded: its symbols are not read */
+	if (d->status == CS_DSO_NOT_LOADED || d->status == CS_DSO_FOUND)
+		return true;
+	return inlines && d->status == CS_DSO_LOADED && !d->inlines_tried;
+}
+
+bool cs_machine_place_inlined(const void *bin)
+{
+	const struct cs_dso *d = bin;
+
+	return d->status == CS_DSO_LOADED && d->inlines;
+}
+
 size_t cs_machine_place_inlines(const void *bin, uint64_t off,
 				const char **names, size_t cap)
 {
@@ -989,6 +1006,11 @@ bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
 	*tab = m->kernel;
 	*outside = outside_kernel(m, addr);
 	return true;
+}
+
+bool cs_machine_kernel_loads(const struct cs_machine *m)
+{
+	return !m->kernel_tried;
 }
 
 void cs_machine_kernel_place_resolve(const void *tab, bool outside,

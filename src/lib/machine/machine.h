@@ -118,6 +118,19 @@ void cs_machine_place_load(struct cs_machine *m, const void *bin);
  * address in it would. */
 void cs_machine_place_load_inlines(struct cs_machine *m, const void *bin);
 
+/* Whether cs_machine_place_load() of bin (with inlines,
+ * cs_machine_place_load_inlines()) would still load anything - read
+ * files, count a binary missing or of another build, write the symbol
+ * cache - as the first address named in it does. A caller that does not
+ * know yet whether it will name an address of bin asks this first: a
+ * binary no output line names must not be loaded. */
+bool cs_machine_place_loads(const void *bin, bool inlines);
+
+/* Whether addresses of bin, loaded with cs_machine_place_load_inlines(),
+ * may have inlined calls (cs_machine_place_inlines() more than 0): it has
+ * DWARF to say so. */
+bool cs_machine_place_inlined(const void *bin);
+
 /* What cs_machine_resolve() gives a user address at (bin, off) but the
  * map's fields (map_start, map_end, map_pgoff), without the machine: for
  * a thread of the caller's that names addresses the reading thread
@@ -141,6 +154,10 @@ size_t cs_machine_place_inlines(const void *bin, uint64_t off,
  * at this point of the stream (*outside). */
 bool cs_machine_kernel_place(struct cs_machine *m, uint64_t addr,
 			     const void **tab, bool *outside);
+
+/* Whether the next kernel address resolved or placed would load the
+ * kernel's symbols first (cs_machine_place_loads()'s question). */
+bool cs_machine_kernel_loads(const struct cs_machine *m);
 
 /* What cs_machine_resolve() gives kernel address addr, from
  * cs_machine_kernel_place()'s answers, under cs_machine_place_resolve()'s
