@@ -761,13 +761,17 @@ static void prefetch_rec(const struct ahead_rec *r)
 {
 	const char *b = r->bytes ? r->bytes : (const void *)(r + 1);
 
+	/* addresses as integers: a prefetch may point past the record or
+	 * the batch, where C's pointer arithmetic may not */
+	uintptr_t at = (uintptr_t)b;
+
 	__builtin_prefetch(b);
-	__builtin_prefetch(b + 64);
-	__builtin_prefetch(b + r->size - 16);
+	__builtin_prefetch((const void *)(at + 64));
+	__builtin_prefetch((const void *)(at + r->size - 16));
 	/* and the batch's line further on: the reading thread wrote it on
 	 * its CPU, and reading it here to find the next record's bytes
 	 * would wait on it */
-	__builtin_prefetch((const char *)r + AHEAD_PREFETCH_BATCH);
+	__builtin_prefetch((const void *)((uintptr_t)r + AHEAD_PREFETCH_BATCH));
 }
 
 /* On this thread: a batch of delivered records, as deliver() takes them.
