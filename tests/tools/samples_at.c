@@ -109,13 +109,23 @@ static uint64_t hex_arg(const char *arg)
 	return v;
 }
 
+/* One user sample of the probe at ip, with the callchain chain[0, nr). */
+static void put_sample(uint64_t ip, const uint64_t *chain, uint64_t nr)
+{
+	struct cs_sample_id id = sid(PID);
+	struct cs_sample s = { .ip = ip, .pid = PID, .tid = PID,
+			       .time = id.time, .period = 1000000,
+			       .misc = CS_MISC_USER };
+
+	put(cs_encode_sample(&attr, &s, chain, nr, buf, sizeof(buf)));
+}
+
 /* --stack: each binary of the pairs in args[0, n) mapped (once), then one
  * sample whose user callchain is the pairs' addresses. */
 static void put_stack(char **args, int n)
 {
 	uint64_t chain[1 + MAX_FRAMES], bases[MAX_FRAMES];
 	struct cs_sample_id id;
-	struct cs_sample s;
 	int frames = n / 2, maps = 0;
 
 	if (n % 2 || !frames || frames > MAX_FRAMES) {
@@ -143,12 +153,7 @@ static void put_stack(char **args, int n)
 		}
 		chain[1 + i] = bases[i] + hex_arg(args[2 * i + 1]);
 	}
-	id = sid(PID);
-	s = (struct cs_sample){ .ip = chain[1], .pid = PID, .tid = PID,
-				.time = id.time, .period = 1000000,
-				.misc = CS_MISC_USER };
-	put(cs_encode_sample(&attr, &s, chain, 1 + (uint64_t)frames, buf,
-			     sizeof(buf)));
+	put_sample(chain[1], chain, 1 + (uint64_t)frames);
 }
 
 /* One binary's map (and with data_over a data map over it), then one
@@ -171,16 +176,8 @@ static void put_samples(const char *path, char **args, int n, bool data_over)
 		put(cs_encode_mmap2(&attr, &d, CS_MISC_USER | CS_MISC_MMAP_DATA, &id,
 				    buf, sizeof(buf)));
 	}
-	for (int i = 0; i < n; i++) {
-		uint64_t vaddr = hex_arg(args[i]);
-		struct cs_sample s;
-
-		id = sid(PID);
-		s = (struct cs_sample){ .ip = base + vaddr, .pid = PID, .tid = PID,
-					.time = id.time, .period = 1000000,
-					.misc = CS_MISC_USER };
-		put(cs_encode_sample(&attr, &s, NULL, 0, buf, sizeof(buf)));
-	}
+	for (int i = 0; i < n; i++)
+		put_sample(base + hex_arg(args[i]), NULL, 0);
 }
 
 int main(int argc, char **argv)
