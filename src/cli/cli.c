@@ -143,15 +143,35 @@ void cli_filter_free(struct cli_filter *f)
 	cs_name_list_free(&f->comms);
 }
 
+/* stdio would write a file or a pipe in st_blksize pieces (4 KiB): a
+ * report of the real profile took 3114 write calls for 12.7 MB. One
+ * output is open at a time: the first stream takes one static buffer,
+ * which lives until exit() has flushed it. */
+static char output_buf[256 << 10];
+
+static void output_buffer(FILE *f)
+{
+	static bool taken;
+
+	if (taken || isatty(fileno(f)))
+		return;
+	setvbuf(f, output_buf, _IOFBF, sizeof(output_buf));
+	taken = true;
+}
+
 FILE *cli_output_open(const char *path)
 {
 	FILE *f;
 
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-")) {
+		output_buffer(stdout);
 		return stdout;
+	}
 	f = fopen(path, "w");
 	if (!f)
 		cli_error("%s: %s", path, strerror(errno));
+	else
+		output_buffer(f);
 	return f;
 }
 
