@@ -171,7 +171,6 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	size_t most_names, most_addrs, nr_special = 0;
 	struct rank_item *it = NULL, prev = { 0 };
 	uint64_t *addrs = NULL;
-	char text[1024];
 	char (*special)[64] = NULL;
 	uint32_t next = 0;
 	bool kernel, named;
@@ -216,8 +215,7 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 				addrs[2 * na] = k->addr;
 				addrs[2 * na++ + 1] = i;
 			}
-			rk->sym_len[i] = (uint16_t)report_entry_sym_text(k, text,
-								  sizeof(text));
+			rk->sym_len[i] = (uint16_t)report_entry_sym_len(k);
 		}
 		qsort(it, nn, sizeof(*it), cmp_rank_text);
 		err = cs_keysort(addrs, na, 2, r->o.jobs);

@@ -87,6 +87,22 @@ size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 	return copy_text(buf, len, text, (size_t)(p - text));
 }
 
+/* The length report_entry_sym_text() gives in 1024 bytes, without making
+ * the text: the ranks want it for every frame, most of them a name or an
+ * address of a fixed width. */
+size_t report_entry_sym_len(const struct cs_agg_key *k)
+{
+	char text[1024];
+	size_t n;
+
+	if (k->flags & (F_MISSING | F_COOKIE | F_INLINED))
+		return report_entry_sym_text(k, text, sizeof(text));
+	if (!k->sym)
+		return 4 + (k->addr ? 2 : 0) + 16;
+	n = strlen(k->sym);
+	return 4 + (n > sizeof(text) - 5 ? sizeof(text) - 5 : n);
+}
+
 /* A key column's text into buf (as snprintf would cut it) for an entry
  * of thread and frame key fk; returns its length. */
 size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
@@ -119,24 +135,27 @@ size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
 	return 0;
 }
 
-/* One line of the table, built whole and written at once. */
+/* One line of the table, built whole in text (TABLE_LINE_MAX bytes at most:
+ * the rest is cut) and written at once. */
+#define TABLE_LINE_MAX 8192
+
 struct line {
-	char text[8192];
+	char *text;
 	size_t len;
 };
 
 static void line_put(struct line *l, const char *s, size_t n)
 {
-	if (n > sizeof(l->text) - l->len)
-		n = sizeof(l->text) - l->len;
+	if (n > TABLE_LINE_MAX - l->len)
+		n = TABLE_LINE_MAX - l->len;
 	memcpy(l->text + l->len, s, n);
 	l->len += n;
 }
 
 static void line_pad(struct line *l, size_t n)
 {
-	if (n > sizeof(l->text) - l->len)
-		n = sizeof(l->text) - l->len;
+	if (n > TABLE_LINE_MAX - l->len)
+		n = TABLE_LINE_MAX - l->len;
 	memset(l->text + l->len, ' ', n);
 	l->len += n;
 }
@@ -180,14 +199,16 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
 
 /* Entries are written in their sorted order, scattered over memory: the
  * one AHEAD places on and, once that is in, its frame's key are asked
- * for early, so that their cache misses overlap. */
+ * for early, so that their cache misses overlap. An entry is 40 bytes:
+ * half of them cross a cache line, and the line with the periods is
+ * asked for too. */
 #define AHEAD 16
 
 static void prefetch_entry(const struct view *v, const uint32_t *order,
 			   size_t i, size_t end)
 {
 	if (i + AHEAD < end)
-		__builtin_prefetch(&v->e[order[i + AHEAD]]);
+		report_prefetch_entry(&v->e[order[i + AHEAD]]);
 	if (i + AHEAD / 2 < end)
 		__builtin_prefetch(cs_agg_frame_key(v->r->stacks,
 						    v->e[order[i + AHEAD / 2]].frame));
@@ -204,19 +225,19 @@ struct table {
 	bool off_cpu;			/* a Seconds column */
 };
 
-void report_entry_line(const struct report_cols *c, struct report_pct *pct,
-		       const struct entry *e, const struct cs_agg_key *fk,
-		       FILE *out)
+/* The entry's line into buf (TABLE_LINE_MAX bytes); returns its length */
+static size_t entry_line_text(const struct report_cols *c,
+			      struct report_pct *pct, const struct entry *e,
+			      const struct cs_agg_key *fk, char *buf)
 {
 	const struct cs_report *r = c->r;
 	const size_t *width = c->width;
 	uint64_t weight = c->children ? e->child_period : e->self_period;
 	const struct report_pct *pt;
-	struct line l;
+	struct line l = { .text = buf };
 	char text[1024];
 	size_t col = 0;
 
-	l.len = 0;
 	line_put(&l, " ", 1);
 	if (c->children) {
 		pt = pct_text(&pct[0], e->child_period, c->total);
@@ -254,8 +275,20 @@ void report_entry_line(const struct report_cols *c, struct report_pct *pct,
 			line_left(&l, text, n, width[c->nc + k]);
 	}
 	line_put(&l, "\n", 1);
-	fwrite(l.text, 1, l.len, out);
+	return l.len;
 }
+
+void report_entry_line(const struct report_cols *c, struct report_pct *pct,
+		       const struct entry *e, const struct cs_agg_key *fk,
+		       FILE *out)
+{
+	char buf[TABLE_LINE_MAX];
+
+	fwrite(buf, 1, entry_line_text(c, pct, e, fk, buf), out);
+}
+
+/* Lines gathered before they are written: one fwrite() for many */
+#define LINES_BUF (64 * 1024)
 
 static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 {
@@ -266,19 +299,33 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 				 .children = t->children, .off_cpu = t->off_cpu,
 				 .total = v->total_period };
 	struct report_pct pct[2] = { { 0 } };
-	int err = 0;
+	char *buf = malloc(LINES_BUF);
+	size_t len = 0;
+	int err = buf ? 0 : -ENOMEM;
 
 	for (size_t i = begin; i < end && !err; i++) {
 		const struct entry *e = &v->e[t->order[i]];
 
 		prefetch_entry(v, t->order, i, end);
-		report_entry_line(&c, pct, e, cs_agg_frame_key(r->stacks, e->frame),
-				  out);
-		if (report_draws_graph(v, e))
+		if (LINES_BUF - len < TABLE_LINE_MAX) {
+			fwrite(buf, 1, len, out);
+			len = 0;
+		}
+		len += entry_line_text(&c, pct, e,
+				       cs_agg_frame_key(r->stacks, e->frame),
+				       buf + len);
+		if (report_draws_graph(v, e)) {
+			/* the graph follows its line */
+			fwrite(buf, 1, len, out);
+			len = 0;
 			err = report_graph_print(v, e, t->children ?
 						 e->child_period : e->self_period,
 						 out);
+		}
 	}
+	if (!err)
+		fwrite(buf, 1, len, out);
+	free(buf);
 	return err;
 }
 

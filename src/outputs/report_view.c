@@ -275,8 +275,9 @@ static void view_prefetch(struct view *v, uint32_t thread,
 		if (slot && cs_slot_may_be(v->map_hash_bits, slot, hash[i])) {
 			uint32_t id = cs_slot_index(v->map_hash_bits, slot);
 
-			__builtin_prefetch(&v->e[id]);
+			report_prefetch_entry(&v->e[id]);
 			__builtin_prefetch(&v->work[id]);
+			__builtin_prefetch((const char *)&v->work[id + 1] - 1);
 		}
 	}
 }
