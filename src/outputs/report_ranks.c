@@ -499,19 +499,37 @@ struct keys_job {
 	uint32_t *order;
 };
 
+/* The frames' ranks are read at random (10 MiB each for 2.7M frames):
+ * those of the entry KEYS_AHEAD on are asked for early */
+#define KEYS_AHEAD 16
+
 static int keys_part(void *ctx, unsigned int part, size_t begin, size_t end)
 {
 	const struct keys_job *j = ctx;
 	const struct view *v = j->v;
 	const struct key_layout *kl = j->kl;
+	const struct cs_report *r = v->r;
 	uint32_t key[CS_REPORT__NR_KEYS];
+	bool by_dso = false, by_sym = false;
 
 	(void)part;
+	for (size_t n = 0; n < r->o.nr_sort; n++) {
+		by_dso |= r->o.sort[n] == CS_REPORT_DSO;
+		by_sym |= r->o.sort[n] == CS_REPORT_SYM;
+	}
 	for (size_t i = begin; i < end; i++) {
 		const struct entry *e = &v->e[i];
 		uint64_t *k = j->keys + i * kl->words;
 		unsigned int pos = 0;
 
+		if ((by_dso || by_sym) && i + KEYS_AHEAD < end) {
+			uint32_t f = v->e[i + KEYS_AHEAD].frame;
+
+			if (by_dso)
+				__builtin_prefetch(&j->rk->dso[f]);
+			if (by_sym)
+				__builtin_prefetch(&j->rk->sym[f]);
+		}
 		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
 		put_bits(k, &pos, kl->callee ? v->work[i].max_depth :
 			 kl->max_depth - v->work[i].max_depth, kl->depth);
