@@ -56,11 +56,27 @@ static size_t dec_text(char *buf, size_t len, uint64_t v)
 	return copy_text(buf, len, tmp + sizeof(tmp) - n, n);
 }
 
+/* v's 8 lowercase hex digits into p, the highest first: each nibble
+ * spread to a byte of a word, and all eight turned into digits at once
+ * (the table writes 2.7M addresses) */
+static void hex_digits(char *p, uint32_t v)
+{
+	uint64_t x = v, letter;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	/* byte i holds nibble i; a byte of 10 or more is a letter */
+	letter = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + letter * ('a' - '0' - 10);
+	x = __builtin_bswap64(x);
+	memcpy(p, &x, 8);
+}
+
 /* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
  * text's length. */
 size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	char text[40], *p = text;
 	const char *name;
 
@@ -82,8 +98,9 @@ size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 		*p++ = '0';
 		*p++ = 'x';
 	}
-	for (int i = 15; i >= 0; i--)
-		*p++ = hex[(k->addr >> (4 * i)) & 15];
+	hex_digits(p, (uint32_t)(k->addr >> 32));
+	hex_digits(p + 8, (uint32_t)k->addr);
+	p += 16;
 	return copy_text(buf, len, text, (size_t)(p - text));
 }
 
@@ -265,10 +282,20 @@ static size_t entry_line_text(const struct report_cols *c,
 		line_right(&l, text, n, width[col++]);
 	}
 	for (size_t k = 0; k < r->o.nr_sort; k++) {
-		size_t n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
-						 text, sizeof(text));
+		size_t n;
 
 		line_put(&l, "  ", 2);
+		if (TABLE_LINE_MAX - l.len > sizeof(text)) {
+			/* made in place: as much room as text, and more */
+			n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
+						  l.text + l.len, sizeof(text));
+			l.len += n;
+			if (k + 1 < r->o.nr_sort && n < width[c->nc + k])
+				line_pad(&l, width[c->nc + k] - n);
+			continue;
+		}
+		n = report_entry_col_text(r, e->thread, fk, r->o.sort[k], text,
+					  sizeof(text));
 		if (k + 1 == r->o.nr_sort)
 			line_put(&l, text, n);
 		else
