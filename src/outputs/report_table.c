@@ -242,10 +242,48 @@ struct table {
 	bool off_cpu;			/* a Seconds column */
 };
 
+/* The Command and Shared Object columns' last texts and lengths:
+ * neighbouring lines mostly share them, and strlen() and strrchr() ran
+ * for every line */
+struct name_cache {
+	const char *dso;		/* the frame key's, as given */
+	const char *dso_text;		/* NULL: none yet */
+	size_t dso_len;
+	uint32_t thread;
+	const char *comm;		/* NULL: none yet */
+	size_t comm_len;
+};
+
+/* report_entry_col_text(), the comm and dso texts through nc */
+static size_t cached_col_text(const struct cs_report *r, struct name_cache *nc,
+			      uint32_t thread, const struct cs_agg_key *fk,
+			      enum cs_report_key key, char *buf, size_t len)
+{
+	switch (key) {
+	case CS_REPORT_DSO:
+		if (!nc->dso_text || nc->dso != fk->dso) {
+			nc->dso = fk->dso;
+			nc->dso_text = report_dso_short(fk->dso);
+			nc->dso_len = strlen(nc->dso_text);
+		}
+		return copy_text(buf, len, nc->dso_text, nc->dso_len);
+	case CS_REPORT_COMM:
+		if (!nc->comm || nc->thread != thread) {
+			nc->thread = thread;
+			nc->comm = report_thread_comm(r, thread);
+			nc->comm_len = strlen(nc->comm);
+		}
+		return copy_text(buf, len, nc->comm, nc->comm_len);
+	default:
+		return report_entry_col_text(r, thread, fk, key, buf, len);
+	}
+}
+
 /* The entry's line into buf (TABLE_LINE_MAX bytes); returns its length */
 static size_t entry_line_text(const struct report_cols *c,
-			      struct report_pct *pct, const struct entry *e,
-			      const struct cs_agg_key *fk, char *buf)
+			      struct report_pct *pct, struct name_cache *nc,
+			      const struct entry *e, const struct cs_agg_key *fk,
+			      char *buf)
 {
 	const struct cs_report *r = c->r;
 	const size_t *width = c->width;
@@ -287,15 +325,15 @@ static size_t entry_line_text(const struct report_cols *c,
 		line_put(&l, "  ", 2);
 		if (TABLE_LINE_MAX - l.len > sizeof(text)) {
 			/* made in place: as much room as text, and more */
-			n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
-						  l.text + l.len, sizeof(text));
+			n = cached_col_text(r, nc, e->thread, fk, r->o.sort[k],
+					    l.text + l.len, sizeof(text));
 			l.len += n;
 			if (k + 1 < r->o.nr_sort && n < width[c->nc + k])
 				line_pad(&l, width[c->nc + k] - n);
 			continue;
 		}
-		n = report_entry_col_text(r, e->thread, fk, r->o.sort[k], text,
-					  sizeof(text));
+		n = cached_col_text(r, nc, e->thread, fk, r->o.sort[k], text,
+				    sizeof(text));
 		if (k + 1 == r->o.nr_sort)
 			line_put(&l, text, n);
 		else
@@ -310,8 +348,9 @@ void report_entry_line(const struct report_cols *c, struct report_pct *pct,
 		       FILE *out)
 {
 	char buf[TABLE_LINE_MAX];
+	struct name_cache nc = { 0 };
 
-	fwrite(buf, 1, entry_line_text(c, pct, e, fk, buf), out);
+	fwrite(buf, 1, entry_line_text(c, pct, &nc, e, fk, buf), out);
 }
 
 /* Lines gathered before they are written: one fwrite() for many */
@@ -326,6 +365,7 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 				 .children = t->children, .off_cpu = t->off_cpu,
 				 .total = v->total_period };
 	struct report_pct pct[2] = { { 0 } };
+	struct name_cache nc = { 0 };
 	char *buf = malloc(LINES_BUF);
 	size_t len = 0;
 	int err = buf ? 0 : -ENOMEM;
@@ -338,7 +378,7 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 			fwrite(buf, 1, len, out);
 			len = 0;
 		}
-		len += entry_line_text(&c, pct, e,
+		len += entry_line_text(&c, pct, &nc, e,
 				       cs_agg_frame_key(r->stacks, e->frame),
 				       buf + len);
 		if (report_draws_graph(v, e)) {
