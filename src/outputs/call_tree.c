@@ -69,6 +69,8 @@ static size_t probe(const struct cs_tree *t, uint32_t parent, uint32_t frame,
 	return s;
 }
 
+#define GROW_AHEAD 16
+
 /* A bigger index, or after cs_tree_trim() one that fits the nodes, with
  * room for `more` new ones */
 static int index_grow(struct cs_tree *t, size_t more)
@@ -87,8 +89,15 @@ static int index_grow(struct cs_tree *t, size_t more)
 	t->mask = cap - 1;
 	t->hash_bits = cs_slot_hash_bits(cap);
 	for (size_t i = 0; i < t->nr; i++) {
-		size_t s = probe(t, t->nodes[i].parent, t->nodes[i].frame, &h);
+		size_t s;
 
+		/* the nodes are read in order, their slots at random: the slot
+		 * of the node GROW_AHEAD on is asked for early */
+		if (i + GROW_AHEAD < t->nr)
+			__builtin_prefetch(&t->slots[node_hash(t->nodes[i + GROW_AHEAD].parent,
+							       t->nodes[i + GROW_AHEAD].frame) &
+						     t->mask]);
+		s = probe(t, t->nodes[i].parent, t->nodes[i].frame, &h);
 		t->slots[s] = cs_slot_make(t->hash_bits, h, i);
 	}
 	return 0;

@@ -423,6 +423,13 @@ struct entry_work {
 };
 _Static_assert(CS_FRAMES_MAX <= UINT16_MAX, "an entry's max_depth is 16 bits");
 
+/* Asks for an entry's cache lines: both, where it crosses one */
+static inline void report_prefetch_entry(const struct entry *e)
+{
+	__builtin_prefetch(e);
+	__builtin_prefetch((const char *)(e + 1) - 1);
+}
+
 struct occurrence {
 	uint32_t stack;
 	uint32_t pos;			/* index of the entry's frame */
@@ -524,6 +531,8 @@ static inline double report_pct(uint64_t part, uint64_t total)
 const char *report_frame_sym_text(const struct cs_agg_key *k, char *buf,
 				  size_t len);
 size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len);
+/* Its length in a buffer of 1024 bytes, the text not made */
+size_t report_entry_sym_len(const struct cs_agg_key *k);
 size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
 			     const struct cs_agg_key *fk, enum cs_report_key key,
 			     char *buf, size_t len);

@@ -171,7 +171,6 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 	size_t most_names, most_addrs, nr_special = 0;
 	struct rank_item *it = NULL, prev = { 0 };
 	uint64_t *addrs = NULL;
-	char text[1024];
 	char (*special)[64] = NULL;
 	uint32_t next = 0;
 	bool kernel, named;
@@ -216,8 +215,7 @@ static int rank_syms(const struct cs_report *r, struct ranks *rk)
 				addrs[2 * na] = k->addr;
 				addrs[2 * na++ + 1] = i;
 			}
-			rk->sym_len[i] = (uint16_t)report_entry_sym_text(k, text,
-								  sizeof(text));
+			rk->sym_len[i] = (uint16_t)report_entry_sym_len(k);
 		}
 		qsort(it, nn, sizeof(*it), cmp_rank_text);
 		err = cs_keysort(addrs, na, 2, r->o.jobs);
@@ -383,21 +381,46 @@ static unsigned int bits_for(uint64_t max)
 	return n;
 }
 
-/* Appends the w low bits of v to key at bit *pos, counted from the top
- * of its first word. */
-static void put_bits(uint64_t *key, unsigned int *pos, uint64_t v,
-		     unsigned int w)
-{
-	while (w) {
-		unsigned int room = 64 - *pos % 64, take = w < room ? w : room;
-		uint64_t bits = v >> (w - take);
+/* A key's fields appended in turn, each as its w low bits, from the top
+ * of the key's first word on: the word being filled is kept in a
+ * register and written whole once full */
+struct bit_writer {
+	uint64_t *word;			/* the next word to write */
+	uint64_t cur;			/* its fill high bits so far */
+	unsigned int fill;
+};
 
-		if (take < 64)
-			bits &= (1ULL << take) - 1;
-		key[*pos / 64] |= bits << (room - take);
-		*pos += take;
-		w -= take;
+static inline void bits_put(struct bit_writer *b, uint64_t v, unsigned int w)
+{
+	unsigned int first, rest;
+
+	if (!w)
+		return;
+	if (w < 64)
+		v &= (1ULL << w) - 1;
+	if (b->fill + w <= 64) {
+		/* w is 64 only in an empty word */
+		b->cur = w == 64 ? v : b->cur << w | v;
+		b->fill += w;
+		if (b->fill == 64) {
+			*b->word++ = b->cur;
+			b->cur = 0;
+			b->fill = 0;
+		}
+		return;
 	}
+	/* v's high bits end this word, its other rest (1-63) start the next */
+	first = 64 - b->fill;
+	rest = w - first;
+	*b->word++ = b->cur << first | v >> rest;
+	b->cur = v & ((1ULL << rest) - 1);
+	b->fill = rest;
+}
+
+static inline void bits_end(struct bit_writer *b)
+{
+	if (b->fill)
+		*b->word = b->cur << (64 - b->fill);
 }
 
 static uint64_t get_bits(const uint64_t *key, unsigned int pos, unsigned int w)
@@ -501,27 +524,45 @@ struct keys_job {
 	uint32_t *order;
 };
 
+/* The frames' ranks are read at random (10 MiB each for 2.7M frames):
+ * those of the entry KEYS_AHEAD on are asked for early */
+#define KEYS_AHEAD 16
+
 static int keys_part(void *ctx, unsigned int part, size_t begin, size_t end)
 {
 	const struct keys_job *j = ctx;
 	const struct view *v = j->v;
 	const struct key_layout *kl = j->kl;
+	const struct cs_report *r = v->r;
 	uint32_t key[CS_REPORT__NR_KEYS];
+	bool by_dso = false, by_sym = false;
 
 	(void)part;
+	for (size_t n = 0; n < r->o.nr_sort; n++) {
+		by_dso |= r->o.sort[n] == CS_REPORT_DSO;
+		by_sym |= r->o.sort[n] == CS_REPORT_SYM;
+	}
 	for (size_t i = begin; i < end; i++) {
 		const struct entry *e = &v->e[i];
-		uint64_t *k = j->keys + i * kl->words;
-		unsigned int pos = 0;
+		struct bit_writer b = { .word = j->keys + i * kl->words };
 
-		put_bits(k, &pos, kl->max_first - entry_first(v->r, e), kl->first);
-		put_bits(k, &pos, kl->callee ? v->work[i].max_depth :
+		if ((by_dso || by_sym) && i + KEYS_AHEAD < end) {
+			uint32_t f = v->e[i + KEYS_AHEAD].frame;
+
+			if (by_dso)
+				__builtin_prefetch(&j->rk->dso[f]);
+			if (by_sym)
+				__builtin_prefetch(&j->rk->sym[f]);
+		}
+		bits_put(&b, kl->max_first - entry_first(v->r, e), kl->first);
+		bits_put(&b, kl->callee ? v->work[i].max_depth :
 			 kl->max_depth - v->work[i].max_depth, kl->depth);
-		put_bits(k, &pos, kl->max_self - e->self_period, kl->self);
+		bits_put(&b, kl->max_self - e->self_period, kl->self);
 		sort_key_ranks(v, j->rk, e, key);
 		for (size_t n = 0; n < CS_REPORT__NR_KEYS; n++)
-			put_bits(k, &pos, key[n], kl->ranks[n]);
-		put_bits(k, &pos, i, kl->id);
+			bits_put(&b, key[n], kl->ranks[n]);
+		bits_put(&b, i, kl->id);
+		bits_end(&b);
 	}
 	return 0;
 }

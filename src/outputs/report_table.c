@@ -56,11 +56,27 @@ static size_t dec_text(char *buf, size_t len, uint64_t v)
 	return copy_text(buf, len, tmp + sizeof(tmp) - n, n);
 }
 
+/* v's 8 lowercase hex digits into p, the highest first: each nibble
+ * spread to a byte of a word, and all eight turned into digits at once
+ * (the table writes 2.7M addresses) */
+static void hex_digits(char *p, uint32_t v)
+{
+	uint64_t x = v, letter;
+
+	x = (x | x << 16) & 0x0000ffff0000ffffULL;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffULL;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	/* byte i holds nibble i; a byte of 10 or more is a letter */
+	letter = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	x += 0x3030303030303030ULL + letter * ('a' - '0' - 10);
+	x = __builtin_bswap64(x);
+	memcpy(p, &x, 8);
+}
+
 /* The Symbol column: "[k] name" or "[.] name", perf's way. Returns the
  * text's length. */
 size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	char text[40], *p = text;
 	const char *name;
 
@@ -82,9 +98,26 @@ size_t report_entry_sym_text(const struct cs_agg_key *k, char *buf, size_t len)
 		*p++ = '0';
 		*p++ = 'x';
 	}
-	for (int i = 15; i >= 0; i--)
-		*p++ = hex[(k->addr >> (4 * i)) & 15];
+	hex_digits(p, (uint32_t)(k->addr >> 32));
+	hex_digits(p + 8, (uint32_t)k->addr);
+	p += 16;
 	return copy_text(buf, len, text, (size_t)(p - text));
+}
+
+/* The length report_entry_sym_text() gives in 1024 bytes, without making
+ * the text: the ranks want it for every frame, most of them a name or an
+ * address of a fixed width. */
+size_t report_entry_sym_len(const struct cs_agg_key *k)
+{
+	char text[1024];
+	size_t n;
+
+	if (k->flags & (F_MISSING | F_COOKIE | F_INLINED))
+		return report_entry_sym_text(k, text, sizeof(text));
+	if (!k->sym)
+		return 4 + (k->addr ? 2 : 0) + 16;
+	n = strlen(k->sym);
+	return 4 + (n > sizeof(text) - 5 ? sizeof(text) - 5 : n);
 }
 
 /* A key column's text into buf (as snprintf would cut it) for an entry
@@ -119,24 +152,27 @@ size_t report_entry_col_text(const struct cs_report *r, uint32_t thread,
 	return 0;
 }
 
-/* One line of the table, built whole and written at once. */
+/* One line of the table, built whole in text (TABLE_LINE_MAX bytes at most:
+ * the rest is cut) and written at once. */
+#define TABLE_LINE_MAX 8192
+
 struct line {
-	char text[8192];
+	char *text;
 	size_t len;
 };
 
 static void line_put(struct line *l, const char *s, size_t n)
 {
-	if (n > sizeof(l->text) - l->len)
-		n = sizeof(l->text) - l->len;
+	if (n > TABLE_LINE_MAX - l->len)
+		n = TABLE_LINE_MAX - l->len;
 	memcpy(l->text + l->len, s, n);
 	l->len += n;
 }
 
 static void line_pad(struct line *l, size_t n)
 {
-	if (n > sizeof(l->text) - l->len)
-		n = sizeof(l->text) - l->len;
+	if (n > TABLE_LINE_MAX - l->len)
+		n = TABLE_LINE_MAX - l->len;
 	memset(l->text + l->len, ' ', n);
 	l->len += n;
 }
@@ -180,14 +216,16 @@ static const char *const key_header[CS_REPORT__NR_KEYS] = {
 
 /* Entries are written in their sorted order, scattered over memory: the
  * one AHEAD places on and, once that is in, its frame's key are asked
- * for early, so that their cache misses overlap. */
+ * for early, so that their cache misses overlap. An entry is 40 bytes:
+ * half of them cross a cache line, and the line with the periods is
+ * asked for too. */
 #define AHEAD 16
 
 static void prefetch_entry(const struct view *v, const uint32_t *order,
 			   size_t i, size_t end)
 {
 	if (i + AHEAD < end)
-		__builtin_prefetch(&v->e[order[i + AHEAD]]);
+		report_prefetch_entry(&v->e[order[i + AHEAD]]);
 	if (i + AHEAD / 2 < end)
 		__builtin_prefetch(cs_agg_frame_key(v->r->stacks,
 						    v->e[order[i + AHEAD / 2]].frame));
@@ -204,19 +242,57 @@ struct table {
 	bool off_cpu;			/* a Seconds column */
 };
 
-void report_entry_line(const struct report_cols *c, struct report_pct *pct,
-		       const struct entry *e, const struct cs_agg_key *fk,
-		       FILE *out)
+/* The Command and Shared Object columns' last texts and lengths:
+ * neighbouring lines mostly share them, and strlen() and strrchr() ran
+ * for every line */
+struct name_cache {
+	const char *dso;		/* the frame key's, as given */
+	const char *dso_text;		/* NULL: none yet */
+	size_t dso_len;
+	uint32_t thread;
+	const char *comm;		/* NULL: none yet */
+	size_t comm_len;
+};
+
+/* report_entry_col_text(), the comm and dso texts through nc */
+static size_t cached_col_text(const struct cs_report *r, struct name_cache *nc,
+			      uint32_t thread, const struct cs_agg_key *fk,
+			      enum cs_report_key key, char *buf, size_t len)
+{
+	switch (key) {
+	case CS_REPORT_DSO:
+		if (!nc->dso_text || nc->dso != fk->dso) {
+			nc->dso = fk->dso;
+			nc->dso_text = report_dso_short(fk->dso);
+			nc->dso_len = strlen(nc->dso_text);
+		}
+		return copy_text(buf, len, nc->dso_text, nc->dso_len);
+	case CS_REPORT_COMM:
+		if (!nc->comm || nc->thread != thread) {
+			nc->thread = thread;
+			nc->comm = report_thread_comm(r, thread);
+			nc->comm_len = strlen(nc->comm);
+		}
+		return copy_text(buf, len, nc->comm, nc->comm_len);
+	default:
+		return report_entry_col_text(r, thread, fk, key, buf, len);
+	}
+}
+
+/* The entry's line into buf (TABLE_LINE_MAX bytes); returns its length */
+static size_t entry_line_text(const struct report_cols *c,
+			      struct report_pct *pct, struct name_cache *nc,
+			      const struct entry *e, const struct cs_agg_key *fk,
+			      char *buf)
 {
 	const struct cs_report *r = c->r;
 	const size_t *width = c->width;
 	uint64_t weight = c->children ? e->child_period : e->self_period;
 	const struct report_pct *pt;
-	struct line l;
+	struct line l = { .text = buf };
 	char text[1024];
 	size_t col = 0;
 
-	l.len = 0;
 	line_put(&l, " ", 1);
 	if (c->children) {
 		pt = pct_text(&pct[0], e->child_period, c->total);
@@ -244,18 +320,41 @@ void report_entry_line(const struct report_cols *c, struct report_pct *pct,
 		line_right(&l, text, n, width[col++]);
 	}
 	for (size_t k = 0; k < r->o.nr_sort; k++) {
-		size_t n = report_entry_col_text(r, e->thread, fk, r->o.sort[k],
-						 text, sizeof(text));
+		size_t n;
 
 		line_put(&l, "  ", 2);
+		if (TABLE_LINE_MAX - l.len > sizeof(text)) {
+			/* made in place: as much room as text, and more */
+			n = cached_col_text(r, nc, e->thread, fk, r->o.sort[k],
+					    l.text + l.len, sizeof(text));
+			l.len += n;
+			if (k + 1 < r->o.nr_sort && n < width[c->nc + k])
+				line_pad(&l, width[c->nc + k] - n);
+			continue;
+		}
+		n = cached_col_text(r, nc, e->thread, fk, r->o.sort[k], text,
+				    sizeof(text));
 		if (k + 1 == r->o.nr_sort)
 			line_put(&l, text, n);
 		else
 			line_left(&l, text, n, width[c->nc + k]);
 	}
 	line_put(&l, "\n", 1);
-	fwrite(l.text, 1, l.len, out);
+	return l.len;
 }
+
+void report_entry_line(const struct report_cols *c, struct report_pct *pct,
+		       const struct entry *e, const struct cs_agg_key *fk,
+		       FILE *out)
+{
+	char buf[TABLE_LINE_MAX];
+	struct name_cache nc = { 0 };
+
+	fwrite(buf, 1, entry_line_text(c, pct, &nc, e, fk, buf), out);
+}
+
+/* Lines gathered before they are written: one fwrite() for many */
+#define LINES_BUF (64 * 1024)
 
 static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 {
@@ -266,19 +365,34 @@ static int table_lines(void *ctx, size_t begin, size_t end, FILE *out)
 				 .children = t->children, .off_cpu = t->off_cpu,
 				 .total = v->total_period };
 	struct report_pct pct[2] = { { 0 } };
-	int err = 0;
+	struct name_cache nc = { 0 };
+	char *buf = malloc(LINES_BUF);
+	size_t len = 0;
+	int err = buf ? 0 : -ENOMEM;
 
 	for (size_t i = begin; i < end && !err; i++) {
 		const struct entry *e = &v->e[t->order[i]];
 
 		prefetch_entry(v, t->order, i, end);
-		report_entry_line(&c, pct, e, cs_agg_frame_key(r->stacks, e->frame),
-				  out);
-		if (report_draws_graph(v, e))
+		if (LINES_BUF - len < TABLE_LINE_MAX) {
+			fwrite(buf, 1, len, out);
+			len = 0;
+		}
+		len += entry_line_text(&c, pct, &nc, e,
+				       cs_agg_frame_key(r->stacks, e->frame),
+				       buf + len);
+		if (report_draws_graph(v, e)) {
+			/* the graph follows its line */
+			fwrite(buf, 1, len, out);
+			len = 0;
 			err = report_graph_print(v, e, t->children ?
 						 e->child_period : e->self_period,
 						 out);
+		}
 	}
+	if (!err)
+		fwrite(buf, 1, len, out);
+	free(buf);
 	return err;
 }
 

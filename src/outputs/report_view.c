@@ -106,6 +106,8 @@ static uint64_t entry_key(const struct view *v, const struct entry *e)
 	return (uint64_t)v->thread_part[e->thread] << 32 | fp;
 }
 
+#define GROW_AHEAD 16
+
 static int map_grow(struct view *v)
 {
 	size_t cap = v->map_cap ? v->map_cap * 2 : 4096;
@@ -117,6 +119,11 @@ static int map_grow(struct view *v)
 		uint64_t h = cs_hash_u64(entry_key(v, &v->e[i]));
 		size_t s;
 
+		/* the entries are read in order, their slots at random: the
+		 * slot of the one GROW_AHEAD on is asked for early */
+		if (i + GROW_AHEAD < v->nr_e)
+			__builtin_prefetch(&map[cs_hash_u64(entry_key(v,
+				&v->e[i + GROW_AHEAD])) & (cap - 1)]);
 		for (s = h & (cap - 1); map[s]; s = (s + 1) & (cap - 1))
 			;
 		map[s] = cs_slot_make(bits, h, i);
@@ -275,8 +282,9 @@ static void view_prefetch(struct view *v, uint32_t thread,
 		if (slot && cs_slot_may_be(v->map_hash_bits, slot, hash[i])) {
 			uint32_t id = cs_slot_index(v->map_hash_bits, slot);
 
-			__builtin_prefetch(&v->e[id]);
+			report_prefetch_entry(&v->e[id]);
 			__builtin_prefetch(&v->work[id]);
+			__builtin_prefetch((const char *)&v->work[id + 1] - 1);
 		}
 	}
 }

@@ -135,6 +135,8 @@ static bool key_eq(const struct cs_agg_key *a, const struct cs_agg_key *b)
 	       str_eq(a->sym, b->sym) && str_eq(a->dso, b->dso);
 }
 
+#define INDEX_AHEAD 16
+
 /* Doubles the index when it would pass half full; hashes come from
  * the entries, so nothing is rehashed from scratch. */
 static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
@@ -158,6 +160,11 @@ static int index_reserve(struct agg_index *ix, const uint64_t *hashes,
 		uint64_t h = *(const uint64_t *)((const char *)hashes + i * stride);
 		size_t s = h & (ncap - 1);
 
+		/* the hashes are read in order, the slots at random: the slot
+		 * of the entry INDEX_AHEAD on is asked for early */
+		if (i + INDEX_AHEAD < nr)
+			__builtin_prefetch(&slots[*(const uint64_t *)((const char *)hashes +
+				(i + INDEX_AHEAD) * stride) & (ncap - 1)]);
 		while (slots[s])
 			s = (s + 1) & (ncap - 1);
 		slots[s] = cs_slot_make(hash_bits, h, i);

@@ -57,6 +57,53 @@ static void chunks_are_written_in_order(void **state)
 	free(one);
 }
 
+/* chunk c's items print 3000 bytes each when c % 3 == 1, a few
+ * otherwise: a chunk's text outgrows the buffer a short one left, and
+ * short ones follow in buffers long ones grew */
+static int long_and_short(void *ctx, size_t begin, size_t end, FILE *out)
+{
+	size_t chunk = *(const size_t *)ctx;
+
+	for (size_t i = begin; i < end; i++) {
+		size_t n = i / chunk % 3 == 1 ? 3000 : i % 13;
+
+		fprintf(out, "%zu ", i);
+		for (size_t k = 0; k < n; k++)
+			fputc('a' + (int)((i + k) % 26), out);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+static char *run_long_and_short(unsigned int jobs, size_t *len)
+{
+	size_t chunk = 37;
+	char *buf = NULL;
+	FILE *out = open_memstream(&buf, len);
+
+	assert_non_null(out);
+	assert_int_equal(cs_jobs_ordered(3000, chunk, jobs, long_and_short,
+					 &chunk, out), 0);
+	assert_int_equal(fclose(out), 0);
+	return buf;
+}
+
+static void chunk_buffers_reused_hold_only_their_chunk(void **state)
+{
+	size_t len1, len;
+	char *one = run_long_and_short(1, &len1);
+
+	(void)state;
+	for (unsigned int jobs = 2; jobs <= 8; jobs *= 2) {
+		char *many = run_long_and_short(jobs, &len);
+
+		assert_int_equal(len, len1);
+		assert_memory_equal(many, one, len);
+		free(many);
+	}
+	free(one);
+}
+
 static void the_first_error_in_order_is_returned(void **state)
 {
 	size_t len;
@@ -184,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunks_are_written_in_order),
+		cmocka_unit_test(chunk_buffers_reused_hold_only_their_chunk),
 		cmocka_unit_test(the_first_error_in_order_is_returned),
 		cmocka_unit_test(jobs_arguments_are_checked),
 		cmocka_unit_test(a_job_beside_runs_once_and_returns_its_result),

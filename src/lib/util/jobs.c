@@ -5,7 +5,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define MAX_JOBS 1024
@@ -108,9 +111,12 @@ int cs_jobs_split(size_t nr, size_t min_part, unsigned int jobs,
 
 /* ---- ordered chunks ----------------------------------------------------- */
 
+/* A chunk's text: a buffer that grows, kept for the next chunk once
+ * written (open_memstream() grew a new one from a few bytes for every
+ * chunk, copying and clearing as it went) */
 struct chunk_text {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	int err;
 	bool done;
 };
@@ -122,21 +128,54 @@ struct ordered {
 	size_t next_claim, next_write;
 	size_t window;			/* chunks formatted ahead of the writer */
 	struct chunk_text *slots;	/* chunk c in slots[c % window] */
+	struct chunk_text *spare;	/* written chunks' buffers, for reuse */
+	size_t nr_spare, cap_spare;
 	bool stop;
 	cs_chunk_fn fn;
 	void *ctx;
 };
 
+/* The chunk stream's writes: appended to the chunk's buffer */
+static ssize_t text_write(void *cookie, const char *p, size_t n)
+{
+	struct chunk_text *t = cookie;
+
+	if (n > t->cap - t->len) {
+		size_t cap = t->cap ? t->cap : 64 * 1024;
+		char *b;
+
+		while (cap - t->len < n) {
+			if (cap > SIZE_MAX / 2) {
+				errno = ENOMEM;
+				return -1;
+			}
+			cap *= 2;
+		}
+		b = realloc(t->buf, cap);
+		if (!b) {
+			errno = ENOMEM;
+			return -1;
+		}
+		t->buf = b;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+	return (ssize_t)n;
+}
+
+/* Formats chunk c into t, whose buffer (t->buf, t->cap) may be one
+ * written before */
 static int format_chunk(struct ordered *o, size_t c, struct chunk_text *t)
 {
 	size_t begin = c * o->chunk;
 	size_t end = o->nr - begin < o->chunk ? o->nr : begin + o->chunk;
+	cookie_io_functions_t io = { .write = text_write };
 	FILE *m;
 	int err;
 
-	t->buf = NULL;
 	t->len = 0;
-	m = open_memstream(&t->buf, &t->len);
+	m = fopencookie(t, "w", io);
 	if (!m)
 		return -ENOMEM;
 	err = o->fn(o->ctx, begin, end, m);
@@ -160,6 +199,8 @@ static void *worker(void *arg)
 		if (o->stop || o->next_claim >= o->nr_chunks)
 			break;
 		c = o->next_claim++;
+		t = o->nr_spare ? o->spare[--o->nr_spare] :
+				  (struct chunk_text){ 0 };
 		pthread_mutex_unlock(&o->lock);
 		t.err = format_chunk(o, c, &t);
 		t.done = true;
@@ -191,8 +232,13 @@ static int write_in_order(struct ordered *o, FILE *out)
 		err = t.err;
 		if (!err && t.len && fwrite(t.buf, 1, t.len, out) != t.len)
 			err = -EIO;
-		free(t.buf);
 		pthread_mutex_lock(&o->lock);
+		/* the buffer goes to the next chunk a worker takes */
+		if (o->nr_spare < o->cap_spare)
+			o->spare[o->nr_spare++] = (struct chunk_text){
+				.buf = t.buf, .cap = t.cap };
+		else
+			free(t.buf);
 	}
 	if (err) {
 		o->stop = true;
@@ -220,11 +266,15 @@ int cs_jobs_ordered(size_t nr, size_t chunk, unsigned int jobs,
 		return nr ? fn(ctx, 0, nr, out) : 0;
 	o.window = 4 * (size_t)jobs;
 	o.slots = calloc(o.window, sizeof(*o.slots));
+	/* at most every chunk in the window and one per worker written */
+	o.cap_spare = o.window + jobs;
+	o.spare = calloc(o.cap_spare, sizeof(*o.spare));
 	threads = calloc(jobs, sizeof(*threads));
-	if (!o.slots || !threads ||
+	if (!o.slots || !o.spare || !threads ||
 	    pthread_mutex_init(&o.lock, NULL) || pthread_cond_init(&o.cond, NULL)) {
 		/* no threads to be had: one thread does it all */
 		free(o.slots);
+		free(o.spare);
 		free(threads);
 		return fn(ctx, 0, nr, out);
 	}
@@ -241,9 +291,12 @@ int cs_jobs_ordered(size_t nr, size_t chunk, unsigned int jobs,
 	/* chunks done after an error was found are dropped */
 	for (size_t i = 0; i < o.window; i++)
 		free(o.slots[i].buf);
+	for (size_t i = 0; i < o.nr_spare; i++)
+		free(o.spare[i].buf);
 	pthread_cond_destroy(&o.cond);
 	pthread_mutex_destroy(&o.lock);
 	free(o.slots);
+	free(o.spare);
 	free(threads);
 	return err;
 }
