@@ -69,7 +69,10 @@ static void hex_digits(char *p, uint32_t v)
 	/* byte i holds nibble i; a byte of 10 or more is a letter */
 	letter = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
 	x += 0x3030303030303030ULL + letter * ('a' - '0' - 10);
+	/* the highest nibble's byte goes to p[0] */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	x = __builtin_bswap64(x);
+#endif
 	memcpy(p, &x, 8);
 }
 
