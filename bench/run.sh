@@ -515,12 +515,15 @@ pipeline_rows
 
 # the goals beside each row
 mline() { printf '%-50s %10s %10s %10s   %s\n' "$@"; }
-printf '\n%-50s %10s %10s %10s   %s\n' "memory (peak resident)" "seconds" "anon MiB" "file MiB" "goal"
+printf '\n%-50s %10s %10s %10s   %s\n' "memory (peak resident)" "CPU s" "anon MiB" "file MiB" "goal"
 read -r a f < <(CALLSTITCH_REPORT_VERBOSE=1 peak_rss "$cs" report -q --stdio -i "$B/distinct.data")
 label="report, 500k samples, stacks nearly all distinct"
 grep -q 'report: from a temporary file' "$B/err" && label="$label (temporary file)"
 t=$(best "$cs" report -q --stdio -i "$B/distinct.data")
-mline "$label" "$t" "$a" "$f" "<= 5 s, <= 512 MiB"
+mline "$label" "$t" "$a" "$f" "<= 512 MiB"
+# the seconds above are CPU, every thread's; the time goal is the user's wait
+t=$(best_wall "$cs" report -q --stdio -i "$B/distinct.data")
+mline "  the same, wall seconds" "$t" "" "" "<= 5 s"
 if "$cs" report -h 2>&1 | grep -q -- '-j, --jobs'; then
 	read -r a f < <(peak_rss "$cs" report -q --stdio -j 1 -i "$B/distinct.data")
 	t=$(best "$cs" report -q --stdio -j 1 -i "$B/distinct.data")
