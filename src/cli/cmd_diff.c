@@ -194,11 +194,14 @@ int cmd_diff(int argc, char **argv)
 		out = cli_output_open(output);
 		if (!out) {
 			rc = 1;
-		} else if (cs_diff_write(run.diff, out) == -EIO) {
-			rc = cli_output_close(out, output, EIO, 1);
-			out = NULL;
 		} else {
-			rc = cli_output_close(out, output, 0, 0);
+			int write_err = 0;
+
+			/* the failed write's errno names it (ENOSPC, ...) */
+			errno = 0;
+			if (cs_diff_write(run.diff, out) == -EIO)
+				write_err = errno ? errno : EIO;
+			rc = cli_output_close(out, output, write_err, !!write_err);
 			out = NULL;
 		}
 	}

@@ -102,6 +102,9 @@ check_eq "three profiles are refused" 129 $?
 $CS diff -q - - <cnew.data >/dev/null 2>err.txt
 check_eq "OLD and NEW both standard input are refused" 129 $?
 check "... in one line saying so" grep -q "cannot both be standard input" err.txt
+$CS diff -q cold.data cnew.data >/dev/full 2>err.txt
+check_eq "a full disk fails diff" 1 $?
+check "... naming the output and why" grep -q "standard output: cannot write: No space left on device" err.txt
 
 # bash completion: diff's options and sort keys, flame --diff's profiles
 if [ -f /usr/share/bash-completion/bash_completion ]; then
