@@ -88,8 +88,10 @@ best_of() {
 				printf "%s%.6f", (i > 1 ? " " : ""),
 					(b == "" || x[i] < y[i]) ? x[i] : y[i] }')
 	done
+	# a whole line: `read` fails on one without its newline
 	awk -v b="$best" 'BEGIN { n = split(b, x, " ")
-		for (i = 1; i <= n; i++) printf "%s%.4f", (i > 1 ? " " : ""), x[i] }'
+		for (i = 1; i <= n; i++) printf "%s%.4f", (i > 1 ? " " : ""), x[i]
+		printf "\n" }'
 }
 best() { best_of task-clock 1000 "$@"; }
 # first_j ARGS...: "W1 C1 W2 C2", the best wall and CPU seconds of first
