@@ -5,11 +5,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "lib/util/grow.h"
 
 #define MAX_JOBS 1024
 
@@ -135,29 +136,19 @@ struct ordered {
 	void *ctx;
 };
 
+/* A chunk's first buffer: a table chunk's text is tens of KiB */
+#define TEXT_MIN (64 * 1024)
+
 /* The chunk stream's writes: appended to the chunk's buffer */
 static ssize_t text_write(void *cookie, const char *p, size_t n)
 {
 	struct chunk_text *t = cookie;
+	size_t need = t->len + n;
 
-	if (n > t->cap - t->len) {
-		size_t cap = t->cap ? t->cap : 64 * 1024;
-		char *b;
-
-		while (cap - t->len < n) {
-			if (cap > SIZE_MAX / 2) {
-				errno = ENOMEM;
-				return -1;
-			}
-			cap *= 2;
-		}
-		b = realloc(t->buf, cap);
-		if (!b) {
-			errno = ENOMEM;
-			return -1;
-		}
-		t->buf = b;
-		t->cap = cap;
+	if (need < t->len ||
+	    cs_grow((void **)&t->buf, &t->cap, need > TEXT_MIN ? need : TEXT_MIN, 1)) {
+		errno = ENOMEM;
+		return -1;
 	}
 	memcpy(t->buf + t->len, p, n);
 	t->len += n;
