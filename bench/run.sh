@@ -33,7 +33,9 @@
 #              cat, on the ordinary and the deferred profile    goal >= 0.3x;
 #              also on a deferred one shaped like real recordings
 #              (gen_synth --short-entries: kernel entries of a sample or
-#              two, ~36% of the records deferred ones, against ~6%)
+#              two, ~36% of the records deferred ones, against ~6%);
+#              and a cache line's round trip between two CPUs
+#              (core_trip), which reading ahead pays for each line
 #   memory     peak resident memory, anonymous and file-backed, of script
 #              and report on BENCH_BIG_MB deferred profiles: stacks from
 #              20000 call paths (gen_synth --paths), and all at random
@@ -296,6 +298,11 @@ pipeline_rows() {
 				"$(mbs $((sz * passes)) "$t_old")" "$(ratio "$t_cat" "$t_old")x cat"
 		fi
 	done
+	# reading ahead, the decoding thread reads each record's lines after
+	# the reading thread's CPU did: what one line's trip there and back
+	# costs on this machine bounds what the split can give
+	line "  a cache line's round trip between two CPUs" "" \
+		"$(build/tools/core_trip)" ""
 }
 
 # BENCH_PIPELINE_ONLY=1: the pipeline rows alone, on their own profiles
