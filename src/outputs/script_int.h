@@ -293,6 +293,8 @@ struct cs_script {
 	size_t fmt_given_up;		/* batches the formatting thread was
 					 * sent before it was given up; 0: it
 					 * was not (script_fmt_judge()) */
+	enum cs_script_fmt_reason fmt_reason;	/* ... why */
+	size_t fmt_waits;		/* ... its waits by then */
 };
 
 struct name_len {
