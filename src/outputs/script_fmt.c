@@ -145,9 +145,12 @@ static int fmt_give_up(struct cs_script *sc, enum cs_script_fmt_reason why)
  * over the last look's time: when together they ran little more than
  * that time, and waited for a CPU much of it, JUDGE_POOR looks in a row,
  * the formatting thread is given up (fmt_give_up()). A thread starved of
- * work sleeps, which is no wait for a CPU: that is left alone. It is
- * given up too once this thread has waited WAITS_MAX times for it to
- * count a stack's lines (script_fmt_stack_used()). Called between
+ * work sleeps, which is no wait for a CPU: that is left alone. So is a
+ * look's time in which this thread waited for that one to count a
+ * stack's lines (script_fmt_stack_used()): the threads took turns
+ * there however many CPUs the machine has, which says nothing of it -
+ * the look counts neither way. Those waits are judged by their own
+ * count: WAITS_MAX of them, and the thread is given up. Called between
  * samples. Returns 0 or fmt_give_up()'s error. */
 int script_fmt_judge(struct cs_script *sc)
 {
@@ -174,7 +177,7 @@ int script_fmt_judge(struct cs_script *sc)
 		judge_stop(f);
 		return 0;
 	}
-	if (f->judged_wall) {
+	if (f->judged_wall && f->waits == f->judged_waits) {
 		span = (double)(wall - f->judged_wall);
 		ran = (double)(run[0] - f->judged_run[0] + run[1] - f->judged_run[1]);
 		waited = (double)(wait[0] - f->judged_wait[0] +
@@ -182,6 +185,7 @@ int script_fmt_judge(struct cs_script *sc)
 		f->poor = ran < 1.05 * span && waited > 0.25 * span ? f->poor + 1 : 0;
 	}
 	f->judged_wall = wall;
+	f->judged_waits = f->waits;
 	memcpy(f->judged_run, run, sizeof(run));
 	memcpy(f->judged_wait, wait, sizeof(wait));
 	return f->poor >= JUDGE_POOR ? fmt_give_up(sc, CS_SCRIPT_FMT_ONE_CPU) : 0;
