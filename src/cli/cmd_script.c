@@ -39,8 +39,42 @@ static void usage(FILE *f)
 		"                        file is decompressed ahead, and N threads load\n"
 		"                        the symbols of the sampled binaries ahead of\n"
 		"                        their first use; the same bytes (default: the\n"
-		"                        CPUs available)\n"
+		"                        CPUs available). The text is made on the\n"
+		"                        reading thread after all when the threads only\n"
+		"                        take turns: --stats (or, without it,\n"
+		"                        $CALLSTITCH_SCRIPT_VERBOSE=1) says so, and why\n"
 		"  -h, --help            this text\n");
+}
+
+/* How the text was made where it was not as asked, a line each after
+ * lead, on stderr: with --stats in its table, else with
+ * CALLSTITCH_SCRIPT_VERBOSE=1 (--stats names addresses on the reading
+ * thread, which never waits for the formatting thread then). */
+static void put_notes(const struct cs_script *sc, const char *lead)
+{
+	size_t waits;
+
+	switch (cs_script_fmt_reason(sc, &waits)) {
+	case CS_SCRIPT_FMT_KEPT:
+		break;
+	case CS_SCRIPT_FMT_ONE_CPU:
+		fprintf(stderr, "%sformatting thread given up after %zu batches: "
+			"the threads took turns on one CPU (the others busy); "
+			"the rest made on the reading thread\n", lead,
+			cs_script_fmt_given_up(sc));
+		break;
+	case CS_SCRIPT_FMT_WAITS:
+		fprintf(stderr, "%sformatting thread given up after %zu batches: "
+			"the reading thread waited %zu times for it to count a "
+			"stack's lines against --max-stack; the rest made on the "
+			"reading thread\n", lead, cs_script_fmt_given_up(sc),
+			waits);
+		break;
+	}
+	if (cs_script_line_cache_grown(sc))
+		fprintf(stderr, "%sline cache grown to %zu MiB of text: the place "
+			"table found lines other processes made\n", lead,
+			cs_script_line_cache_grown(sc) >> 20);
 }
 
 int cmd_script(int argc, char **argv)
@@ -59,6 +93,7 @@ int cmd_script(int argc, char **argv)
 	struct cs_script_opts so = { .out = stdout, .jobs = cs_jobs_default() };
 	struct cs_script *sc;
 	struct cs_session *s;
+	const char *verbose = getenv("CALLSTITCH_SCRIPT_VERBOSE");
 	int c, rc, err;
 
 	optind = 1;
@@ -145,15 +180,10 @@ int cmd_script(int argc, char **argv)
 	}
 	/* stdout is written by the printer in 1 MiB chunks */
 	rc = cli_run(s, &in, &cs_script_ops, sc);
-	if (in.stats && cs_script_fmt_given_up(sc))
-		fprintf(stderr, "  formatting thread given up after %zu batches: the "
-			"threads took turns on one CPU (the others busy); the "
-			"rest made on the reading thread\n",
-			cs_script_fmt_given_up(sc));
-	if (in.stats && cs_script_line_cache_grown(sc))
-		fprintf(stderr, "  line cache grown to %zu MiB of text: the place "
-			"table found lines other processes made\n",
-			cs_script_line_cache_grown(sc) >> 20);
+	if (in.stats)
+		put_notes(sc, "  ");
+	else if (verbose && *verbose && strcmp(verbose, "0"))
+		put_notes(sc, "callstitch: script: ");
 	if (!in.quiet) {
 		const char *first;
 		size_t n = cs_machine_build_id_mismatches(cs_session_machine(s), &first);

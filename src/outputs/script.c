@@ -1226,6 +1226,14 @@ size_t cs_script_fmt_given_up(const struct cs_script *sc)
 	return sc->fmt_given_up;
 }
 
+enum cs_script_fmt_reason cs_script_fmt_reason(const struct cs_script *sc,
+					       size_t *waits)
+{
+	if (waits)
+		*waits = sc->fmt_waits;
+	return sc->fmt_reason;
+}
+
 size_t cs_script_line_cache_grown(const struct cs_script *sc)
 {
 	return sc->arena_cap > LC_ARENA ? sc->arena_cap : 0;

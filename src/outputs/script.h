@@ -72,9 +72,25 @@ extern const struct cs_output_ops cs_script_ops;
 uint64_t cs_script_unformatted(const struct cs_script *sc);
 
 /* With jobs >= 2: how many batches of work the formatting thread had
- * been sent when it was given up, the machine not running it beside the
- * reading thread (the rest was made on that one); 0: it was not. */
+ * been sent when it was given up (the rest was made on the reading
+ * thread); 0: it was not. */
 size_t cs_script_fmt_given_up(const struct cs_script *sc);
+
+/* Why the formatting thread was given up. */
+enum cs_script_fmt_reason {
+	CS_SCRIPT_FMT_KEPT,		/* it was not */
+	/* the machine did not run it beside the reading thread: the two
+	 * took turns on one CPU, the others busy */
+	CS_SCRIPT_FMT_ONE_CPU,
+	/* the reading thread waited for it to count a stack's lines against
+	 * max_stack (with inlined calls shown) too many times */
+	CS_SCRIPT_FMT_WAITS,
+};
+
+/* The reason, and into *waits (if not NULL) how many times the reading
+ * thread had waited for that count by then (0: never, or not given up). */
+enum cs_script_fmt_reason cs_script_fmt_reason(const struct cs_script *sc,
+					       size_t *waits);
 
 /* The bytes of the line cache's text (its arena) when it grew instead of
  * starting over, where the place table found lines other processes made

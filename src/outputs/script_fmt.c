@@ -106,13 +106,13 @@ static void judge_stop(struct formatter *f)
 	}
 }
 
-/* The formatting thread given up: everything sent to it is formatted
- * and written, it ends, and this thread goes on as with -j 1 - the
- * symbol tables its own again, the line cache's text taken over from
- * that thread (naming every address again would cost as much as the
- * thread saved). The bytes are the same. Returns 0, -ENOMEM, or 1 when
- * the output could not be written (io_error says why). */
-static int fmt_give_up(struct cs_script *sc)
+/* The formatting thread given up, for reason why: everything sent to
+ * it is formatted and written, it ends, and this thread goes on as with
+ * -j 1 - the symbol tables its own again, the line cache's text taken
+ * over from that thread (naming every address again would cost as much
+ * as the thread saved). The bytes are the same. Returns 0, -ENOMEM, or 1
+ * when the output could not be written (io_error says why). */
+static int fmt_give_up(struct cs_script *sc, enum cs_script_fmt_reason why)
 {
 	const struct cs_script *c = sc->fmt->out;
 
@@ -121,6 +121,8 @@ static int fmt_give_up(struct cs_script *sc)
 	if (sc->io_error)
 		return 1;
 	sc->fmt_given_up = sc->fmt->sent;
+	sc->fmt_reason = why;
+	sc->fmt_waits = sc->fmt->waits;
 	/* both threads keep the same account of the arena (the other's
 	 * starts over at its next OP_DEF, until which this one's is empty) */
 	if (!sc->reset_pending && c->arena_len != sc->arena_len)
@@ -143,8 +145,13 @@ static int fmt_give_up(struct cs_script *sc)
  * over the last look's time: when together they ran little more than
  * that time, and waited for a CPU much of it, JUDGE_POOR looks in a row,
  * the formatting thread is given up (fmt_give_up()). A thread starved of
- * work sleeps, which is no wait for a CPU: that is left alone. Called
- * between samples. Returns 0 or fmt_give_up()'s error. */
+ * work sleeps, which is no wait for a CPU: that is left alone. So is a
+ * look's time in which this thread waited for that one to count a
+ * stack's lines (script_fmt_stack_used()): the threads took turns
+ * there however many CPUs the machine has, which says nothing of it -
+ * the look counts neither way. Those waits are judged by their own
+ * count: WAITS_MAX of them, and the thread is given up. Called between
+ * samples. Returns 0 or fmt_give_up()'s error. */
 int script_fmt_judge(struct cs_script *sc)
 {
 	struct formatter *f = sc->fmt;
@@ -155,7 +162,7 @@ int script_fmt_judge(struct cs_script *sc)
 
 	f->judge_due = false;
 	if (f->waits >= WAITS_MAX)
-		return fmt_give_up(sc);
+		return fmt_give_up(sc, CS_SCRIPT_FMT_WAITS);
 	if (f->schedstat[1] < 0) {
 		if (!tid)
 			return 0;
@@ -170,7 +177,7 @@ int script_fmt_judge(struct cs_script *sc)
 		judge_stop(f);
 		return 0;
 	}
-	if (f->judged_wall) {
+	if (f->judged_wall && f->waits == f->judged_waits) {
 		span = (double)(wall - f->judged_wall);
 		ran = (double)(run[0] - f->judged_run[0] + run[1] - f->judged_run[1]);
 		waited = (double)(wait[0] - f->judged_wait[0] +
@@ -178,9 +185,10 @@ int script_fmt_judge(struct cs_script *sc)
 		f->poor = ran < 1.05 * span && waited > 0.25 * span ? f->poor + 1 : 0;
 	}
 	f->judged_wall = wall;
+	f->judged_waits = f->waits;
 	memcpy(f->judged_run, run, sizeof(run));
 	memcpy(f->judged_wait, wait, sizeof(wait));
-	return f->poor >= JUDGE_POOR ? fmt_give_up(sc) : 0;
+	return f->poor >= JUDGE_POOR ? fmt_give_up(sc, CS_SCRIPT_FMT_ONE_CPU) : 0;
 }
 
 /* Room for n more bytes in at_arena. When it is full it starts over:

@@ -293,6 +293,8 @@ struct cs_script {
 	size_t fmt_given_up;		/* batches the formatting thread was
 					 * sent before it was given up; 0: it
 					 * was not (script_fmt_judge()) */
+	enum cs_script_fmt_reason fmt_reason;	/* ... why */
+	size_t fmt_waits;		/* ... its waits by then */
 };
 
 struct name_len {
@@ -387,6 +389,7 @@ struct formatter {
 	uint64_t judged_wall, judged_run[2], judged_wait[2];
 	unsigned int poor;		/* looks in a row that found no overlap */
 	size_t waits;			/* script_fmt_stack_used()'s */
+	size_t judged_waits;		/* ... at the last look */
 	bool judge_due;			/* a look at the next sample */
 	_Atomic pid_t tid;		/* the formatting thread's; 0: not yet */
 	/* batches formatted: on a line of its own, which only the

@@ -3,6 +3,7 @@
  *
  *   samples_at [--data-over] OUT.data BINARY VADDR...
  *   samples_at --stack OUT.data BINARY VADDR [BINARY VADDR]...
+ *   samples_at --stacks OUT.data FILE
  *
  * Writes OUT.data: one cpu-clock event, a process "probe" (pid 4242) with
  * BINARY's executable segment mapped (at 0x7f0000000000 plus its address
@@ -16,6 +17,10 @@
  * of the given frames, innermost first: frame i at VADDR i of BINARY i,
  * each binary mapped once (a shared object 4 GiB after the one before),
  * to ask a reader which binaries a stack's frames make it load.
+ * With --stacks, one such sample for each line of FILE ('-': standard
+ * input) that holds --stack's pairs (a blank line is skipped), each
+ * binary mapped just before the first sample whose stack has it: many
+ * stacks for a reader that decides, stack by stack, what to load.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +39,8 @@
 
 #define PID 4242
 #define DYN_BASE 0x7f0000000000ULL
-#define MAX_FRAMES 16		/* --stack */
+#define MAX_FRAMES 16		/* --stack, --stacks: a stack's */
+#define MAX_BINS 64		/* ... and the binaries of them all */
 
 static struct cs_writer *w;
 static struct cs_perf_attr attr;
@@ -95,14 +101,21 @@ static struct cs_mmap text_map(const char *path, uint64_t dyn_base,
 	return m;
 }
 
-static uint64_t hex_arg(const char *arg)
+/* Whether arg is a hex address; its value into *v. */
+static bool parse_hex(const char *arg, uint64_t *v)
 {
 	char *end;
-	uint64_t v;
 
 	errno = 0;
-	v = strtoull(arg, &end, 16);
-	if (errno || *end || end == arg) {
+	*v = strtoull(arg, &end, 16);
+	return !errno && !*end && end != arg;
+}
+
+static uint64_t hex_arg(const char *arg)
+{
+	uint64_t v;
+
+	if (!parse_hex(arg, &v)) {
 		fprintf(stderr, "samples_at: '%s' is not a hex address\n", arg);
 		exit(2);
 	}
@@ -120,40 +133,124 @@ static void put_sample(uint64_t ip, const uint64_t *chain, uint64_t nr)
 	put(cs_encode_sample(&attr, &s, chain, nr, buf, sizeof(buf)));
 }
 
-/* --stack: each binary of the pairs in args[0, n) mapped (once), then one
- * sample whose user callchain is the pairs' addresses. */
-static void put_stack(char **args, int n)
+/* The binaries of the stacks, in the order they were mapped. */
+static struct {
+	char *path;
+	uint64_t base;			/* where its address 0 lies */
+} bins[MAX_BINS];
+static int nr_bins;
+
+/* Where path's address 0 lies in the probe: its text mapped first when
+ * no stack had it yet, a shared object 4 GiB after the one before. */
+static uint64_t bin_base(const char *path)
 {
-	uint64_t chain[1 + MAX_FRAMES], bases[MAX_FRAMES];
+	struct cs_mmap m;
 	struct cs_sample_id id;
-	int frames = n / 2, maps = 0;
+	int i = 0;
+
+	while (i < nr_bins && strcmp(bins[i].path, path))
+		i++;
+	if (i < nr_bins)
+		return bins[i].base;
+	if (nr_bins == MAX_BINS) {
+		fprintf(stderr, "samples_at: more than %d binaries\n", MAX_BINS);
+		exit(2);
+	}
+	m = text_map(path, DYN_BASE + ((uint64_t)nr_bins << 32), &bins[i].base);
+	if (!(bins[i].path = strdup(path))) {
+		fprintf(stderr, "samples_at: out of memory\n");
+		exit(1);
+	}
+	nr_bins++;
+	id = sid(PID);
+	put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf, sizeof(buf)));
+	return bins[i].base;
+}
+
+/* One sample whose user callchain is frames[0, n), innermost first:
+ * frame i at vaddrs[i] of binary paths[i], mapped first if new. */
+static void put_stack(char *const *paths, const uint64_t *vaddrs, int n)
+{
+	uint64_t chain[1 + MAX_FRAMES];
+
+	chain[0] = CS_CONTEXT_USER;
+	for (int i = 0; i < n; i++)
+		chain[1 + i] = bin_base(paths[i]) + vaddrs[i];
+	put_sample(chain[1], chain, 1 + (uint64_t)n);
+}
+
+/* --stack: the pairs of BINARY VADDR in args[0, n), one sample. */
+static void put_stack_args(char **args, int n)
+{
+	char *paths[MAX_FRAMES];
+	uint64_t vaddrs[MAX_FRAMES];
+	int frames = n / 2;
 
 	if (n % 2 || !frames || frames > MAX_FRAMES) {
 		fprintf(stderr, "samples_at: --stack wants 1 to %d pairs of BINARY VADDR\n",
 			MAX_FRAMES);
 		exit(2);
 	}
-	chain[0] = CS_CONTEXT_USER;
 	for (int i = 0; i < frames; i++) {
-		const char *path = args[2 * i];
-		int j = 0;
-
-		while (j < i && strcmp(args[2 * j], path))
-			j++;
-		if (j == i) {		/* not mapped yet */
-			struct cs_mmap m = text_map(path, DYN_BASE +
-						    ((uint64_t)maps++ << 32),
-						    &bases[i]);
-
-			id = sid(PID);
-			put(cs_encode_mmap2(&attr, &m, CS_MISC_USER, &id, buf,
-					    sizeof(buf)));
-		} else {
-			bases[i] = bases[j];
-		}
-		chain[1 + i] = bases[i] + hex_arg(args[2 * i + 1]);
+		paths[i] = args[2 * i];
+		vaddrs[i] = hex_arg(args[2 * i + 1]);
 	}
-	put_sample(chain[1], chain, 1 + (uint64_t)frames);
+	put_stack(paths, vaddrs, frames);
+}
+
+/* --stacks: a sample for each line of file that has pairs of BINARY
+ * VADDR; a blank line is skipped. */
+static void put_stacks(const char *file)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	char *line = NULL, *paths[MAX_FRAMES], *save;
+	uint64_t vaddrs[MAX_FRAMES];
+	unsigned long nr = 0, samples = 0;
+	size_t cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "samples_at: %s: %s\n", file, strerror(errno));
+		exit(2);
+	}
+	while (getline(&line, &cap, f) > 0) {
+		char *tok = strtok_r(line, " \t\n", &save);
+		int n = 0;
+
+		nr++;
+		for (; tok; tok = strtok_r(NULL, " \t\n", &save), n++) {
+			if (n == 2 * MAX_FRAMES)
+				break;
+			if (n % 2 == 0)
+				paths[n / 2] = tok;
+			else if (!parse_hex(tok, &vaddrs[n / 2]))
+				break;
+		}
+		if (!n)			/* blank */
+			continue;
+		if (tok && n % 2) {
+			fprintf(stderr, "samples_at: %s:%lu: '%s' is not a hex address\n",
+				file, nr, tok);
+			exit(2);
+		}
+		if (tok || n % 2) {
+			fprintf(stderr, "samples_at: %s:%lu: a stack is 1 to %d pairs of BINARY VADDR\n",
+				file, nr, MAX_FRAMES);
+			exit(2);
+		}
+		put_stack(paths, vaddrs, n / 2);
+		samples++;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "samples_at: %s: %s\n", file, strerror(errno));
+		exit(1);
+	}
+	if (!samples) {
+		fprintf(stderr, "samples_at: %s: no stack\n", file);
+		exit(2);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
 }
 
 /* One binary's map (and with data_over a data map over it), then one
@@ -180,6 +277,24 @@ static void put_samples(const char *path, char **args, int n, bool data_over)
 		put_sample(base + hex_arg(args[i]), NULL, 0);
 }
 
+static const char usage[] =
+"usage: samples_at [--data-over] OUT.data BINARY VADDR...\n"
+"   or: samples_at --stack OUT.data BINARY VADDR [BINARY VADDR]...\n"
+"   or: samples_at --stacks OUT.data FILE\n"
+"\n"
+"Writes OUT.data, a profile of one process (\"probe\") with user samples\n"
+"at addresses of binaries (VADDR: hex, the binary's own address): by\n"
+"default one sample at each VADDR of BINARY, without a callchain.\n"
+"\n"
+"      --data-over   ... and a data map over BINARY's text\n"
+"      --stack       one sample, with the user callchain of the pairs of\n"
+"                    BINARY VADDR, innermost first (up to 16)\n"
+"      --stacks      one such sample for each line of FILE ('-': standard\n"
+"                    input) that has pairs, blank lines skipped; each\n"
+"                    binary mapped just before the first sample that has\n"
+"                    it (up to 64 binaries)\n"
+"  -h, --help        this text\n";
+
 int main(int argc, char **argv)
 {
 	struct cs_errbuf eb = { { 0 } };
@@ -187,16 +302,24 @@ int main(int argc, char **argv)
 	uint64_t ids[] = { 7 };
 	struct cs_sample_id id;
 	struct cs_comm c = { PID, PID, "probe" };
-	bool data_over = argc > 1 && !strcmp(argv[1], "--data-over");
-	bool stack = argc > 1 && !strcmp(argv[1], "--stack");
+	const char *mode = argc > 1 && argv[1][0] == '-' && argv[1][1] ? argv[1] : "";
+	bool data_over = !strcmp(mode, "--data-over");
+	bool stack = !strcmp(mode, "--stack"), stacks = !strcmp(mode, "--stacks");
 
-	if (data_over || stack) {
+	if (!strcmp(mode, "-h") || !strcmp(mode, "--help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (*mode && !data_over && !stack && !stacks) {
+		fprintf(stderr, "samples_at: unknown option '%s'\n%s", mode, usage);
+		return 2;
+	}
+	if (*mode) {
 		argc--;
 		argv++;
 	}
-	if (argc < 4) {
-		fprintf(stderr, "usage: samples_at [--data-over] OUT.data BINARY VADDR...\n"
-				"       samples_at --stack OUT.data BINARY VADDR [BINARY VADDR]...\n");
+	if (stacks ? argc != 3 : argc < 4) {
+		fputs(usage, stderr);
 		return 2;
 	}
 
@@ -205,7 +328,8 @@ int main(int argc, char **argv)
 	attr.config = CS_PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_period = 1000000;
 	attr.sample_type = CS_SAMPLE_IP | CS_SAMPLE_TID | CS_SAMPLE_TIME |
-			   CS_SAMPLE_PERIOD | (stack ? CS_SAMPLE_CALLCHAIN : 0);
+			   CS_SAMPLE_PERIOD |
+			   (stack || stacks ? CS_SAMPLE_CALLCHAIN : 0);
 	attr.flags = CS_ATTR_DISABLED | CS_ATTR_MMAP | CS_ATTR_COMM |
 		     CS_ATTR_TASK | CS_ATTR_SAMPLE_ID_ALL | CS_ATTR_MMAP2 |
 		     CS_ATTR_COMM_EXEC;
@@ -220,7 +344,9 @@ int main(int argc, char **argv)
 	id = sid(PID);
 	put(cs_encode_comm(&attr, &c, true, &id, buf, sizeof(buf)));
 	if (stack)
-		put_stack(argv + 2, argc - 2);
+		put_stack_args(argv + 2, argc - 2);
+	else if (stacks)
+		put_stacks(argv[2]);
 	else
 		put_samples(argv[2], argv + 3, argc - 3, data_over);
 	if (cs_writer_finish(w)) {
@@ -228,5 +354,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cs_writer_free(w);
+	for (int i = 0; i < nr_bins; i++)
+		free(bins[i].path);
 	return 0;
 }
