@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -40,6 +41,13 @@ void cli_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	cli_say("callstitch: warning: ", fmt, ap);
 	va_end(ap);
+}
+
+bool cli_env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
 }
 
 int cli_input_option(struct cli_input *in, int opt, const char *arg)

@@ -17,6 +17,10 @@
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Whether the environment variable name asks for something: set, not
+ * empty and not "0" (CALLSTITCH_REPORT_VERBOSE=1 and the like). */
+bool cli_env_on(const char *name);
+
 struct cli_filter;
 
 /* The options of every command that reads a profile. */

@@ -144,7 +144,6 @@ int cmd_report(int argc, char **argv)
 	const char *output = NULL;
 	char bad[64];
 	const char *env = getenv("CALLSTITCH_REPORT_MEMORY");
-	const char *verbose = getenv("CALLSTITCH_REPORT_VERBOSE");
 	int c, rc = 129;
 
 	if (env && *env && !parse_bytes(env, &o.memory)) {
@@ -240,7 +239,7 @@ int cmd_report(int argc, char **argv)
 	if (rc && cs_report_error(run.report))
 		cli_error("report: %s", cs_report_error(run.report));
 	/* how it was made, for whoever weighs the memory budget */
-	if (verbose && *verbose && strcmp(verbose, "0") &&
+	if (cli_env_on("CALLSTITCH_REPORT_VERBOSE") &&
 	    cs_report_memory_note(run.report))
 		fprintf(stderr, "callstitch: report: %s\n",
 			cs_report_memory_note(run.report));

@@ -93,7 +93,6 @@ int cmd_script(int argc, char **argv)
 	struct cs_script_opts so = { .out = stdout, .jobs = cs_jobs_default() };
 	struct cs_script *sc;
 	struct cs_session *s;
-	const char *verbose = getenv("CALLSTITCH_SCRIPT_VERBOSE");
 	int c, rc, err;
 
 	optind = 1;
@@ -182,7 +181,7 @@ int cmd_script(int argc, char **argv)
 	rc = cli_run(s, &in, &cs_script_ops, sc);
 	if (in.stats)
 		put_notes(sc, "  ");
-	else if (verbose && *verbose && strcmp(verbose, "0"))
+	else if (cli_env_on("CALLSTITCH_SCRIPT_VERBOSE"))
 		put_notes(sc, "callstitch: script: ");
 	if (!in.quiet) {
 		const char *first;
