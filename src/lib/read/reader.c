@@ -1465,6 +1465,11 @@ int cs_reader_peek_type(struct cs_reader *r)
 	return t > 0xffff ? 0xffff : (int)t;	/* no such type */
 }
 
+bool cs_reader_compressed(const struct cs_reader *r)
+{
+	return r->z != NULL;
+}
+
 void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb)
 {
 	r->eb = eb ? eb : &r->own_eb;

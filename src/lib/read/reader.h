@@ -61,6 +61,9 @@ void cs_reader_inflate_ahead(struct cs_reader *r, bool on);
  * call. Only the thread that reads the records may ask. */
 int cs_reader_peek_type(struct cs_reader *r);
 
+/* Whether the reader has met a compressed payload (perf record -z). */
+bool cs_reader_compressed(const struct cs_reader *r);
+
 /* Where the reader's errors go from now on (NULL: its own buffer): a
  * caller reading on another thread gives it a buffer of that thread's. */
 void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb);
