@@ -658,16 +658,26 @@ fi
 # the session reads the file and runs the order queue on a thread of its
 # own when one is left after the output's: the pipeline alone
 # (stitch_only ... ahead) and inject, whose work is mostly the pipeline
-for f in plain defer; do
-	w1= w2=
+# pipe_ahead_row FILE WHAT: stitch_only's wall time on one thread and
+# reading ahead
+pipe_ahead_row() {
+	local w1= w2=
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$B/$f.data" 5 >/dev/null
+		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$1" 5 >/dev/null
 		w1=$(min_of "$w1" "$(tail -1 "$B/wall")")
-		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$B/$f.data" 5 ahead >/dev/null
+		/usr/bin/time -f %e -o "$B/wall" build/tools/stitch_only "$1" 5 ahead >/dev/null
 		w2=$(min_of "$w2" "$(tail -1 "$B/wall")")
 	done
-	line "pipeline (5 passes), $f profile, read ahead" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+	line "pipeline (5 passes), $2, read ahead" "$w1" "$w2" "$(ratio "$w1" "$w2")x"
+}
+for f in plain defer; do
+	pipe_ahead_row "$B/$f.data" "$f profile"
 done
+# a stream (perf record -o -): the reading thread reads it and puts it in
+# order, its records copied, as a pipe's are
+build/tools/gen_synth --pipe -n "$n" -o "$B/defer_pipe.data" >/dev/null
+pipe_ahead_row "$B/defer_pipe.data" "defer profile, a stream"
+rm -f "$B/defer_pipe.data"
 if "$cs" inject -h 2>&1 | grep -q -- '-j, --jobs'; then
 	for f in plain defer; do
 		read -r w1 w2 < <(wall_j "$cs" inject -q -o /dev/null -i "$B/$f.data")
@@ -678,6 +688,9 @@ fi
 # decompressed on a thread of their own, ahead of the reading
 if "$cs" folded -h 2>&1 | grep -q -- '-j, --jobs'; then
 	build/tools/gen_synth -z -n "$n" -o "$B/defer_z.data" >/dev/null
+	# the reading thread inflates the payloads itself (stitch_only asks
+	# for no inflater)
+	pipe_ahead_row "$B/defer_z.data" "defer profile, zstd-compressed"
 	for c in script folded; do
 		read -r w1 w2 < <(wall_j "$cs" "$c" -q -i "$B/defer_z.data")
 		line "$c, deferred profile, zstd-compressed" "$w1" "$w2" "$(ratio "$w1" "$w2")x"

@@ -1,7 +1,8 @@
 /* fuzz_pipe.c - a stream read from a real pipe (perf record -o - | ...),
  * shown unmerged: samples with their cookies and each DEFERRED CALLCHAIN
  * record. The input is written into the pipe whole before reading starts,
- * so it is cut to the pipe's capacity (1 MiB where the system allows). */
+ * so it is cut to the pipe's capacity (1 MiB where the system allows).
+ * Inputs of odd length are read ahead, on a thread of their own. */
 #include "fuzz.h"
 
 #include <fcntl.h>
@@ -24,6 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(p[1]);
 	o = fuzz_session_opts(p[0]);
 	o.no_merge = true;
+	/* an input of odd length is read on a thread ahead, which asks the
+	 * reader for each record's type before it reads it */
+	o.read_ahead = size & 1;
 	fuzz_script(&o);
 	close(p[0]);
 	return 0;

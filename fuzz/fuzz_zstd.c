@@ -8,7 +8,8 @@
  * records straddle payloads), into COMPRESSED2 records, or COMPRESSED ones
  * with bit 7 of the selector. Bit 6 ends a zstd frame with each payload;
  * otherwise one frame spans them all, as perf writes it. The result is
- * read as a stream saved to a file and printed as `script` does.
+ * read as a stream saved to a file and printed as `script` does; a stream
+ * of odd length is read ahead, on a thread of its own.
  */
 #include "fuzz.h"
 #include "abi/perf_abi.h"
@@ -98,6 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		len += put_record(out + len, type, zbuf, zo.pos);
 	}
 	o = fuzz_session_opts(fuzz_file(out, len));
+	/* a stream of odd length is read on a thread ahead, which asks the
+	 * reader for each record's type, inflating and gathering to tell */
+	o.read_ahead = size & 1;
 	fuzz_script(&o);
 	free(out);
 	return 0;

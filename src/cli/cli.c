@@ -409,6 +409,8 @@ void cli_print_stats(FILE *f, const struct cs_stats *st, bool full,
 		name ? name : "");
 	stat_line(f, "records", st->records);
 	stat_line(f, "bytes", st->bytes);
+	/* whether -j's reading thread ran, and for how much of the input */
+	stat_line(f, "  read on a thread ahead", st->read_ahead);
 	stat_line(f, "samples", st->samples);
 	stat_line(f, "  with deferred user stack", st->samples_deferred);
 	stat_line(f, "  stitched", st->stitched);

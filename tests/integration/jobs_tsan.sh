@@ -30,6 +30,8 @@ SYMFS=$T/symfs
 fixture_symfs "$SYMFS"
 "$CS_TOOLS/gen_synth" -n 5000 -o "$T/defer.data" >/dev/null
 "$CS_TOOLS/gen_synth" --no-defer -n 5000 -s 7 -z -o "$T/plain-z.data" >/dev/null
+"$CS_TOOLS/gen_synth" -n 5000 -s 5 -z -o "$T/defer-z.data" >/dev/null
+"$CS_TOOLS/gen_synth" -n 5000 -s 9 --pipe -o "$T/defer-pipe.data" >/dev/null
 
 # verdict WHAT RC: a ThreadSanitizer run that exited RC wrote $T/two, to
 # be what the ASan build wrote to $T/one with one thread
@@ -56,11 +58,14 @@ done
 
 # the records read ahead on a thread of their own: with a core left over
 # after the output's threads (report 3; script 3, beside its formatting
-# thread and its writer), and inject's -j 2
+# thread and its writer), and inject's -j 2; also through compressed
+# payloads (the reading thread inflates, or takes what the inflater
+# inflated) and from a stream (pipe mode: the reading thread reads it)
 for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2" "pprof -j 3" \
 	"speedscope -j 3"; do
 	read -r c j n <<<"$run"
-	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data"; do
+	for p in "$FIXTURES/$D/syswide-defer.data" "$T/defer.data" \
+		"$T/defer-z.data" "$T/defer-pipe.data"; do
 		args=(-q -i "$p" --kallsyms "$KALLSYMS" --symfs "$SYMFS")
 		case $c in pprof|speedscope) args+=(-o -) ;; esac
 		rc=0
@@ -73,6 +78,23 @@ for run in "report -j 3" "script -j 3" "folded -j 3" "inject -j 2" "pprof -j 3" 
 		fi
 		verdict "$c $j $n (reading ahead) on $(basename "$p") under ThreadSanitizer" "$rc"
 	done
+done
+
+# a stream from a pipe, read ahead: the reading thread waits on the pipe
+# for the next header before it reads on
+for c in "script -j 3" "inject -j 2"; do
+	read -r c j n <<<"$c"
+	out=(-o "$T/two")
+	[ "$c" = script ] && out=()
+	"$CS" "$c" -j 1 -q -i - "${out[@]/two/one}" <"$T/defer-pipe.data" >"$T/one.txt" 2>/dev/null
+	rc=0
+	cat "$T/defer-pipe.data" | "$TSN/callstitch" "$c" "$j" "$n" -q -i - "${out[@]}" \
+		>"$T/two.txt" 2>"$T/err" || rc=$?
+	if [ "$c" = script ]; then
+		mv "$T/one.txt" "$T/one"
+		mv "$T/two.txt" "$T/two"
+	fi
+	verdict "$c $j $n (reading ahead) from a pipe under ThreadSanitizer" "$rc"
 done
 
 # pprof with its inlined lines, and pprof and speedscope filtered: the

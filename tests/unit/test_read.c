@@ -494,8 +494,11 @@ static void describe(FILE *out, const struct cs_event *ev)
 	fputc('\n', out);
 }
 
-/* Read with cs_reader_inflate_ahead() on: main() runs every test twice. */
-static bool inflate_ahead;
+/* Read with cs_reader_inflate_ahead() on, and with cs_reader_peek_type()
+ * asked before every record, as reading ahead asks: main() runs every
+ * test in each way, so every record, offset and error must come out the
+ * same whether or not the reader was asked what comes next. */
+static bool inflate_ahead, peek_first;
 
 struct readout {
 	char *text;		/* kernel records and rounds, described */
@@ -504,6 +507,8 @@ struct readout {
 	char msg[512];
 	uint64_t nr_user;	/* records >= 64 other than FINISHED_ROUND */
 	uint64_t offsets;	/* a hash of every record's offset, in order */
+	uint64_t records;
+	uint64_t told;		/* records whose type a peek told before */
 	bool truncated;
 	char warning[512];	/* cs_reader_warning(), "" if none */
 	struct cs_file_info info;
@@ -536,8 +541,17 @@ static void read_all(const char *path, int fd, struct readout *o)
 	out = open_memstream(&o->text, &o->text_len);
 	ret = cs_reader_open(path, fd, &err, &r);
 	if (ret == 0) {
+		int peeked;
+
 		cs_reader_inflate_ahead(r, inflate_ahead);
+		peeked = peek_first ? cs_reader_peek_type(r) : -1;
 		while ((ret = cs_reader_next(r, &rec)) > 0) {
+			if (peeked >= 0) {
+				assert_int_equal(peeked, rec.type > 0xffff ?
+						 0xffff : rec.type);
+				o->told++;
+			}
+			o->records++;
 			o->offsets = o->offsets * 1000003 + rec.offset;
 			ret = cs_decode(cs_reader_evlist(r), rec.bytes, rec.size,
 					rec.offset, cs_reader_path(r), &ev, &err);
@@ -549,6 +563,9 @@ static void read_all(const char *path, int fd, struct readout *o)
 				describe(out, &ev);
 			else
 				o->nr_user++;
+			/* after the record is used: a stream's peek may move
+			 * the buffer it lies in */
+			peeked = peek_first ? cs_reader_peek_type(r) : -1;
 		}
 		if (!ret) {
 			const struct cs_evlist *l = cs_reader_evlist(r);
@@ -758,6 +775,7 @@ struct zctx {
 	size_t cut;
 	uint32_t type;		/* COMPRESSED or COMPRESSED2 */
 	bool be;
+	size_t repeat;		/* the records this many times (0: once) */
 };
 
 static void compressed_data(struct em *e, void *ctx)
@@ -768,7 +786,8 @@ static void compressed_data(struct em *e, void *ctx)
 	size_t cap, n;
 	uint8_t *out;
 
-	records(&inner);
+	for (size_t k = 0; k < (z->repeat ? z->repeat : 1); k++)
+		records(&inner);
 	cap = ZSTD_compressBound(inner.len);
 	out = malloc(cap);
 	n = ZSTD_compress2(cc, out, cap, inner.b, inner.len);
@@ -802,7 +821,7 @@ static void compressed_records_straddle_payloads(void **state)
 	for (size_t t = 0; t < 2; t++) {
 		for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 			for (int be = 0; be < 2; be++) {
-				struct zctx z = { cuts[i], types[t], be };
+				struct zctx z = { cuts[i], types[t], be, 0 };
 				struct em e = { .be = be };
 				struct readout oz;
 
@@ -829,7 +848,7 @@ static void corrupt_compressed_data_is_an_error(void **state)
 
 	(void)state;
 	for (size_t t = 0; t < 2; t++) {
-		struct zctx z = { 40, types[t], false };
+		struct zctx z = { 40, types[t], false, 0 };
 		struct em e = { 0 };
 		struct readout o;
 		uint64_t data_at, second;
@@ -852,6 +871,74 @@ static void corrupt_compressed_data_is_an_error(void **state)
 	}
 }
 
+/* Reading ahead asks cs_reader_peek_type() before every record and hands
+ * the record back to the caller's thread when it cannot be told: the type
+ * is told for every record of a mapped file, of a stream fed a byte at a
+ * time or in big reads, and of compressed payloads cut anywhere (read_all()
+ * checks each answer against the record that comes). */
+static void peek_tells_the_next_type(void **state)
+{
+	static const size_t chunks[] = { 1, 7, 4096, 1 << 20 };
+	static const size_t cuts[] = { 1, 3, 61, 100000 };
+	bool was = peek_first;
+	struct em f, p;
+	struct readout o;
+
+	(void)state;
+	peek_first = true;
+	le_file(&f);
+	read_em_file(&f, &o);
+	assert_int_equal(o.err, 0);
+	/* every one, the first too: the file is mapped when it opens */
+	assert_int_equal(o.told, o.records);
+	free_readout(&o);
+
+	memset(&p, 0, sizeof(p));
+	pipe_profile(&p, plain_data, NULL);
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		read_em_pipe(&p, chunks[i], &o);
+		assert_int_equal(o.err, 0);
+		assert_true(o.records > 8);
+		assert_int_equal(o.told, o.records);
+		free_readout(&o);
+	}
+	for (size_t t = 0; t < 2; t++) {
+		for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+			struct zctx z = { cuts[i], t ? CS_RECORD_COMPRESSED2 :
+					  CS_RECORD_COMPRESSED, false, 0 };
+			struct em e = { 0 };
+
+			file_profile(&e, compressed_data, &z);
+			read_em_file(&e, &o);
+			assert_int_equal(o.err, 0);
+			/* a payload of one byte too: a record it leaves
+			 * half-done is told as the outer record that follows */
+			assert_true(o.records > 8);
+			assert_int_equal(o.told, o.records);
+			free_readout(&o);
+			free(e.b);
+		}
+	}
+	/* one payload that inflates to more than a chunk (1 MiB): records
+	 * run from one chunk into the next, and are told all the same */
+	for (size_t t = 0; t < 2; t++) {
+		struct zctx z = { 60000, t ? CS_RECORD_COMPRESSED2 :
+				  CS_RECORD_COMPRESSED, false, 20000 };
+		struct em e = { 0 };
+
+		file_profile(&e, compressed_data, &z);
+		read_em_file(&e, &o);
+		assert_int_equal(o.err, 0);
+		assert_true(o.records > 20000 * 8);
+		assert_int_equal(o.told, o.records);
+		free_readout(&o);
+		free(e.b);
+	}
+	free(f.b);
+	free(p.b);
+	peek_first = was;
+}
+
 /* The same records, offsets and errors with the payloads inflated on a
  * second thread as without; a reader freed half-way ends that thread. */
 static void inflating_ahead_changes_nothing(void **state)
@@ -862,7 +949,7 @@ static void inflating_ahead_changes_nothing(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
 		for (int corrupt = 0; corrupt < 2; corrupt++) {
-			struct zctx z = { cuts[i], CS_RECORD_COMPRESSED2, i == 1 };
+			struct zctx z = { cuts[i], CS_RECORD_COMPRESSED2, i == 1, 0 };
 			struct em e = { .be = z.be };
 			struct readout o1, o2;
 			uint64_t data_at;
@@ -903,7 +990,7 @@ static void inflating_ahead_changes_nothing(void **state)
 
 static void reader_freed_while_inflating_ahead(void **state)
 {
-	struct zctx z = { 7, CS_RECORD_COMPRESSED, false };
+	struct zctx z = { 7, CS_RECORD_COMPRESSED, false, 0 };
 	struct cs_errbuf err = { { 0 } };
 	struct cs_reader *r;
 	struct cs_record rec;
@@ -1511,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(compressed_records_straddle_payloads),
 		cmocka_unit_test(corrupt_compressed_data_is_an_error),
 		cmocka_unit_test(inflating_ahead_changes_nothing),
+		cmocka_unit_test(peek_tells_the_next_type),
 		cmocka_unit_test(reader_freed_while_inflating_ahead),
 		cmocka_unit_test(truncated_file_names_the_offset),
 		cmocka_unit_test(truncated_stream_names_the_offset),
@@ -1534,6 +1622,10 @@ int main(void)
 					      NULL, NULL);
 
 	inflate_ahead = true;
-	return failed + cmocka_run_group_tests_name("read, inflating ahead",
+	failed += cmocka_run_group_tests_name("read, inflating ahead", tests,
+					      NULL, NULL);
+	peek_first = true;
+	return failed + cmocka_run_group_tests_name("read, inflating ahead, "
+						    "each record peeked first",
 						    tests, NULL, NULL);
 }

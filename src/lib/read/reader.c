@@ -63,6 +63,7 @@ struct cs_reader {
 	size_t buf_pos, buf_len;
 	uint64_t stream_off;		/* stream offset of buf[0] */
 	bool eof;
+	int read_err;			/* a failed read(): every later one fails */
 	uint64_t pipe_skip;		/* payload bytes still to drop */
 	uint8_t *pipe_keep;		/* where they go, if kept (tracing data) */
 	size_t pipe_kept;
@@ -469,12 +470,18 @@ static int fill(struct cs_reader *r, size_t n)
 			r->buf_len -= r->buf_pos;
 			r->buf_pos = 0;
 		}
+		if (r->read_err)
+			return cs_error(r->eb, r->read_err, "%s: read: %s",
+					r->path, strerror(-r->read_err));
 		got = read(r->fd, r->buf + r->buf_len, PIPE_BUF_CAP - r->buf_len);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			return cs_error(r->eb, -errno, "%s: read: %s", r->path,
-					strerror(errno));
+			/* kept: a peek that failed leaves the error to the
+			 * read that follows it, on whichever thread */
+			r->read_err = -errno;
+			return cs_error(r->eb, r->read_err, "%s: read: %s",
+					r->path, strerror(errno));
 		}
 		if (!got)
 			r->eof = true;
@@ -1425,15 +1432,42 @@ static void map_ahead(struct cs_reader *r)
 		r->mapped = UINT64_MAX;
 }
 
-int cs_reader_peek_type(const struct cs_reader *r)
+/* A stream's next header, read into the buffer if it is not there yet
+ * (the read is what cs_reader_next() would do first). */
+static int peek_pipe_type(struct cs_reader *r)
 {
-	uint32_t type;
+	uint32_t t;
 
-	if (r->pipe || r->z_active || r->swap || !r->map ||
-	    r->data_end - r->pos < 8)
+	if (r->pipe_skip)
 		return -1;
-	type = cs_ld32(r->map + r->pos);
-	return type > 0xffff ? 0xffff : (int)type;	/* no such type */
+	if (r->buf_len - r->buf_pos < 8 && fill(r, 8) <= 0)
+		return -1;		/* the end, or an error the read repeats */
+	t = cs_ld32(r->buf + r->buf_pos);
+	return t > 0xffff ? 0xffff : (int)t;
+}
+
+int cs_reader_peek_type(struct cs_reader *r)
+{
+	int type = CS_ZSTREAM_PAYLOAD_DONE;
+	uint32_t t;
+
+	if (r->swap || (!r->pipe && !r->map))
+		return -1;
+	if (r->z_active)
+		type = cs_zstream_peek_type(r->z);
+	if (type != CS_ZSTREAM_PAYLOAD_DONE)
+		return type;
+	if (r->pipe)
+		return peek_pipe_type(r);
+	if (r->data_end - r->pos < 8)
+		return -1;
+	t = cs_ld32(r->map + r->pos);
+	return t > 0xffff ? 0xffff : (int)t;	/* no such type */
+}
+
+bool cs_reader_compressed(const struct cs_reader *r)
+{
+	return r->z != NULL;
 }
 
 void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb)

@@ -53,10 +53,16 @@ int cs_reader_next(struct cs_reader *r, struct cs_record *rec);
  * without it. */
 void cs_reader_inflate_ahead(struct cs_reader *r, bool on);
 
-/* The type of the record cs_reader_next() returns next, where it can be
- * told without reading it: in a file of this machine's byte order, out of
- * a compressed payload. -1 otherwise, and at the end. */
-int cs_reader_peek_type(const struct cs_reader *r);
+/* The type of the record cs_reader_next() returns next, in a file or
+ * stream of this machine's byte order, inside a compressed payload or
+ * not; -1 where it cannot be told, and at the end. To tell, it may do
+ * what that call would do first (read a stream into the reader's buffer,
+ * inflate a payload's next chunk); an error doing so is the error of that
+ * call. Only the thread that reads the records may ask. */
+int cs_reader_peek_type(struct cs_reader *r);
+
+/* Whether the reader has met a compressed payload (perf record -z). */
+bool cs_reader_compressed(const struct cs_reader *r);
 
 /* Where the reader's errors go from now on (NULL: its own buffer): a
  * caller reading on another thread gives it a buffer of that thread's. */

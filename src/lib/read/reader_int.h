@@ -49,6 +49,14 @@ void cs_zstream_feed(struct cs_zstream *z, uint64_t off, const void *in,
  * with *why. The record's header is in file byte order. */
 int cs_zstream_next(struct cs_zstream *z, bool swap, void **rec,
 		    size_t *size, const char **why);
+/* The type of the record cs_zstream_next() hands out next, in native byte
+ * order: CS_ZSTREAM_PAYLOAD_DONE when the payload is used up (the reader's
+ * next record is the outer one that follows), -1 when it cannot be told
+ * (bytes to drop, a header split where no bytes are yet). It may inflate
+ * the payload's next chunk, which cs_zstream_next() would do first; an
+ * error doing so is kept and returned by that call. */
+#define CS_ZSTREAM_PAYLOAD_DONE	(-2)
+int cs_zstream_peek_type(struct cs_zstream *z);
 /* Bytes of a record begun but not finished (for the end-of-data check). */
 size_t cs_zstream_pending(const struct cs_zstream *z);
 /* Drops n payload bytes that follow a record (AUXTRACE inside a stream).

@@ -69,6 +69,7 @@ struct cs_zstream {
 	uint8_t *carry;			/* a record that straddles chunks */
 	size_t carry_len;
 	uint64_t skip;
+	const char *peek_why;		/* a peek's inflate error, not yet told */
 };
 
 int cs_zstream_new(struct cs_zstream **out)
@@ -375,6 +376,10 @@ static int gather(struct cs_zstream *z, bool swap, const char **why)
 int cs_zstream_next(struct cs_zstream *z, bool swap, void **rec,
 		    size_t *size, const char **why)
 {
+	if (z->peek_why) {
+		*why = z->peek_why;
+		return -EBADMSG;
+	}
 	for (;;) {
 		size_t avail = z->cur ? z->cur->len - z->pos : 0;
 		int err;
@@ -424,6 +429,61 @@ int cs_zstream_next(struct cs_zstream *z, bool swap, void **rec,
 		err = get_chunk(z, why);
 		if (err)
 			return err;
+	}
+}
+
+/* Reading ahead asks before every record whether it may read it on its
+ * thread. The answer takes cs_zstream_next()'s steps up to the record,
+ * not the record itself: a payload's next chunk is inflated here, and a
+ * record that runs past the chunk is gathered into carry, as that call
+ * would, so that the question does not hand every chunk back. A record
+ * that the payload leaves half-done is not what comes next: the outer
+ * record that brings the rest is. */
+int cs_zstream_peek_type(struct cs_zstream *z)
+{
+	uint8_t head[8];
+
+	for (;;) {
+		size_t avail = z->cur ? z->cur->len - z->pos : 0;
+		size_t have, size = 0;
+		const char *why = NULL;
+
+		if (z->peek_why || z->skip)
+			return -1;
+		if (!avail) {
+			if (z->cur && z->cur->last)
+				return CS_ZSTREAM_PAYLOAD_DONE;
+			if (z->cur)
+				put_chunk(z);
+			if (get_chunk(z, &why)) {
+				z->peek_why = why;
+				return -1;
+			}
+			continue;
+		}
+		/* the header: begun in carry when split between chunks */
+		have = z->carry_len < sizeof(head) ? z->carry_len : sizeof(head);
+		memcpy(head, z->carry, have);
+		if (have < sizeof(head))
+			memcpy(head + have, z->cur->buf + z->pos,
+			       avail < sizeof(head) - have ? avail :
+			       sizeof(head) - have);
+		if (z->carry_len + avail >= sizeof(head)) {
+			size = cs_ld16(head + 6);
+			if (size < 8)
+				return -1;	/* the read says why */
+			if (z->carry_len + avail >= size)
+				return (int)(cs_ld32(head) > 0xffff ? 0xffff :
+					     cs_ld32(head));
+		}
+		if (z->cur->last)
+			return CS_ZSTREAM_PAYLOAD_DONE;
+		/* it runs on in the payload's next chunk: all of this one is
+		 * its, and cannot finish it */
+		if (gather(z, false, &why) < 0) {
+			z->peek_why = why;
+			return -1;
+		}
 	}
 }
 
