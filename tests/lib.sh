@@ -106,3 +106,15 @@ recording() {
 	done
 	return 1
 }
+
+# corrupt_zstd_frame IN OUT N: OUT is IN with 16 bytes of its Nth
+# COMPRESSED record's payload scrambled; prints that record's offset
+corrupt_zstd_frame() {
+	local off
+	off=$("$CS" dump -i "$1" 2>/dev/null |
+		awk -v n="$3" '/PERF_RECORD_COMPRESSED/ && ++k == n { print $2 }')
+	cp "$1" "$2"
+	printf '\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a' |
+		dd of="$2" bs=1 seek=$((off + 40)) conv=notrunc status=none
+	echo "$off"
+}

@@ -512,8 +512,8 @@ struct cs_session_opts {
 	 * same. For a caller with a core to spare: it runs beside whatever
 	 * threads `jobs` and the caller's output start. Compressed payloads
 	 * are inflated on it when no inflater runs (jobs 0 or 1); with jobs 2
-	 * the inflater has the second thread, and a compressed file is read
-	 * ahead only up to its first payload; from jobs 3 both run. Not for
+	 * (a file's inflater has the second thread) a compressed profile is
+	 * read ahead only up to its first payload; from jobs 3 both run. Not for
 	 * a file of the other byte order (read as without it), nor when
 	 * pulled (cs_session_next()). */
 	bool read_ahead;

@@ -57,11 +57,7 @@ for pair in "${pairs[@]}"; do
 done
 
 # a corrupt frame in the middle: the same output up to the same error
-off=$("$CS" dump -i "$T/synth-z.data" 2>/dev/null |
-	awk '/PERF_RECORD_COMPRESSED/ && ++n == 20 { print $2 }')
-cp "$T/synth-z.data" "$T/bad.data"
-printf '\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a' |
-	dd of="$T/bad.data" bs=1 seek=$((off + 40)) conv=notrunc status=none
+off=$(corrupt_zstd_frame "$T/synth-z.data" "$T/bad.data" 20)
 for c in "script" "report --stdio" "folded"; do
 	# shellcheck disable=SC2086
 	run "$T/one" $c -j 1 -i "$T/bad.data"

@@ -71,11 +71,7 @@ done
 
 # a corrupt zstd frame, read on the reading thread: -j 1's error, after
 # -j 1's output
-off=$("$CS" dump -i "$T/z.data" 2>/dev/null |
-	awk '/PERF_RECORD_COMPRESSED/ && ++n == 30 { print $2 }')
-cp "$T/z.data" "$T/bad-z.data"
-printf '\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a\x5a' |
-	dd of="$T/bad-z.data" bs=1 seek=$((off + 40)) conv=notrunc status=none
+off=$(corrupt_zstd_frame "$T/z.data" "$T/bad-z.data" 30)
 run "$T/one" "$T/bad-z.data" script -q -j 1
 run "$T/two" "$T/bad-z.data" script -q -j 3
 check "corrupt frame: script -j 3 names the record" \
