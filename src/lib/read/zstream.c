@@ -445,7 +445,8 @@ int cs_zstream_peek_type(struct cs_zstream *z)
 
 	for (;;) {
 		size_t avail = z->cur ? z->cur->len - z->pos : 0;
-		size_t have, size = 0;
+		size_t have, size;
+		const uint8_t *h;
 		const char *why = NULL;
 
 		if (z->peek_why || z->skip)
@@ -461,20 +462,26 @@ int cs_zstream_peek_type(struct cs_zstream *z)
 			}
 			continue;
 		}
-		/* the header: begun in carry when split between chunks */
-		have = z->carry_len < sizeof(head) ? z->carry_len : sizeof(head);
-		memcpy(head, z->carry, have);
-		if (have < sizeof(head))
-			memcpy(head + have, z->cur->buf + z->pos,
-			       avail < sizeof(head) - have ? avail :
-			       sizeof(head) - have);
+		/* the header, where it is whole: in the chunk, as nearly
+		 * always, or begun in carry when split between chunks */
+		h = z->cur->buf + z->pos;
+		if (z->carry_len) {
+			have = z->carry_len < sizeof(head) ? z->carry_len :
+							     sizeof(head);
+			memcpy(head, z->carry, have);
+			if (have < sizeof(head))
+				memcpy(head + have, h,
+				       avail < sizeof(head) - have ? avail :
+				       sizeof(head) - have);
+			h = head;
+		}
 		if (z->carry_len + avail >= sizeof(head)) {
-			size = cs_ld16(head + 6);
+			size = cs_ld16(h + 6);
 			if (size < 8)
 				return -1;	/* the read says why */
 			if (z->carry_len + avail >= size)
-				return (int)(cs_ld32(head) > 0xffff ? 0xffff :
-					     cs_ld32(head));
+				return (int)(cs_ld32(h) > 0xffff ? 0xffff :
+					     cs_ld32(h));
 		}
 		if (z->cur->last)
 			return CS_ZSTREAM_PAYLOAD_DONE;
