@@ -511,11 +511,11 @@ struct cs_session_opts {
 	 * callbacks, which stay on the caller's thread; the output is the
 	 * same. For a caller with a core to spare: it runs beside whatever
 	 * threads `jobs` and the caller's output start. Compressed payloads
-	 * are inflated on it when no inflater runs (jobs 0 or 1); with jobs 2
-	 * (a file's inflater has the second thread) a compressed profile is
-	 * read ahead only up to its first payload; from jobs 3 both run. Not for
-	 * a file of the other byte order (read as without it), nor when
-	 * pulled (cs_session_next()). */
+	 * are inflated on it when no inflater runs (jobs 0 or 1); with jobs
+	 * 2 (a file's inflater has the second thread) a compressed profile
+	 * is read ahead only up to its first payload; from jobs 3 both run.
+	 * Not for a file of the other byte order (read as without it), nor
+	 * when pulled (cs_session_next()). */
 	bool read_ahead;
 	/* What the caller will resolve of every sample (CS_PRELOAD_*, 0:
 	 * nothing promised). With jobs >= 2, the symbols of the binaries the
