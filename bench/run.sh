@@ -137,6 +137,24 @@ first_header() {
 }
 best_wall() { best_of duration_time 1000000000 "$@"; }
 min_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+# best_pair best|best_wall A... --vs B...: "TA TB", the best of $runs runs
+# of each, A and B in turn: this VM's speed drifts by a third between
+# minutes (its vCPUs move between host cores), and five runs of perf then
+# five of ours put the two on either side of a drift; in turn, a slow
+# minute weighs on both
+best_pair() {
+	local how=$1 a=() b=() ta= tb= x vs=
+	shift
+	for x in "$@"; do
+		if [ -z "$vs" ] && [ "$x" = --vs ]; then vs=1; continue; fi
+		if [ -z "$vs" ]; then a+=("$x"); else b+=("$x"); fi
+	done
+	for _ in $(seq "$runs"); do
+		x=$(runs=1 "$how" "${a[@]}") && ta=$(min_of "$ta" "$x") || exit 1
+		x=$(runs=1 "$how" "${b[@]}") && tb=$(min_of "$tb" "$x") || exit 1
+	done
+	echo "$ta $tb"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate()  { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a / b }'; }
 mbs()   { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f MB/s", a / b / 1048576 }'; }
@@ -375,13 +393,15 @@ read -r lines differ < <(script_diff "$B/perf.txt" "$B/ours.txt")
 # default -j script makes and writes its text on a second thread; that
 # run's CPU time (both threads) and its wall time against perf's are
 # printed beside it, so that the thread's cost shows as well as its gain
-t_perf=$(best "$perf" script -i "$real")
 j1=()
 "$cs" script -h 2>&1 | grep -q -- '-j, --jobs' && j1=(-j 1)
-t_cs=$(best "$cs" script -q --no-inline "${j1[@]}" -i "$real")
+r=$(best_pair best "$perf" script -i "$real" --vs \
+	"$cs" script -q --no-inline "${j1[@]}" -i "$real")
+read -r t_perf t_cs <<<"$r"
 t_csj=$(best "$cs" script -q --no-inline -i "$real")
-w_perf=$(best_wall "$perf" script -i "$real")
-w_csj=$(best_wall "$cs" script -q --no-inline -i "$real")
+r=$(best_pair best_wall "$perf" script -i "$real" --vs \
+	"$cs" script -q --no-inline -i "$real")
+read -r w_perf w_csj <<<"$r"
 line "perf script" "$t_perf" "$(rate "$n_real" "$t_perf") smp/s" ""
 line "callstitch script --no-inline ${j1[*]}" "$t_cs" "$(rate "$n_real" "$t_cs") smp/s" "$(ratio "$t_perf" "$t_cs")x perf"
 line "  default -j ($(nproc)), CPU of every thread" "$t_csj" "$(rate "$n_real" "$t_csj") smp/s" "$(ratio "$t_perf" "$t_csj")x perf"
@@ -392,8 +412,9 @@ bench_out=/dev/shm
 [ -d "$bench_out" ] && [ -w "$bench_out" ] || bench_out=$B
 bench_out=$(mktemp "$bench_out/callstitch-bench-out.XXXXXX")
 into_out='o=$1; shift; "$@" >"$o" 2>/dev/null; r=$?; rm -f "$o"; exit $r'
-t_perff=$(best bash -c "$into_out" _ "$bench_out" "$perf" script -i "$real")
-t_csf=$(best bash -c "$into_out" _ "$bench_out" "$cs" script -q --no-inline "${j1[@]}" -i "$real")
+r=$(best_pair best bash -c "$into_out" _ "$bench_out" "$perf" script -i "$real" --vs \
+	bash -c "$into_out" _ "$bench_out" "$cs" script -q --no-inline "${j1[@]}" -i "$real")
+read -r t_perff t_csf <<<"$r"
 rm -f "$bench_out"
 line "  perf script into a file ($(dirname "$bench_out"))" "$t_perff" "" ""
 line "  callstitch script ${j1[*]} into that file" "$t_csf" "" "$(ratio "$t_perff" "$t_csf")x perf"
@@ -404,8 +425,9 @@ line "callstitch script (with inlined functions)" "$t_csi" "$(rate "$n_real" "$t
 # -j 1; the default -j's (its counting thread too) is printed below it
 rj1=()
 "$cs" report -h 2>&1 | grep -q -- '-j, --jobs' && rj1=(-j 1)
-t_perfr=$(best "$perf" report --stdio -i "$real")
-t_csr=$(best "$cs" report -q --stdio --no-inline "${rj1[@]}" -i "$real")
+r=$(best_pair best "$perf" report --stdio -i "$real" --vs \
+	"$cs" report -q --stdio --no-inline "${rj1[@]}" -i "$real")
+read -r t_perfr t_csr <<<"$r"
 t_csrj=$(best "$cs" report -q --stdio --no-inline -i "$real")
 "$perf" report --stdio -i "$real" >"$B/perf.rep" 2>/dev/null
 "$cs" report -q --stdio --no-inline -i "$real" >"$B/ours.rep" 2>/dev/null
