@@ -20,7 +20,7 @@ build_pkgs=(build-essential pkg-config libelf-dev libdw-dev libzstd-dev
 	    zlib1g-dev libiberty-dev libdebuginfod-dev libarchive-dev
 	    libtraceevent-dev xz-utils linux-perf)
 test_pkgs=(libcmocka-dev zstd file python3 bc libc6-dbg man-db groff-base
-	   bash-completion debuginfod)
+	   bash-completion debuginfod strace)
 # tests that need these say SKIP when they are missing, so a machine where
 # one cannot be installed still runs the rest of the suite
 optional_pkgs=(golang-go chromium qemu-system-x86 busybox-static cpio libbz2-dev

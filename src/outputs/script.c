@@ -3,9 +3,10 @@
  * A profile of a million samples is tens of millions of frame lines, most
  * of them the same few thousand addresses again. The text is built in
  * chunks: each chunk is the new text, with references in between to the
- * cached text of addresses seen before (the line cache), and goes out
- * with writev(), so that the cached text is never copied here - the
- * kernel takes it from the cache (and, for /dev/null, not at all). An
+ * cached text of addresses seen before (the line cache). The cached
+ * text is copied once, when the chunk is written: gathered into one
+ * buffer for a file or a pipe, where each piece of a writev() costs the
+ * kernel more than the copy; for /dev/null not at all. An
  * address the cache misses is looked for by the binary and offset it
  * lies at (place_lines.h), where another process may have shown it.
  *
@@ -74,9 +75,7 @@ int script_printer_new(const struct cs_script_opts *o, bool writer,
 	*out = NULL;
 	if (!sc)
 		return -ENOMEM;
-	sc->sink.out = o->out ? o->out : stdout;
-	/* what the stream holds goes first: from here on, writev() */
-	sc->sink.fd = fflush(sc->sink.out) ? -1 : fileno(sc->sink.out);
+	script_sink_init(&sc->sink, o->out ? o->out : stdout);
 	sc->room_end = BUF_SIZE;
 	sc->text_at = NO_TEXT;
 	/* no thread to be had: the same text, written on this one */

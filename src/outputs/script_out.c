@@ -1,11 +1,28 @@
 /* script_out.c - script's text on its way out: chunks of its own text with
- * references to cached text, written with writev() on this thread or on
- * a writer thread, and the put_*() helpers that fill them. */
+ * references to cached text, gathered and written (or, to /dev/null,
+ * written with writev()) on this thread or on a writer thread, and the
+ * put_*() helpers that fill them. */
 #include "outputs/script_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <unistd.h>
+
+void script_sink_init(struct sink *s, FILE *out)
+{
+	struct stat st;
+
+	s->out = out;
+	/* what the stream holds goes first: from here on, the descriptor */
+	s->fd = fflush(out) ? -1 : fileno(out);
+	s->gather = s->fd >= 0 &&
+		    !(fstat(s->fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+		      st.st_rdev == makedev(1, 3));	/* /dev/null */
+}
 
 /* All of n pieces: writev() may take fewer bytes than it was given (a
  * signal, a pipe, a full disk). False on an error. */
@@ -42,6 +59,33 @@ static int sink_write(const struct sink *s, struct iovec *iov, int n)
 	return 0;
 }
 
+/* The chunk's pieces copied into its stage, written each time it is
+ * full; a piece bigger than the stage is written from where it is. 0 or
+ * the errno of the failed write. */
+static int chunk_gather(const struct sink *s, struct chunk *c)
+{
+	struct iovec out = { c->stage, 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < c->nr_iov && !err; i++) {
+		struct iovec *v = &c->iov[i];
+
+		if (out.iov_len && out.iov_len + v->iov_len > STAGE_SIZE) {
+			err = writev_all(s->fd, &out, 1);
+			out = (struct iovec){ c->stage, 0 };
+		}
+		if (!err && v->iov_len > STAGE_SIZE) {
+			err = writev_all(s->fd, v, 1);
+			continue;
+		}
+		memcpy(c->stage + out.iov_len, v->iov_base, v->iov_len);
+		out.iov_len += v->iov_len;
+	}
+	if (!err && out.iov_len)
+		err = writev_all(s->fd, &out, 1);
+	return err;
+}
+
 /* Writes the chunk, its own text and the cached text it refers to in
  * order, and empties it. Returns 0 or the errno of the failed write. */
 static int chunk_write(const struct sink *s, struct chunk *c)
@@ -51,9 +95,13 @@ static int chunk_write(const struct sink *s, struct chunk *c)
 	if (c->len > c->text_from)
 		c->iov[c->nr_iov++] = (struct iovec){ c->buf + c->text_from,
 						      c->len - c->text_from };
-	for (size_t i = 0; i < c->nr_iov && !err; i += PIECES)
-		err = sink_write(s, c->iov + i, c->nr_iov - i < PIECES ?
-					     (int)(c->nr_iov - i) : PIECES);
+	/* (without memory for the stage, the pieces go as they are) */
+	if (s->gather && (c->stage || (c->stage = malloc(STAGE_SIZE))))
+		err = chunk_gather(s, c);
+	else
+		for (size_t i = 0; i < c->nr_iov && !err; i += PIECES)
+			err = sink_write(s, c->iov + i, c->nr_iov - i < PIECES ?
+						     (int)(c->nr_iov - i) : PIECES);
 	c->len = 0;
 	c->nr_iov = 0;
 	c->text_from = 0;
@@ -79,6 +127,7 @@ void script_chunk_free(struct chunk *c)
 {
 	free(c->buf);
 	free(c->iov);
+	free(c->stage);
 }
 
 int script_chunk_init(struct chunk *c)
@@ -86,6 +135,7 @@ int script_chunk_init(struct chunk *c)
 	c->buf = malloc(BUF_SIZE);
 	/* one more: the own text after the last reference */
 	c->iov = malloc((CHUNK_IOVS + 1) * sizeof(*c->iov));
+	c->stage = NULL;
 	c->len = 0;
 	c->nr_iov = 0;
 	c->text_from = 0;
