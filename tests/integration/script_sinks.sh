@@ -93,3 +93,25 @@ else
 			[ "$(awk '$1 > 16' "$T/writes" | wc -l)" -gt 0 ]
 	done
 fi
+
+# A full sink while the input is a pipe its writer holds open between
+# rounds (a live `perf record -o -`): the run ends at the error, with its
+# one line, and does not read on until the writer is done. (The output's
+# stop was once taken for the reading thread's hand-back, and the session
+# read the input to its end.)
+"$CS_TOOLS/gen_synth" --pipe -n 20000 -s 9 -o "$T/stream.data" >/dev/null
+mkfifo "$T/live"
+{ cat "$T/stream.data"; sleep 30; : >"$T/closed"; } >"$T/live" &
+writer=$!
+rc=0
+"$CS" script -q -j 1 -i - <"$T/live" >/dev/full 2>"$T/err" || rc=$?
+closed=no
+[ -e "$T/closed" ] && closed=yes
+pkill -P "$writer" 2>/dev/null
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+check "-j 1 from a live pipe into /dev/full fails" [ "$rc" -ne 0 ]
+check "-j 1 from a live pipe into /dev/full says so in one line" \
+	[ "$(wc -l <"$T/err")" -eq 1 ]
+check "-j 1 from a live pipe into /dev/full ends before the pipe does" \
+	[ "$closed" = no ]

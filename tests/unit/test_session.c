@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <callstitch/callstitch.h>
@@ -1076,6 +1077,108 @@ static void reading_ahead_stops_on_either_side(void **state)
 	free(src);
 }
 
+/* A stop the output returns, of any value, is the run's return, and no
+ * sample comes after it: from a mapped file and from a stream, with the
+ * records read here or ahead. 1 is the value a reading thread once used
+ * to hand back, and it was taken for that: the run went on, reading the
+ * input to its end (a live pipe's: until the recorder stopped). From a
+ * pipe whose writer stays quiet, the run returns while the writer still
+ * holds it open. */
+struct stopper {
+	uint64_t n;
+	int value;
+};
+
+static int stop_at_3_with(void *ctx, const struct cs_stitched *st)
+{
+	struct stopper *p = ctx;
+
+	(void)st;
+	assert_true(p->n < 3);	/* nothing after the stop */
+	return ++p->n == 3 ? p->value : 0;
+}
+
+/* A child that writes path into a pipe, then keeps it open (quiet) for
+ * half a minute, or closes it; *fd the reading end. */
+static pid_t pipe_from(const char *path, bool quiet, int *fd)
+{
+	int pfd[2];
+	pid_t child;
+
+	assert_int_equal(pipe(pfd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char b[4096];
+		ssize_t n;
+		int in = open(path, O_RDONLY);
+
+		close(pfd[0]);
+		while (in >= 0 && (n = read(in, b, sizeof(b))) > 0)
+			if (write(pfd[1], b, (size_t)n) != n)
+				_exit(1);
+		if (quiet)	/* a recorder between rounds (killed sooner) */
+			sleep(30);
+		_exit(0);
+	}
+	close(pfd[1]);
+	*fd = pfd[0];
+	return child;
+}
+
+static void any_stop_the_output_returns_ends_the_run(void **state)
+{
+	static const int values[] = { 1, 42, -EIO };
+	struct cs_output_ops stop = { .sample = stop_at_3_with };
+	struct cs_writer_opts piped = { .pipe = true };
+	char *mapped = fixture("syswide-defer.data");
+	char stream[] = "/tmp/cs-test-stop-XXXXXX";
+	int tmp = mkstemp(stream);
+
+	(void)state;
+	assert_true(tmp >= 0);
+	close(tmp);
+	syn_write(stream, &piped, true);
+	for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+		for (int input = 0; input < 3; input++) {
+			for (int ahead = 0; ahead < 2; ahead++) {
+				struct cs_session_opts o = {
+					.sz = sizeof(o), .fd = -1,
+					.read_ahead = ahead,
+				};
+				struct stopper p = { .value = values[v] };
+				struct cs_session *s;
+				pid_t child = -1;
+				int fd = -1;
+
+				/* a quiet writer blocks a reading thread in
+				 * its read: only without one */
+				if (input == 2 && ahead)
+					continue;
+				o.path = input ? "pipe" : mapped;
+				if (input)
+					child = pipe_from(stream, input == 2, &fd);
+				o.fd = fd;
+				assert_int_equal(cs_session_open(&o, &s), 0);
+				assert_int_equal(cs_session_run(s, &stop, &p),
+						 values[v]);
+				assert_int_equal(p.n, 3);
+				cs_session_free(s);
+				if (child < 0)
+					continue;
+				/* returned while the quiet writer waits */
+				if (input == 2)
+					assert_int_equal(waitpid(child, NULL, WNOHANG), 0);
+				close(fd);
+				kill(child, SIGKILL);
+				waitpid(child, NULL, 0);
+			}
+		}
+	}
+	unlink(stream);
+	free(mapped);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1091,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(missing_file_error_names_it),
 		cmocka_unit_test(truncated_file_fails_with_the_file_name),
 		cmocka_unit_test(output_error_stops_the_run),
+		cmocka_unit_test(any_stop_the_output_returns_ends_the_run),
 		cmocka_unit_test(synthetic_profile_stitches_by_every_rule),
 		cmocka_unit_test(pipe_big_endian_zstd_and_roundless_files_stitch_the_same),
 		cmocka_unit_test(late_sample_far_after_its_record_gets_its_ips),

@@ -88,6 +88,9 @@ struct cs_session {
 	uint64_t pos;			/* end of the last record read */
 	bool input_done;		/* the reader has given its last record */
 	struct cs_handoff *ahead;	/* reading ahead: the reading thread's */
+	/* the reading thread stopped before a record this thread reads:
+	 * written there, read here once it has ended */
+	bool ahead_handed_back;
 	struct cs_errbuf ahead_eb;	/* its errors, and the reader's meanwhile */
 	uint64_t ahead_done;		/* the furthest record end taken: progress */
 
@@ -586,9 +589,10 @@ static int queue(struct cs_session *s, const struct cs_record *rec)
 
 /* Reads up to limit records (the rest of the input: SIZE_MAX) and queues
  * them, counting them in *st (*pos: where the last ends). Ahead, on the
- * reading thread: stops before a record it must not read there
- * (AHEAD_HAND_BACK), calls no progress and reports to eb. */
-#define AHEAD_HAND_BACK	1
+ * reading thread: stops before a record it must not read there (sets
+ * ahead_handed_back: a return value would be one an output's callback
+ * may return too, and its "stop" would be taken for this), calls no
+ * progress and reports to eb. */
 static bool may_read_ahead(struct cs_session *s);
 
 static int read_records(struct cs_session *s, bool ahead, size_t limit,
@@ -607,7 +611,7 @@ static int read_records(struct cs_session *s, bool ahead, size_t limit,
 	quick = s->order && !s->build_ids_dirty && (ahead || !s->opts.progress);
 	while (limit-- && !s->input_done) {
 		if (ahead && !may_read_ahead(s)) {
-			err = AHEAD_HAND_BACK;
+			s->ahead_handed_back = true;
 			break;
 		}
 		more = cs_reader_next(s->reader, &rec);
@@ -830,9 +834,10 @@ static int take_batch(void *ctx, const void *buf, size_t len)
 	return err;
 }
 
-/* Reads ahead on a thread of its own until it hands back or the input
- * ends. Returns 0, AHEAD_HAND_BACK, or the first error in stream order:
- * this thread's (what it delivered came first), else the reading's. */
+/* Reads ahead on a thread of its own until it hands back (then
+ * ahead_handed_back) or the input ends. Returns 0, or the first error in
+ * stream order: this thread's (what it delivered came first), else the
+ * reading's. */
 static int read_ahead(struct cs_session *s)
 {
 	struct ahead_run *run = calloc(1, sizeof(*run));
@@ -843,6 +848,7 @@ static int read_ahead(struct cs_session *s)
 		return read_records(s, false, SIZE_MAX, &s->stats, &s->pos, &s->eb);
 	run->s = s;
 	run->pos = s->pos;
+	s->ahead_handed_back = false;
 	/* before the thread starts: from then on the reader is its */
 	cs_error_clear(&s->ahead_eb);
 	cs_reader_set_errbuf(s->reader, &s->ahead_eb);
@@ -879,13 +885,16 @@ static int read_all(struct cs_session *s)
 			return err;
 	}
 	while (!s->input_done) {
-		if (may_read_ahead(s))
+		if (may_read_ahead(s)) {
 			err = read_ahead(s);
-		else	/* a record at a time while reading ahead may resume */
+			/* the record it stopped before is read here */
+			if (!err && s->ahead_handed_back)
+				err = read_records(s, false, 1, &s->stats, &s->pos,
+						   &s->eb);
+		} else {	/* a record at a time while reading ahead may resume */
 			err = read_records(s, false, s->opts.read_ahead && !s->pulled ?
 					   1 : SIZE_MAX, &s->stats, &s->pos, &s->eb);
-		if (err == AHEAD_HAND_BACK)
-			err = read_records(s, false, 1, &s->stats, &s->pos, &s->eb);
+		}
 		if (err)
 			return err;
 	}
