@@ -72,9 +72,11 @@ static int chunk_gather(const struct sink *s, struct chunk *c)
 
 		if (out.iov_len && out.iov_len + v->iov_len > STAGE_SIZE) {
 			err = writev_all(s->fd, &out, 1);
-			out = (struct iovec){ c->stage, 0 };
+			out.iov_len = 0;
+			if (err)
+				break;
 		}
-		if (!err && v->iov_len > STAGE_SIZE) {
+		if (v->iov_len > STAGE_SIZE) {
 			err = writev_all(s->fd, v, 1);
 			continue;
 		}
