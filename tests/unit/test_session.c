@@ -543,6 +543,34 @@ static int syn_sample(void *ctx, const struct cs_stitched *st)
 }
 
 /* fd >= 0: read the file through a pipe, as `perf record -o - |` would */
+/* A child that writes path into a pipe, then keeps it open (quiet) for
+ * half a minute, or closes it; *fd the reading end. */
+static pid_t pipe_from(const char *path, bool quiet, int *fd)
+{
+	int pfd[2];
+	pid_t child;
+
+	assert_int_equal(pipe(pfd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char b[4096];
+		ssize_t n;
+		int in = open(path, O_RDONLY);
+
+		close(pfd[0]);
+		while (in >= 0 && (n = read(in, b, sizeof(b))) > 0)
+			if (write(pfd[1], b, (size_t)n) != n)
+				_exit(1);
+		if (quiet)	/* a recorder between rounds (killed sooner) */
+			sleep(30);
+		_exit(0);
+	}
+	close(pfd[1]);
+	*fd = pfd[0];
+	return child;
+}
+
 static struct cs_stats syn_run_as(const char *path, bool through_pipe,
 				  bool implied, struct syn_out *o)
 {
@@ -552,27 +580,13 @@ static struct cs_stats syn_run_as(const char *path, bool through_pipe,
 					.user_marker_implied = implied };
 	struct cs_session *s;
 	struct cs_stats st;
-	int pfd[2] = { -1, -1 };
+	int fd = -1;
 	pid_t child = -1;
 
 	memset(o, 0, sizeof(*o));
 	if (through_pipe) {
-		assert_int_equal(pipe(pfd), 0);
-		child = fork();
-		assert_true(child >= 0);
-		if (child == 0) {
-			char b[4096];
-			ssize_t n;
-			int in = open(path, O_RDONLY);
-
-			close(pfd[0]);
-			while (in >= 0 && (n = read(in, b, sizeof(b))) > 0)
-				if (write(pfd[1], b, (size_t)n) != n)
-					_exit(1);
-			_exit(0);
-		}
-		close(pfd[1]);
-		opts.fd = pfd[0];
+		child = pipe_from(path, false, &fd);
+		opts.fd = fd;
 		opts.path = "pipe";
 	}
 	if (cs_session_open(&opts, &s))
@@ -582,7 +596,7 @@ static struct cs_stats syn_run_as(const char *path, bool through_pipe,
 	st = *cs_session_stats(s);
 	cs_session_free(s);
 	if (through_pipe) {
-		close(pfd[0]);
+		close(fd);
 		waitpid(child, NULL, 0);
 	}
 	return st;
@@ -1096,34 +1110,6 @@ static int stop_at_3_with(void *ctx, const struct cs_stitched *st)
 	(void)st;
 	assert_true(p->n < 3);	/* nothing after the stop */
 	return ++p->n == 3 ? p->value : 0;
-}
-
-/* A child that writes path into a pipe, then keeps it open (quiet) for
- * half a minute, or closes it; *fd the reading end. */
-static pid_t pipe_from(const char *path, bool quiet, int *fd)
-{
-	int pfd[2];
-	pid_t child;
-
-	assert_int_equal(pipe(pfd), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		char b[4096];
-		ssize_t n;
-		int in = open(path, O_RDONLY);
-
-		close(pfd[0]);
-		while (in >= 0 && (n = read(in, b, sizeof(b))) > 0)
-			if (write(pfd[1], b, (size_t)n) != n)
-				_exit(1);
-		if (quiet)	/* a recorder between rounds (killed sooner) */
-			sleep(30);
-		_exit(0);
-	}
-	close(pfd[1]);
-	*fd = pfd[0];
-	return child;
 }
 
 static void any_stop_the_output_returns_ends_the_run(void **state)
