@@ -1191,7 +1191,9 @@ static int script_begin(void *ctx, struct cs_session *s)
 	struct cs_script *sc = ctx;
 	size_t n = cs_session_nr_evsels(s);
 
-	sc->session = s;
+	script_out_session(sc, s);
+	if (sc->fmt)
+		script_out_session(sc->fmt->out, s);
 	sc->machine = cs_session_machine(s);
 	cs_session_on_change(s, script_change, sc);
 	for (size_t i = 0; i < n; i++) {

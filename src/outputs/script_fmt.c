@@ -2,6 +2,7 @@
  * batches of operations the reading thread sends (script_int.h, OP_TEXT),
  * naming addresses itself (OP_AT), and writes it. */
 #include "outputs/script_int.h"
+#include "lib/session/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -531,8 +532,12 @@ static void *formatter_main(void *arg)
 			ops_run(f->out, b);
 			if (b->sync)
 				script_out_drain(f->out);
-			if (f->out->io_error)
-				atomic_store(&f->failed, f->out->io_error);
+			/* (its own write's failure: the writer thread's
+			 * asked the session to stop already) */
+			if (f->out->io_error &&
+			    !atomic_exchange(&f->failed, f->out->io_error) &&
+			    !f->out->writer && f->out->session)
+				cs_session_interrupt(f->out->session);
 		}
 		b->len = 0;
 		b->nr_at_ops = 0;

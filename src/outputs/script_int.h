@@ -103,6 +103,8 @@ struct writer {
 	struct chunk chunks[CHUNKS];
 	struct sink sink;
 	atomic_int failed;		/* the errno of a failed write; 0: none */
+	/* interrupted when a write fails: set before the first chunk comes */
+	struct cs_session *session;
 };
 
 /* With a formatting thread, the reading thread sends it operations
@@ -410,6 +412,7 @@ struct formatter {
 /* ---- script_out.c: chunks, the writer thread, text ----------------------- */
 
 void script_sink_init(struct sink *s, FILE *out);
+void script_out_session(struct cs_script *sc, struct cs_session *s);
 void script_chunk_free(struct chunk *c);
 int script_chunk_init(struct chunk *c);
 int script_writer_start(struct cs_script *sc);

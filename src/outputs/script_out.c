@@ -3,6 +3,7 @@
  * written with writev()) on this thread or on a writer thread, and the
  * put_*() helpers that fill them. */
 #include "outputs/script_int.h"
+#include "lib/session/interrupt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -118,11 +119,20 @@ static void *writer_main(void *arg)
 	while ((c = cs_queue_pop(w->todo))) {
 		int err = chunk_write(&w->sink, c);
 
-		if (err)
-			atomic_store(&w->failed, err);
+		/* the session may be waiting on a quiet pipe: it would see
+		 * this only at the next chunk, when the pipe brings more */
+		if (err && !atomic_exchange(&w->failed, err) && w->session)
+			cs_session_interrupt(w->session);
 		cs_queue_push(w->done, c);
 	}
 	return NULL;
+}
+
+void script_out_session(struct cs_script *sc, struct cs_session *s)
+{
+	sc->session = s;
+	if (sc->writer)
+		sc->writer->session = s;
 }
 
 void script_chunk_free(struct chunk *c)

@@ -1,6 +1,7 @@
 /* test_session.c - the whole pipeline on the real-kernel recordings: every
  * sample comes out once, in time order, stitched as the fixtures' README
  * says; the raw view and file order; errors name the file. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -18,6 +20,7 @@
 
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
+#include "lib/session/interrupt.h"
 #include "lib/util/errbuf.h"
 #include "lib/write/encode.h"
 #include "lib/write/writer.h"
@@ -1165,6 +1168,52 @@ static void any_stop_the_output_returns_ends_the_run(void **state)
 	free(mapped);
 }
 
+/* cs_session_interrupt(), as an output's writing thread calls it when a
+ * write fails: the run returns 1 even while it waits on a pipe whose
+ * writer is quiet, read here or on a reading thread. Called from a
+ * thread of its own a little after the run starts (earlier or later, the
+ * run returns 1 all the same; without the wake it would return when the
+ * pipe closes, half a minute on). */
+static void *interrupt_soon(void *arg)
+{
+	struct timespec t = { 0, 50 * 1000 * 1000 };
+
+	nanosleep(&t, NULL);
+	cs_session_interrupt(arg);
+	return NULL;
+}
+
+static void interrupt_wakes_a_read_on_a_quiet_pipe(void **state)
+{
+	struct cs_writer_opts piped = { .pipe = true };
+	char stream[] = "/tmp/cs-test-interrupt-XXXXXX";
+	int tmp = mkstemp(stream);
+
+	(void)state;
+	assert_true(tmp >= 0);
+	close(tmp);
+	syn_write(stream, &piped, true);
+	for (int ahead = 0; ahead < 2; ahead++) {
+		struct cs_session_opts o = { .sz = sizeof(o), .path = "pipe",
+					     .read_ahead = ahead };
+		pid_t child = pipe_from(stream, true, &o.fd);
+		struct cs_session *s;
+		pthread_t t;
+
+		assert_int_equal(cs_session_open(&o, &s), 0);
+		assert_int_equal(pthread_create(&t, NULL, interrupt_soon, s), 0);
+		assert_int_equal(cs_session_run(s, NULL, NULL), 1);
+		pthread_join(t, NULL);
+		/* returned while the quiet writer waits */
+		assert_int_equal(waitpid(child, NULL, WNOHANG), 0);
+		cs_session_free(s);
+		close(o.fd);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	unlink(stream);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1181,6 +1230,7 @@ int main(void)
 		cmocka_unit_test(truncated_file_fails_with_the_file_name),
 		cmocka_unit_test(output_error_stops_the_run),
 		cmocka_unit_test(any_stop_the_output_returns_ends_the_run),
+		cmocka_unit_test(interrupt_wakes_a_read_on_a_quiet_pipe),
 		cmocka_unit_test(synthetic_profile_stitches_by_every_rule),
 		cmocka_unit_test(pipe_big_endian_zstd_and_roundless_files_stitch_the_same),
 		cmocka_unit_test(late_sample_far_after_its_record_gets_its_ips),

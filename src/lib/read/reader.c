@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 struct cs_reader {
 	char *path;
 	int fd;
+	int wake_fd;			/* cs_reader_set_wake(); -1: none */
 	bool own_fd;
 	bool swap;
 	bool pipe;
@@ -456,6 +458,21 @@ static int open_file(struct cs_reader *r, size_t size)
  * Returns 1, 0 at the end of input with fewer than n, or -errno. Bytes
  * before buf_pos are dropped when room is needed: the caller is done with
  * them (records handed out from the buffer live until the next call). */
+/* Waits until the stream has bytes (or its end) or wake_fd is readable;
+ * whether it was the latter. */
+static bool woken(struct cs_reader *r)
+{
+	struct pollfd p[2] = {
+		{ .fd = r->fd, .events = POLLIN },
+		{ .fd = r->wake_fd, .events = POLLIN },
+	};
+
+	while (poll(p, 2, -1) < 0)
+		if (errno != EINTR)
+			return false;	/* the read then says what is wrong */
+	return p[1].revents != 0;
+}
+
 static int fill(struct cs_reader *r, size_t n)
 {
 	while (r->buf_len - r->buf_pos < n) {
@@ -473,6 +490,11 @@ static int fill(struct cs_reader *r, size_t n)
 		if (r->read_err)
 			return cs_error(r->eb, r->read_err, "%s: read: %s",
 					r->path, strerror(-r->read_err));
+		if (r->wake_fd >= 0 && woken(r)) {
+			r->read_err = -ECANCELED;
+			return cs_error(r->eb, r->read_err, "%s: read: stopped",
+					r->path);
+		}
 		got = read(r->fd, r->buf + r->buf_len, PIPE_BUF_CAP - r->buf_len);
 		if (got < 0) {
 			if (errno == EINTR)
@@ -604,6 +626,7 @@ int cs_reader_open(const char *path, int fd, struct cs_errbuf *eb,
 		return -ENOMEM;
 	r->eb = eb ? eb : &r->own_eb;
 	r->fd = -1;
+	r->wake_fd = -1;
 	r->chores_at = UINT64_MAX;	/* a pipe's: no mapping to look after */
 	r->long_way = true;		/* until the file is mapped */
 	r->feat.info.clockid = -1;
@@ -1468,6 +1491,11 @@ int cs_reader_peek_type(struct cs_reader *r)
 bool cs_reader_compressed(const struct cs_reader *r)
 {
 	return r->z != NULL;
+}
+
+void cs_reader_set_wake(struct cs_reader *r, int wake_fd)
+{
+	r->wake_fd = wake_fd;
 }
 
 void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb)

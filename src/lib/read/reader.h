@@ -68,6 +68,12 @@ bool cs_reader_compressed(const struct cs_reader *r);
  * caller reading on another thread gives it a buffer of that thread's. */
 void cs_reader_set_errbuf(struct cs_reader *r, struct cs_errbuf *eb);
 
+/* From now on a read of a stream waits on wake_fd too (-1: no more), and
+ * fails with -ECANCELED, then and after, once wake_fd is readable: how a
+ * reader blocked on a quiet pipe is stopped from another thread. The
+ * caller owns wake_fd. */
+void cs_reader_set_wake(struct cs_reader *r, int wake_fd);
+
 /* The events of the file; grows in pipe mode as HEADER_ATTR records come. */
 const struct cs_evlist *cs_reader_evlist(const struct cs_reader *r);
 const struct cs_file_info *cs_reader_info(const struct cs_reader *r);

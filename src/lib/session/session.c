@@ -20,10 +20,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <callstitch/callstitch.h>
 #include "abi/perf_abi.h"
@@ -35,6 +38,7 @@
 #include "lib/read/evlist.h"
 #include "lib/read/reader.h"
 #include "lib/session/change.h"
+#include "lib/session/interrupt.h"
 #include "lib/stitch/parts.h"
 #include "lib/stitch/stitch.h"
 #include "lib/offcpu/offcpu.h"
@@ -88,6 +92,10 @@ struct cs_session {
 	uint64_t pos;			/* end of the last record read */
 	bool input_done;		/* the reader has given its last record */
 	struct cs_handoff *ahead;	/* reading ahead: the reading thread's */
+	/* cs_session_interrupt(): the flag, and for a stream the eventfd
+	 * its reads also wait on (-1: none), made before the run starts */
+	atomic_bool interrupted;
+	int wake_fd;
 	/* the reading thread stopped before a record this thread reads:
 	 * written there, read here once it has ended */
 	bool ahead_handed_back;
@@ -218,6 +226,8 @@ int cs_session_open(const struct cs_session_opts *opts, struct cs_session **out)
 	if (!s)
 		return -ENOMEM;
 	s->path = "cs_session_open";
+	s->wake_fd = -1;
+	atomic_init(&s->interrupted, false);
 	err = copy_opts(s, opts);
 	if (err)
 		return err;
@@ -895,6 +905,9 @@ static int read_all(struct cs_session *s)
 			err = read_records(s, false, s->opts.read_ahead && !s->pulled ?
 					   1 : SIZE_MAX, &s->stats, &s->pos, &s->eb);
 		}
+		/* asked to stop: whatever the read met, the output says why */
+		if (atomic_load(&s->interrupted))
+			return 1;
 		if (err)
 			return err;
 	}
@@ -924,6 +937,11 @@ static int start(struct cs_session *s, const struct cs_output_ops *ops,
 	s->ran = true;
 	s->ops = ops ? ops : &no_ops;
 	s->ctx = ctx;
+	/* a stream's read may wait for bytes that do not come: then only
+	 * this wakes it (without one, an interrupt waits for the bytes) */
+	if (cs_reader_info(s->reader)->pipe_mode &&
+	    (s->wake_fd = eventfd(0, EFD_CLOEXEC)) >= 0)
+		cs_reader_set_wake(s->reader, s->wake_fd);
 
 	/* the stitcher calls the output itself, one call less per sample,
 	 * unless stacks are unwound or classified on the way; with off-CPU
@@ -1167,10 +1185,19 @@ const struct cs_file_info *cs_session_info(const struct cs_session *s)
 	return s->reader ? cs_reader_info(s->reader) : NULL;
 }
 
+void cs_session_interrupt(struct cs_session *s)
+{
+	atomic_store(&s->interrupted, true);
+	if (s->wake_fd >= 0)
+		eventfd_write(s->wake_fd, 1);
+}
+
 void cs_session_free(struct cs_session *s)
 {
 	if (!s)
 		return;
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	cs_order_free(s->order);
 	cs_stitch_free(s->stitch);
 	free(s->pull.buf);
