@@ -16,10 +16,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -454,10 +454,6 @@ static int open_file(struct cs_reader *r, size_t size)
 
 /* ---- pipe mode ---------------------------------------------------------- */
 
-/* Makes at least n bytes (n <= PIPE_BUF_CAP) available at buf + buf_pos.
- * Returns 1, 0 at the end of input with fewer than n, or -errno. Bytes
- * before buf_pos are dropped when room is needed: the caller is done with
- * them (records handed out from the buffer live until the next call). */
 /* Waits until the stream has bytes (or its end) or wake_fd is readable;
  * whether it was the latter. */
 static bool woken(struct cs_reader *r)
@@ -473,6 +469,10 @@ static bool woken(struct cs_reader *r)
 	return p[1].revents != 0;
 }
 
+/* Makes at least n bytes (n <= PIPE_BUF_CAP) available at buf + buf_pos.
+ * Returns 1, 0 at the end of input with fewer than n, or -errno. Bytes
+ * before buf_pos are dropped when room is needed: the caller is done with
+ * them (records handed out from the buffer live until the next call). */
 static int fill(struct cs_reader *r, size_t n)
 {
 	while (r->buf_len - r->buf_pos < n) {
