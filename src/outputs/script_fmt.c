@@ -532,12 +532,14 @@ static void *formatter_main(void *arg)
 			ops_run(f->out, b);
 			if (b->sync)
 				script_out_drain(f->out);
-			/* (its own write's failure: the writer thread's
-			 * asked the session to stop already) */
-			if (f->out->io_error &&
-			    !atomic_exchange(&f->failed, f->out->io_error) &&
-			    !f->out->writer && f->out->session)
-				cs_session_interrupt(f->out->session);
+			/* the session may wait on a quiet pipe: it would
+			 * see this only at its next batch (asking twice,
+			 * after the writer thread did, does no harm) */
+			if (f->out->io_error) {
+				atomic_store(&f->failed, f->out->io_error);
+				if (f->out->session)
+					cs_session_interrupt(f->out->session);
+			}
 		}
 		b->len = 0;
 		b->nr_at_ops = 0;

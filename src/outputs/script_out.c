@@ -121,8 +121,11 @@ static void *writer_main(void *arg)
 
 		/* the session may be waiting on a quiet pipe: it would see
 		 * this only at the next chunk, when the pipe brings more */
-		if (err && !atomic_exchange(&w->failed, err) && w->session)
-			cs_session_interrupt(w->session);
+		if (err) {
+			atomic_store(&w->failed, err);
+			if (w->session)
+				cs_session_interrupt(w->session);
+		}
 		cs_queue_push(w->done, c);
 	}
 	return NULL;
