@@ -53,9 +53,8 @@ for p in "${profiles[@]}"; do
 	done
 done
 
-# The writes themselves, as strace sees them: "FILE PIECES BYTES" for each
-# write() or writev() into standard output of every thread's trace.
-# shellcheck disable=SC2317 # called below
+# The writes themselves, as strace sees them: "PIECES BYTES" for each
+# write() or writev() into standard output, from every thread's trace.
 writes_of() {
 	cat "$T/trace".* | sed -nE \
 		-e 's/^writev\(1, 0x[0-9a-f]+, ([0-9]+)\) += ([0-9]+)$/\1 \2/p' \

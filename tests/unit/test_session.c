@@ -508,6 +508,17 @@ static void syn_write(const char *path, const struct cs_writer_opts *o,
 	cs_writer_free(w);
 }
 
+/* The story written with rounds into a new temporary file: path is its
+ * mkstemp() template, and becomes its name. */
+static void syn_temp(char *path, const struct cs_writer_opts *o)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	syn_write(path, o, true);
+}
+
 struct syn_out {
 	uint64_t time[32];
 	enum cs_chain_state state[32];
@@ -617,12 +628,9 @@ static void synthetic_profile_stitches_by_every_rule(void **state)
 	struct cs_writer_opts wo = { 0 };
 	struct syn_out o;
 	struct cs_stats st;
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	syn_write(path, &wo, true);
+	syn_temp(path, &wo);
 	st = syn_run(path, false, &o);
 	unlink(path);
 
@@ -780,12 +788,9 @@ static void pipe_big_endian_zstd_and_roundless_files_stitch_the_same(void **stat
 	struct cs_writer_opts plain = { 0 };
 	struct syn_out want, got;
 	struct cs_stats ws, gs;
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	syn_write(path, &plain, true);
+	syn_temp(path, &plain);
 	ws = syn_run(path, false, &want);
 	/* each kind joined, and in parts with the user marker implied: its
 	 * records' bytes do not last (a pipe's buffer, a decompressed or
@@ -823,12 +828,10 @@ static void recording_cut_short_is_read_and_said(void **state)
 	struct cs_session_opts opts = { .sz = sizeof(opts), .fd = -1 };
 	static const struct cs_output_ops sops = { .sample = syn_sample };
 	struct cs_session *s;
-	int fd = mkstemp(path);
+	int fd;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	syn_write(path, &wo, true);
+	syn_temp(path, &wo);
 	/* what a recorder killed before it rewrote the header leaves: no data
 	 * size, no features, the last record half written */
 	fd = open(path, O_RDWR);
@@ -1122,12 +1125,9 @@ static void any_stop_the_output_returns_ends_the_run(void **state)
 	struct cs_writer_opts piped = { .pipe = true };
 	char *mapped = fixture("syswide-defer.data");
 	char stream[] = "/tmp/cs-test-stop-XXXXXX";
-	int tmp = mkstemp(stream);
 
 	(void)state;
-	assert_true(tmp >= 0);
-	close(tmp);
-	syn_write(stream, &piped, true);
+	syn_temp(stream, &piped);
 	for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
 		for (int input = 0; input < 3; input++) {
 			for (int ahead = 0; ahead < 2; ahead++) {
@@ -1187,12 +1187,9 @@ static void interrupt_wakes_a_read_on_a_quiet_pipe(void **state)
 {
 	struct cs_writer_opts piped = { .pipe = true };
 	char stream[] = "/tmp/cs-test-interrupt-XXXXXX";
-	int tmp = mkstemp(stream);
 
 	(void)state;
-	assert_true(tmp >= 0);
-	close(tmp);
-	syn_write(stream, &piped, true);
+	syn_temp(stream, &piped);
 	for (int ahead = 0; ahead < 2; ahead++) {
 		struct cs_session_opts o = { .sz = sizeof(o), .path = "pipe",
 					     .read_ahead = ahead };
